@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Times the real agent-shell binary as a whole process, beside the floors it is
+# judged against, and runs the Go benchmarks of the hot paths.
+#
+#   bench/run.sh [startup|log|append|all]     (default: all)
+#
+# Needs hyperfine (Debian: apt-get install hyperfine) and /usr/bin/time.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+what=${1:-all}
+runs=${RUNS:-200}
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+export CGO_ENABLED=0
+
+command -v hyperfine >/dev/null || { echo "bench: hyperfine is needed (apt-get install hyperfine)" >&2; exit 1; }
+go build -o "$out/agent-shell" ./cmd/agent-shell
+go build -o "$out/hello" ./bench/hello
+as=$out/agent-shell
+
+# median FILE NAME: the median wall time in ms of the named command in a hyperfine JSON export.
+median() {
+  python3 -c 'import json,sys; r={x["command"]:x for x in json.load(open(sys.argv[1]))["results"]}; print("%.3f" % (r[sys.argv[2]]["median"]*1000))' "$1" "$2"
+}
+
+startup() {
+  echo "== start-up: shim overhead over the hello-world floor ($runs runs each) =="
+  local work; work=$(mktemp -d); mkdir "$work/.git"
+  (cd "$work" && AGENTSHELL_SESSION_ID=bench hyperfine -N --warmup 20 --runs "$runs" --export-json "$out/startup.json" \
+    -n hello "$out/hello" \
+    -n sh "/bin/sh -c true" \
+    -n shim "$as -c true" \
+    -n version "$as --version" \
+    -n passthrough "env AGENTSHELL_PASSTHROUGH=1 $as -c true" >/dev/null)
+  local hello sh shim version
+  hello=$(median "$out/startup.json" hello); sh=$(median "$out/startup.json" sh)
+  shim=$(median "$out/startup.json" shim); version=$(median "$out/startup.json" version)
+  printf 'median ms: hello %s  /bin/sh -c true %s  agent-shell -c true %s  agent-shell --version %s\n' "$hello" "$sh" "$shim" "$version"
+  python3 -c 'import sys; h,s,m=map(float,sys.argv[1:]); print("shim overhead (shim - sh) / hello = %.2f   (goal <= 1.3)" % ((m-s)/h))' "$hello" "$sh" "$shim"
+  rm -rf "$work"
+}
+
+logquery() {
+  local events=${EVENTS:-1000000} files=${FILES:-100}
+  echo "== log --actor X --json over $events events in $files files =="
+  local work; work=$(mktemp -d); mkdir "$work/.git"
+  go run ./bench/genevents -dir "$work/.agent-shell/events" -files "$files" -events "$events" -actors 5
+  du -sh "$work/.agent-shell/events"
+  (cd "$work" && hyperfine -N --warmup 2 --runs "${LOGRUNS:-10}" --export-json "$out/log.json" \
+    -n grep "grep -h '\"actor\":\"actor-1\"' -r .agent-shell/events" \
+    -n log "$as log --actor actor-1 --json" >/dev/null)
+  local g l
+  g=$(median "$out/log.json" grep); l=$(median "$out/log.json" log)
+  printf 'median ms: grep %s  agent-shell log %s\n' "$g" "$l"
+  python3 -c 'import sys; g,l=map(float,sys.argv[1:]); print("log / grep = %.2f   (goal <= 3)" % (l/g))' "$g" "$l"
+  (cd "$work" && /usr/bin/time -f 'peak RSS %M KiB   (goal < 100 MB)' "$as" log --actor actor-1 --json >/dev/null)
+  rm -rf "$work"
+}
+
+append() {
+  echo "== Go benchmarks: append throughput =="
+  go test ./telemetry -run '^$' -bench 'Append' -benchtime 2s
+}
+
+case $what in
+  startup) startup ;;
+  log) logquery ;;
+  append) append ;;
+  all) startup; logquery; append ;;
+  *) echo "usage: bench/run.sh [startup|log|append|all]" >&2; exit 2 ;;
+esac

@@ -1,0 +1,137 @@
+// Command agent-shell records and polices the commands that AI coding agents
+// and npm scripts run. See the README for the commands and the event schema.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+)
+
+func main() {
+	// npm runs its script-shell as `SHELL -c CMD`; that form is decided here,
+	// before any command-line parsing, so the shim stays as cheap as possible.
+	if len(os.Args) > 1 && os.Args[1] == "-c" {
+		if os.Getenv("AGENTSHELL_PASSTHROUGH") == "1" {
+			passthrough(os.Args[1:])
+		}
+		os.Exit(runShim(newApp(os.Stdin, os.Stdout, os.Stderr), os.Args[2:]))
+	}
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// Exit codes of agent-shell's own commands (the shim exits with its child's).
+const (
+	exitOK    = 0
+	exitError = 1
+	exitUsage = 2
+)
+
+// app carries what every command reads from its process, so tests can run
+// commands in-process with their own streams, environment and clock.
+type app struct {
+	stdin   io.Reader
+	stdout  io.Writer
+	stderr  io.Writer
+	getenv  func(string) string
+	environ func() []string
+	now     func() time.Time
+}
+
+func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
+	return &app{
+		stdin:   stdin,
+		stdout:  stdout,
+		stderr:  stderr,
+		getenv:  os.Getenv,
+		environ: os.Environ,
+		now:     time.Now,
+	}
+}
+
+// errorf prints one message in agent-shell's voice.
+func (a *app) errorf(format string, args ...any) {
+	fmt.Fprintf(a.stderr, "agent-shell: "+format+"\n", args...)
+}
+
+// runtimeError marks an error returned by a command's own work (exit 1 or the
+// code it carries), as opposed to cobra's usage errors (exit 2).
+type runtimeError struct {
+	err  error
+	code int
+}
+
+func (e *runtimeError) Error() string { return e.err.Error() }
+
+// exitCode makes a command end with code without printing anything more: it
+// has already said what it needed to.
+func exitCode(code int) error {
+	return &runtimeError{err: errSilent, code: code}
+}
+
+var errSilent = errors.New("silent exit")
+
+// runE adapts a command body so that its errors are told apart from usage
+// errors when the exit code is chosen.
+func runE(fn func(cmd *cobra.Command, args []string) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		err := fn(cmd, args)
+		if err == nil {
+			return nil
+		}
+		var re *runtimeError
+		if errors.As(err, &re) {
+			return err
+		}
+		return &runtimeError{err: err, code: exitError}
+	}
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	a := newApp(stdin, stdout, stderr)
+	root := newRootCmd(a)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return exitOK
+	}
+	var re *runtimeError
+	if errors.As(err, &re) {
+		if !errors.Is(re.err, errSilent) {
+			a.errorf("%v", re.err)
+		}
+		return re.code
+	}
+	a.errorf("%v", err)
+	fmt.Fprintln(stderr, "Run 'agent-shell help' for usage.")
+	return exitUsage
+}
+
+func newRootCmd(a *app) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "agent-shell",
+		Short: "Record and police what AI coding agents and npm scripts run",
+		Long: `agent-shell records every npm script run and agent tool call as append-only,
+hash-chained JSONL under .agent-shell/events/, and lets you query it.
+
+As npm's script-shell it is invoked as: agent-shell -c COMMAND [ARG0 ARG...]`,
+		Version:       version(),
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		Args:          cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return cmd.Help()
+		},
+	}
+	root.SetIn(a.stdin)
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
+	root.SetVersionTemplate("agent-shell {{.Version}}\n")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return err })
+	root.AddCommand(newLogCmd(a))
+	return root
+}

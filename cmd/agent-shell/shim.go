@@ -1,0 +1,189 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/agent-shell/agent-shell/telemetry"
+)
+
+const shell = "/bin/sh"
+
+// forwardedSignals reach the script's process group. SIGCONT goes with SIGTSTP
+// so that a script stopped through the shim can be resumed through it.
+var forwardedSignals = []os.Signal{
+	syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT,
+	syscall.SIGTSTP, syscall.SIGCONT,
+}
+
+// passthrough replaces this process with /bin/sh and the same arguments: no
+// recording, nothing between npm and the shell. It returns only on failure.
+func passthrough(args []string) {
+	err := syscall.Exec(shell, append([]string{shell}, args...), os.Environ())
+	os.Stderr.WriteString("agent-shell: exec " + shell + ": " + err.Error() + "\n")
+	os.Exit(127)
+}
+
+// runShim runs `/bin/sh -c COMMAND [ARG0 ARG...]` the way npm expects of its
+// script-shell, then records one script_end event. It returns the script's
+// exit status, or 128+N when a signal N killed it.
+func runShim(a *app, args []string) int {
+	if len(args) == 0 {
+		a.errorf("-c: option requires an argument")
+		return exitUsage
+	}
+	command := args[0]
+
+	cmd := exec.Command(shell, append([]string{"-c"}, args...)...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// A script in a background process group is stopped when it reads the
+	// terminal, so when we own the terminal the script's group takes it over.
+	foreground := ownsTerminal()
+	if foreground {
+		cmd.SysProcAttr.Foreground = true
+		cmd.SysProcAttr.Ctty = 0
+	}
+
+	sigs := make(chan os.Signal, 16)
+	signal.Notify(sigs, forwardedSignals...)
+	start := time.Now()
+	err := cmd.Start()
+	if err != nil {
+		signal.Stop(sigs)
+		a.errorf("start %s: %v", shell, err)
+		recordShimError(a, command, "start "+shell+": "+err.Error())
+		return 127
+	}
+	pgid := cmd.Process.Pid
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case s := <-sigs:
+				_ = syscall.Kill(-pgid, s.(syscall.Signal))
+			case <-done:
+				return
+			}
+		}
+	}()
+	err = cmd.Wait()
+	elapsed := time.Since(start)
+	signal.Stop(sigs)
+	close(done)
+	if foreground {
+		reclaimTerminal()
+	}
+
+	code, sig := exitStatus(cmd.ProcessState, err)
+	e := &telemetry.Event{
+		Event:          telemetry.EventScriptEnd,
+		Command:        command,
+		ExitCode:       code,
+		Signal:         sig,
+		DurationMS:     telemetry.Millis(elapsed.Milliseconds()),
+		Script:         a.getenv("npm_lifecycle_event"),
+		Package:        a.getenv("npm_package_name"),
+		PackageVersion: a.getenv("npm_package_version"),
+	}
+	record(a, e)
+	return code
+}
+
+// exitStatus maps how the script ended to a shell exit code and signal name.
+func exitStatus(ps *os.ProcessState, waitErr error) (int, string) {
+	if ps == nil {
+		return 1, ""
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal()), unix.SignalName(ws.Signal())
+	}
+	var ee *exec.ExitError
+	if waitErr != nil && !errors.As(waitErr, &ee) {
+		return 1, ""
+	}
+	return ps.ExitCode(), ""
+}
+
+// ownsTerminal reports whether stdin is a terminal whose foreground process
+// group is ours.
+func ownsTerminal() bool {
+	pgrp, err := unix.IoctlGetInt(0, unix.TIOCGPGRP)
+	return err == nil && pgrp == syscall.Getpgrp()
+}
+
+// reclaimTerminal makes our process group the terminal's foreground group
+// again. Doing so from the background raises SIGTTOU, which is ignored here.
+func reclaimTerminal() {
+	signal.Ignore(syscall.SIGTTOU)
+	defer signal.Reset(syscall.SIGTTOU)
+	_ = unix.IoctlSetPointerInt(0, unix.TIOCSPGRP, syscall.Getpgrp())
+}
+
+// record fills in what every event carries and appends it. A telemetry
+// failure never changes the script's outcome: it is reported on one stderr
+// line and, where the log can still be written, as a shim_error event.
+func record(a *app, e *telemetry.Event) {
+	w, err := openSessionWriter(a)
+	if err != nil {
+		a.errorf("telemetry write error: %v", err)
+		return
+	}
+	defer w.Close()
+	fillContext(a, e, w)
+	if err := w.Append(e); err != nil {
+		a.errorf("telemetry write error: %v", err)
+		se := &telemetry.Event{Event: telemetry.EventShimError, Command: e.Command, Error: err.Error()}
+		fillContext(a, se, w)
+		_ = w.Append(se)
+	}
+}
+
+func recordShimError(a *app, command, msg string) {
+	record(a, &telemetry.Event{Event: telemetry.EventShimError, Command: command, Error: msg})
+}
+
+func fillContext(a *app, e *telemetry.Event, w *sessionWriter) {
+	env := a.environ()
+	e.SessionID = w.sessionID
+	e.Actor = telemetry.DetectActor(a.getenv)
+	e.Env = telemetry.CaptureEnv(env)
+	e.Tags = telemetry.CaptureTags(env)
+	e.Timestamp = time.Time{}
+	if a.now != nil {
+		w.Now = a.now
+	}
+}
+
+type sessionWriter struct {
+	*telemetry.Writer
+	sessionID string
+}
+
+// openSessionWriter opens this process's session file under the project root.
+func openSessionWriter(a *app) (*sessionWriter, error) {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	root := telemetry.FindRoot(cwd)
+	dir, warn := telemetry.EventsDir(root, a.getenv)
+	if warn != nil {
+		a.errorf("%v", warn)
+	}
+	id, warn := telemetry.SessionID(a.getenv)
+	if warn != nil {
+		a.errorf("%v", warn)
+	}
+	w, err := telemetry.OpenWriter(dir, id)
+	if err != nil {
+		return nil, err
+	}
+	return &sessionWriter{Writer: w, sessionID: id}, nil
+}

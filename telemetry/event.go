@@ -1,0 +1,283 @@
+package telemetry
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"time"
+	"unicode/utf8"
+)
+
+// Event types of schema v1.
+const (
+	EventScriptEnd      = "script_end"
+	EventToolUse        = "tool_use"
+	EventPolicyDecision = "policy_decision"
+	EventShimError      = "shim_error"
+)
+
+// SchemaVersion is the value of every event's "v" field.
+const SchemaVersion = 1
+
+// TimestampLayout is how timestamps are written: UTC with milliseconds. Lines
+// written in this layout sort in time order as plain strings, which the
+// reader relies on to merge files without parsing every timestamp.
+const TimestampLayout = "2006-01-02T15:04:05.000Z"
+
+// Event is one line of the flight recorder. The v1 fields come first, in the
+// reference tool's key order for each event type; the optional fields follow
+// and are omitted when empty, so older readers that ignore them still work.
+type Event struct {
+	SessionID string            `json:"session_id"`
+	Event     string            `json:"event"`
+	Command   string            `json:"command"`
+	Actor     string            `json:"actor"`
+	Timestamp time.Time         `json:"timestamp"`
+	Env       map[string]string `json:"env"`
+	Tags      map[string]string `json:"tags"`
+
+	// script_end
+	ExitCode       int    `json:"exit_code"`
+	Signal         string `json:"signal"` // "" is written as null
+	DurationMS     Millis `json:"duration_ms"`
+	Script         string `json:"script"`
+	Package        string `json:"package"`
+	PackageVersion string `json:"package_version"`
+
+	// policy_decision
+	Decision    string `json:"decision"`
+	MatchedRule string `json:"matched_rule"` // "" is written as null
+
+	// tool_use
+	ToolName string `json:"tool_name"`
+
+	// Optional fields beyond v1.
+	Agent      string      `json:"agent"`
+	Rule       string      `json:"rule"`
+	Reason     string      `json:"reason"`
+	Effects    []string    `json:"effects"`
+	Error      string      `json:"error"` // what went wrong, for shim_error
+	ToolResult *ToolResult `json:"tool_result"`
+
+	// Chain fields, set by the Writer under its lock.
+	Seq        int64  `json:"seq"`
+	PrevSHA256 string `json:"prev_sha256"`
+}
+
+// ToolResult summarizes a tool's result without keeping its (possibly large,
+// possibly secret) body.
+type ToolResult struct {
+	Type     string `json:"type,omitempty"`
+	ExitCode *int   `json:"exit_code,omitempty"`
+	Length   int    `json:"length"`
+}
+
+// AppendJSON appends the event as one JSON object (no newline) to b.
+func (e *Event) AppendJSON(b []byte) []byte {
+	b = append(b, `{"v":`...)
+	b = strconv.AppendInt(b, SchemaVersion, 10)
+	b = appendKey(b, "session_id")
+	b = appendString(b, e.SessionID)
+	b = appendKey(b, "event")
+	b = appendString(b, e.Event)
+	switch e.Event {
+	case EventScriptEnd:
+		b = appendKey(b, "command")
+		b = appendString(b, e.Command)
+		b = appendKey(b, "actor")
+		b = appendString(b, e.Actor)
+		b = appendKey(b, "exit_code")
+		b = strconv.AppendInt(b, int64(e.ExitCode), 10)
+		b = appendKey(b, "signal")
+		b = appendNullableString(b, e.Signal)
+		b = appendKey(b, "duration_ms")
+		b = strconv.AppendInt(b, int64(e.DurationMS), 10)
+		b = appendCommonTail(b, e)
+		b = appendOptionalString(b, "script", e.Script)
+		b = appendOptionalString(b, "package", e.Package)
+		b = appendOptionalString(b, "package_version", e.PackageVersion)
+	case EventPolicyDecision:
+		b = appendKey(b, "command")
+		b = appendString(b, e.Command)
+		b = appendKey(b, "decision")
+		b = appendString(b, e.Decision)
+		b = appendKey(b, "matched_rule")
+		b = appendNullableString(b, e.MatchedRule)
+		b = appendKey(b, "actor")
+		b = appendString(b, e.Actor)
+		b = appendCommonTail(b, e)
+	case EventToolUse:
+		b = appendKey(b, "tool_name")
+		b = appendString(b, e.ToolName)
+		b = appendKey(b, "command")
+		b = appendString(b, e.Command)
+		b = appendKey(b, "actor")
+		b = appendString(b, e.Actor)
+		b = appendCommonTail(b, e)
+	default: // shim_error and any later type
+		b = appendKey(b, "command")
+		b = appendString(b, e.Command)
+		b = appendKey(b, "actor")
+		b = appendString(b, e.Actor)
+		b = appendCommonTail(b, e)
+	}
+	b = appendOptionalString(b, "agent", e.Agent)
+	b = appendOptionalString(b, "rule", e.Rule)
+	b = appendOptionalString(b, "reason", e.Reason)
+	if len(e.Effects) > 0 {
+		b = appendKey(b, "effects")
+		b = append(b, '[')
+		for i, eff := range e.Effects {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, eff)
+		}
+		b = append(b, ']')
+	}
+	b = appendOptionalString(b, "error", e.Error)
+	if r := e.ToolResult; r != nil {
+		b = appendKey(b, "tool_result")
+		b = append(b, '{')
+		if r.Type != "" {
+			b = append(b, `"type":`...)
+			b = appendString(b, r.Type)
+			b = append(b, ',')
+		}
+		if r.ExitCode != nil {
+			b = append(b, `"exit_code":`...)
+			b = strconv.AppendInt(b, int64(*r.ExitCode), 10)
+			b = append(b, ',')
+		}
+		b = append(b, `"length":`...)
+		b = strconv.AppendInt(b, int64(r.Length), 10)
+		b = append(b, '}')
+	}
+	if e.Seq > 0 {
+		b = appendKey(b, "seq")
+		b = strconv.AppendInt(b, e.Seq, 10)
+	}
+	b = appendOptionalString(b, "prev_sha256", e.PrevSHA256)
+	return append(b, '}')
+}
+
+// appendCommonTail writes the fields every v1 event ends with.
+func appendCommonTail(b []byte, e *Event) []byte {
+	b = appendKey(b, "timestamp")
+	b = append(b, '"')
+	b = e.Timestamp.UTC().AppendFormat(b, TimestampLayout)
+	b = append(b, '"')
+	b = appendKey(b, "env")
+	b = appendStringMap(b, e.Env)
+	b = appendKey(b, "tags")
+	return appendStringMap(b, e.Tags)
+}
+
+func appendKey(b []byte, k string) []byte {
+	b = append(b, ',', '"')
+	b = append(b, k...)
+	return append(b, '"', ':')
+}
+
+func appendOptionalString(b []byte, k, v string) []byte {
+	if v == "" {
+		return b
+	}
+	return appendString(appendKey(b, k), v)
+}
+
+func appendNullableString(b []byte, v string) []byte {
+	if v == "" {
+		return append(b, "null"...)
+	}
+	return appendString(b, v)
+}
+
+func appendStringMap(b []byte, m map[string]string) []byte {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, k)
+		b = append(b, ':')
+		b = appendString(b, m[k])
+	}
+	return append(b, '}')
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendString writes s as a JSON string. Invalid UTF-8 becomes U+FFFD, and
+// control characters, U+2028 and U+2029 are escaped, so a line never contains
+// a raw newline and always decodes.
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// Millis is a duration in whole milliseconds. The reference tool wrote
+// fractional values (9.232238000000024); they are still read, rounded.
+type Millis int64
+
+// UnmarshalJSON accepts any JSON number.
+func (m *Millis) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		return nil
+	}
+	f, err := strconv.ParseFloat(string(b), 64)
+	if err != nil {
+		return fmt.Errorf("duration_ms: %w", err)
+	}
+	*m = Millis(math.Round(f))
+	return nil
+}
