@@ -1,0 +1,47 @@
+package hostapi
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+func kindOf(kinds map[string]Kind, native string) Kind {
+	if k, ok := kinds[native]; ok {
+		return k
+	}
+	return KindUnknown
+}
+
+// jsonString decodes raw when it is a JSON string.
+func jsonString(raw json.RawMessage) (string, bool) {
+	var s string
+	if len(raw) == 0 || json.Unmarshal(raw, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// stringField is jsonString for optional fields: anything else is "".
+func stringField(raw json.RawMessage) string {
+	s, _ := jsonString(raw)
+	return s
+}
+
+// toolName reads a tool name field: a non-empty string of bounded length.
+func toolName(raw json.RawMessage) (string, bool) {
+	s, ok := jsonString(raw)
+	if !ok || s == "" || len(s) > maxToolName {
+		return "", false
+	}
+	return s, true
+}
+
+// marshalLine encodes v as one line of JSON. HTML escaping is off so that
+// reasons read as written.
+func marshalLine(v map[string]any) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v) // maps of strings and maps always encode
+	return b.Bytes()
+}
