@@ -11,19 +11,26 @@ import (
 // DefaultEventsSubdir is where events live under the project root.
 const DefaultEventsSubdir = ".agent-shell/events"
 
-// FindRoot returns the project root for dir: the nearest ancestor holding a
-// .git entry (a directory, or a file for worktrees and submodules), else dir
-// itself. It walks the file system instead of running git, which costs a
-// process start on every call.
+// FindRoot returns the project root for dir: the repository root when dir
+// is inside one (see RepoRoot), else dir itself.
 func FindRoot(dir string) string {
+	root, _ := RepoRoot(dir)
+	return root
+}
+
+// RepoRoot returns the nearest ancestor of dir holding a .git entry (a
+// directory, or a file for worktrees and submodules) and true, or dir and
+// false outside a repository. It walks the file system instead of running
+// git, which would cost a process start on every call.
+func RepoRoot(dir string) (string, bool) {
 	dir = filepath.Clean(dir)
 	for d := dir; ; {
 		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return d
+			return d, true
 		}
 		parent := filepath.Dir(d)
 		if parent == d {
-			return dir
+			return dir, false
 		}
 		d = parent
 	}

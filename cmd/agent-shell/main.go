@@ -132,6 +132,6 @@ As npm's script-shell it is invoked as: agent-shell -c COMMAND [ARG0 ARG...]`,
 	root.SetErr(a.stderr)
 	root.SetVersionTemplate("agent-shell {{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return err })
-	root.AddCommand(newLogCmd(a))
+	root.AddCommand(newLogCmd(a), newPolicyCheckCmd(a), newRecordCmd(a), newPolicyCmd(a))
 	return root
 }

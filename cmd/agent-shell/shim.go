@@ -58,7 +58,7 @@ func runShim(a *app, args []string) int {
 	if err != nil {
 		signal.Stop(sigs)
 		a.errorf("start %s: %v", shell, err)
-		recordShimError(a, command, "start "+shell+": "+err.Error())
+		a.record(&telemetry.Event{Event: telemetry.EventShimError, Command: command, Error: "start " + shell + ": " + err.Error()}, "")
 		return 127
 	}
 	pgid := cmd.Process.Pid
@@ -92,7 +92,7 @@ func runShim(a *app, args []string) int {
 		Package:        a.getenv("npm_package_name"),
 		PackageVersion: a.getenv("npm_package_version"),
 	}
-	record(a, e)
+	a.record(e, "")
 	return code
 }
 
@@ -124,66 +124,4 @@ func reclaimTerminal() {
 	signal.Ignore(syscall.SIGTTOU)
 	defer signal.Reset(syscall.SIGTTOU)
 	_ = unix.IoctlSetPointerInt(0, unix.TIOCSPGRP, syscall.Getpgrp())
-}
-
-// record fills in what every event carries and appends it. A telemetry
-// failure never changes the script's outcome: it is reported on one stderr
-// line and, where the log can still be written, as a shim_error event.
-func record(a *app, e *telemetry.Event) {
-	w, err := openSessionWriter(a)
-	if err != nil {
-		a.errorf("telemetry write error: %v", err)
-		return
-	}
-	defer w.Close()
-	fillContext(a, e, w)
-	if err := w.Append(e); err != nil {
-		a.errorf("telemetry write error: %v", err)
-		se := &telemetry.Event{Event: telemetry.EventShimError, Command: e.Command, Error: err.Error()}
-		fillContext(a, se, w)
-		_ = w.Append(se)
-	}
-}
-
-func recordShimError(a *app, command, msg string) {
-	record(a, &telemetry.Event{Event: telemetry.EventShimError, Command: command, Error: msg})
-}
-
-func fillContext(a *app, e *telemetry.Event, w *sessionWriter) {
-	env := a.environ()
-	e.SessionID = w.sessionID
-	e.Actor = telemetry.DetectActor(a.getenv)
-	e.Env = telemetry.CaptureEnv(env)
-	e.Tags = telemetry.CaptureTags(env)
-	e.Timestamp = time.Time{}
-	if a.now != nil {
-		w.Now = a.now
-	}
-}
-
-type sessionWriter struct {
-	*telemetry.Writer
-	sessionID string
-}
-
-// openSessionWriter opens this process's session file under the project root.
-func openSessionWriter(a *app) (*sessionWriter, error) {
-	cwd, err := os.Getwd()
-	if err != nil {
-		return nil, err
-	}
-	root := telemetry.FindRoot(cwd)
-	dir, warn := telemetry.EventsDir(root, a.getenv)
-	if warn != nil {
-		a.errorf("%v", warn)
-	}
-	id, warn := telemetry.SessionID(a.getenv)
-	if warn != nil {
-		a.errorf("%v", warn)
-	}
-	w, err := telemetry.OpenWriter(dir, id)
-	if err != nil {
-		return nil, err
-	}
-	return &sessionWriter{Writer: w, sessionID: id}, nil
 }

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+func newPolicyCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "policy",
+		Short: "Explain and check the project's policy",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return cmd.Help()
+		},
+	}
+	cwd := ""
+	explain := &cobra.Command{
+		Use:   "explain COMMAND",
+		Short: "Show how the policy decides on a shell command, step by step",
+		Example: `  agent-shell policy explain 'cd web && npm test'
+  agent-shell policy explain 'bash -lc "rm -rf /"'`,
+		Args: cobra.ExactArgs(1),
+		RunE: runE(func(_ *cobra.Command, args []string) error {
+			return a.runExplain(args[0], cwd)
+		}),
+	}
+	explain.Flags().StringVar(&cwd, "cwd", "", "the `DIR` the command would run in (makes effect paths absolute)")
+	check := &cobra.Command{
+		Use:   "check",
+		Short: "Load and validate policy.json and agent-shell.toml, examples included",
+		Args:  cobra.NoArgs,
+		RunE: runE(func(*cobra.Command, []string) error {
+			return a.runPolicyCheck()
+		}),
+	}
+	cmd.AddCommand(explain, check)
+	return cmd
+}
+
+func (a *app) runExplain(command, cwd string) error {
+	e := a.loadPolicy()
+	if e.LoadErr != nil {
+		return e.LoadErr
+	}
+	d := e.Decide(command, cwd)
+	w := a.stdout
+	fmt.Fprintf(w, "command: %s\n", command)
+	if d.Unknown != "" {
+		fmt.Fprintf(w, "unknown: %s\n", d.Unknown)
+	}
+	for i, c := range d.Commands {
+		layer := ""
+		if c.Layer > 0 {
+			layer = fmt.Sprintf("  (wrapped, layer %d)", c.Layer+1)
+		}
+		fmt.Fprintf(w, "\n[%d] %s%s\n", i+1, quoteArgv(c.Argv), layer)
+		fmt.Fprintf(w, "    effects: %s\n", joinOr(c.Effects, "none"))
+		if len(c.Matches) == 0 {
+			fmt.Fprintf(w, "    rules:   none matched, the default applies\n")
+		}
+		for _, m := range c.Matches {
+			rule := m.Rule
+			if rule == "" {
+				rule = "-"
+			}
+			fmt.Fprintf(w, "    %-7s  %s %s: %s\n", m.Action, m.Source, rule, m.Reason)
+		}
+		fmt.Fprintf(w, "    => %s\n", c.Action)
+	}
+	rule := d.Rule
+	if rule == "" {
+		rule = "none"
+	}
+	fmt.Fprintf(w, "\ndecision: %s (rule: %s)\nreason:   %s\n", d.Action, rule, d.Reason)
+	return nil
+}
+
+func (a *app) runPolicyCheck() error {
+	e := a.loadPolicy()
+	if e.LoadErr != nil {
+		return e.LoadErr
+	}
+	if e.File == nil && e.Manifest == nil {
+		fmt.Fprintln(a.stdout, "no policy.json or agent-shell.toml: every command is allowed")
+		return nil
+	}
+	if e.File != nil {
+		allow := "no allow list"
+		if e.File.HasAllow {
+			allow = fmt.Sprintf("%d allow patterns", len(e.File.Allow))
+		}
+		fmt.Fprintf(a.stdout, "ok  %s: %d deny patterns, %s\n", rel(e.File.Path), len(e.File.Deny), allow)
+	}
+	if m := e.Manifest; m != nil {
+		examples := 0
+		for _, r := range m.Rules {
+			examples += len(r.Examples.Match) + len(r.Examples.NotMatch)
+		}
+		fmt.Fprintf(a.stdout, "ok  %s: %d rules, %d examples checked, default %s, unknown %s\n",
+			rel(m.Path), len(m.Rules), examples, m.Policy.Default, m.Policy.Unknown)
+	}
+	return nil
+}
+
+// rel shows a path relative to the current directory when that is shorter.
+func rel(p string) string {
+	if cwd, err := os.Getwd(); err == nil {
+		if r, ok := strings.CutPrefix(p, cwd+string(os.PathSeparator)); ok {
+			return r
+		}
+	}
+	return p
+}
+
+func quoteArgv(argv []string) string {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		if a == "" || strings.ContainsAny(a, " \t\n'\"\\$`|&;<>(){}*?[]#~") {
+			out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		} else {
+			out[i] = a
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+func joinOr(list []string, none string) string {
+	if len(list) == 0 {
+		return none
+	}
+	return strings.Join(list, ", ")
+}

@@ -1,0 +1,281 @@
+package policy
+
+import (
+	"path"
+	"strings"
+
+	"github.com/agent-shell/agent-shell/policy/shellcmd"
+)
+
+// Effect kinds. An effect is a kind, or kind:detail for read, write and
+// unknown (read:<path>, write:<path>, unknown:<reason>).
+const (
+	EffectRead            = "read"
+	EffectWrite           = "write"
+	EffectNetwork         = "network"
+	EffectChildProcesses  = "child_processes"
+	EffectArbitraryCode   = "arbitrary_code"
+	EffectPrivilegeChange = "privilege_change"
+	EffectUnknown         = "unknown"
+)
+
+// effectClass is a row of the built-in effects table.
+type effectClass uint8
+
+const (
+	classNone        effectClass = iota // runs nothing and touches nothing (echo, cd, true)
+	classReader                         // reads its file arguments
+	classWriter                         // writes (creates, changes or removes) its file arguments
+	classCopier                         // reads its sources, writes its last argument
+	classNetwork                        // talks to the network
+	classInterpreter                    // runs code it is given
+	classPackager                       // installs and runs packages: network, code, writes
+	classPrivilege                      // runs as another user
+	classGit                            // depends on the subcommand
+)
+
+// effectsTable lists common programs by basename. A program that is not
+// listed gets arbitrary_code and unknown: nothing is assumed about it.
+var effectsTable = map[string]effectClass{
+	"echo": classNone, "printf": classNone, "true": classNone, "false": classNone, "cd": classNone,
+	"pwd": classNone, "export": classNone, "test": classNone, "[": classNone, "sleep": classNone,
+	"date": classNone, "whoami": classNone, "which": classNone, "type": classNone, "env": classNone,
+	"uname": classNone, "hostname": classNone, "id": classNone, "basename": classNone, "dirname": classNone,
+	"set": classNone, "unset": classNone, "exit": classNone, "return": classNone, ":": classNone,
+
+	"cat": classReader, "less": classReader, "more": classReader, "head": classReader, "tail": classReader,
+	"grep": classReader, "egrep": classReader, "fgrep": classReader, "rg": classReader, "ag": classReader,
+	"ls": classReader, "wc": classReader, "sort": classReader, "uniq": classReader, "diff": classReader,
+	"cmp": classReader, "stat": classReader, "file": classReader, "jq": classReader, "yq": classReader,
+	"tree": classReader, "du": classReader, "df": classReader, "find": classReader, "fd": classReader,
+	"cut": classReader, "tr": classReader, "column": classReader, "nl": classReader, "od": classReader,
+	"xxd": classReader, "hexdump": classReader, "strings": classReader, "md5sum": classReader,
+	"sha256sum": classReader, "sha1sum": classReader, "realpath": classReader, "readlink": classReader,
+	"bat": classReader, "comm": classReader, "paste": classReader, "join": classReader,
+
+	"rm": classWriter, "rmdir": classWriter, "touch": classWriter, "mkdir": classWriter,
+	"chmod": classWriter, "chown": classWriter, "chgrp": classWriter, "truncate": classWriter,
+	"shred": classWriter, "unlink": classWriter, "tee": classWriter, "sed": classWriter,
+	"dd": classWriter, "mkfs": classWriter, "ln": classWriter,
+
+	"cp": classCopier, "mv": classCopier, "install": classCopier, "rsync": classCopier,
+
+	"curl": classNetwork, "wget": classNetwork, "ssh": classNetwork, "scp": classNetwork,
+	"sftp": classNetwork, "nc": classNetwork, "ncat": classNetwork, "netcat": classNetwork,
+	"telnet": classNetwork, "ftp": classNetwork, "http": classNetwork, "gh": classNetwork,
+	"ping": classNetwork, "dig": classNetwork, "nslookup": classNetwork,
+
+	"python": classInterpreter, "python3": classInterpreter, "node": classInterpreter,
+	"ruby": classInterpreter, "perl": classInterpreter, "php": classInterpreter,
+	"bash": classInterpreter, "sh": classInterpreter, "zsh": classInterpreter,
+	"dash": classInterpreter, "ksh": classInterpreter, "fish": classInterpreter,
+	"deno": classInterpreter, "lua": classInterpreter, "awk": classInterpreter,
+	"gawk": classInterpreter, "eval": classInterpreter, "source": classInterpreter, ".": classInterpreter,
+	"xargs": classInterpreter, "make": classInterpreter, "npx": classInterpreter,
+
+	"npm": classPackager, "pnpm": classPackager, "yarn": classPackager, "bun": classPackager,
+	"pip": classPackager, "pip3": classPackager, "uv": classPackager, "cargo": classPackager,
+	"go": classPackager, "gem": classPackager, "bundle": classPackager, "apt": classPackager,
+	"apt-get": classPackager, "brew": classPackager, "mvn": classPackager, "gradle": classPackager,
+	"poetry": classPackager, "docker": classPackager, "kubectl": classPackager, "terraform": classPackager,
+
+	"sudo": classPrivilege, "doas": classPrivilege, "su": classPrivilege, "pkexec": classPrivilege,
+
+	"git": classGit,
+}
+
+// gitReadOnly are git subcommands that only read the repository.
+var gitReadOnly = map[string]bool{
+	"status": true, "diff": true, "log": true, "show": true, "blame": true, "rev-parse": true,
+	"ls-files": true, "describe": true, "shortlog": true, "grep": true, "reflog": true,
+	"cat-file": true, "ls-tree": true, "rev-list": true, "branch": true, "tag": true, "remote": true,
+	"config": true, "help": true, "version": true, "--version": true,
+}
+
+var gitNetwork = map[string]bool{"push": true, "pull": true, "fetch": true, "clone": true, "ls-remote": true, "submodule": true}
+
+// commandEffects lists what one normalized command (one layer) may do:
+// from the table, from its redirections, and unknown reasons. cwd, when
+// known, makes relative paths absolute.
+func commandEffects(argv []string, c *shellcmd.Command, cwd string) []string {
+	var out []string
+	add := func(e string) {
+		for _, have := range out {
+			if have == e {
+				return
+			}
+		}
+		out = append(out, e)
+	}
+	addPaths := func(kind string, paths []string) {
+		for _, p := range paths {
+			add(kind + ":" + effectPath(p, cwd))
+		}
+	}
+	if c.Unknown != "" {
+		add(EffectUnknown + ":" + c.Unknown)
+		add(EffectArbitraryCode)
+	}
+	if len(argv) == 0 {
+		return out
+	}
+	args := operands(argv[1:])
+	class, listed := effectsTable[argv[0]]
+	switch {
+	case !listed:
+		add(EffectArbitraryCode)
+		add(EffectUnknown + ":unlisted program " + argv[0])
+	case class == classReader:
+		addPaths(EffectRead, args)
+		if argv[0] == "find" && hasAny(argv, "-delete", "-exec", "-execdir", "-ok", "-okdir") {
+			addPaths(EffectWrite, args[:min(1, len(args))])
+			add(EffectChildProcesses)
+		}
+	case class == classWriter:
+		if argv[0] == "sed" {
+			if hasPrefixArg(argv, "-i") || hasAny(argv, "--in-place") {
+				addPaths(EffectWrite, args[min(1, len(args)):])
+			} else {
+				addPaths(EffectRead, args[min(1, len(args)):])
+			}
+			break
+		}
+		if argv[0] == "dd" {
+			for _, a := range argv[1:] {
+				if v, ok := strings.CutPrefix(a, "of="); ok {
+					addPaths(EffectWrite, []string{v})
+				} else if v, ok := strings.CutPrefix(a, "if="); ok {
+					addPaths(EffectRead, []string{v})
+				}
+			}
+			break
+		}
+		addPaths(EffectWrite, args)
+	case class == classCopier:
+		if len(args) > 0 {
+			addPaths(EffectRead, args[:len(args)-1])
+			addPaths(EffectWrite, args[len(args)-1:])
+			if argv[0] == "mv" {
+				addPaths(EffectWrite, args[:len(args)-1])
+			}
+		}
+		if argv[0] == "rsync" {
+			add(EffectNetwork)
+		}
+	case class == classNetwork:
+		add(EffectNetwork)
+		if argv[0] == "curl" || argv[0] == "wget" {
+			for i, a := range argv {
+				if (a == "-o" || a == "--output" || a == "-O" && argv[0] == "wget") && i+1 < len(argv) {
+					addPaths(EffectWrite, argv[i+1:i+2])
+				}
+			}
+		}
+	case class == classInterpreter:
+		add(EffectArbitraryCode)
+		add(EffectChildProcesses)
+	case class == classPackager:
+		add(EffectArbitraryCode)
+		add(EffectChildProcesses)
+		add(EffectNetwork)
+		add(EffectWrite + ":" + effectPath(".", cwd))
+	case class == classPrivilege:
+		add(EffectPrivilegeChange)
+		add(EffectChildProcesses)
+	case class == classGit:
+		gitEffects(argv, cwd, add)
+	}
+	for _, r := range c.Redirects {
+		if !r.File {
+			continue
+		}
+		kind := EffectRead
+		if r.Write {
+			kind = EffectWrite
+		}
+		if r.Dynamic {
+			add(EffectUnknown + ":redirection to a target that is not static: " + r.Target)
+		}
+		add(kind + ":" + effectPath(r.Target, cwd))
+	}
+	return out
+}
+
+func gitEffects(argv []string, cwd string, add func(string)) {
+	sub := ""
+	for i := 1; i < len(argv); i++ {
+		a := argv[i]
+		if a == "-C" || a == "-c" || a == "--git-dir" || a == "--work-tree" {
+			i++
+			continue
+		}
+		if !strings.HasPrefix(a, "-") {
+			sub = a
+			break
+		}
+	}
+	root := effectPath(".", cwd)
+	switch {
+	case gitReadOnly[sub]:
+		add(EffectRead + ":" + root)
+	case gitNetwork[sub]:
+		add(EffectNetwork)
+		add(EffectWrite + ":" + root)
+	default:
+		add(EffectWrite + ":" + root)
+	}
+	// --output writes wherever it points, whatever the subcommand.
+	for i, a := range argv {
+		if v, ok := strings.CutPrefix(a, "--output="); ok {
+			add(EffectWrite + ":" + effectPath(v, cwd))
+		} else if (a == "--output" || a == "-o") && sub != "" && gitReadOnly[sub] && i+1 < len(argv) {
+			add(EffectWrite + ":" + effectPath(argv[i+1], cwd))
+		}
+	}
+}
+
+// operands are the arguments that are not options (after "--", all are).
+func operands(args []string) []string {
+	var out []string
+	for i, a := range args {
+		if a == "--" {
+			return append(out, args[i+1:]...)
+		}
+		if strings.HasPrefix(a, "-") && a != "-" {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+func hasAny(argv []string, words ...string) bool {
+	for _, a := range argv {
+		for _, w := range words {
+			if a == w {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func hasPrefixArg(argv []string, prefix string) bool {
+	for _, a := range argv[1:] {
+		if strings.HasPrefix(a, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// effectPath makes p absolute against cwd when both allow it, and clean.
+func effectPath(p, cwd string) string {
+	if p == "" {
+		return p
+	}
+	if !path.IsAbs(p) && cwd != "" && !strings.HasPrefix(p, "~") && !strings.HasPrefix(p, "$") {
+		p = path.Join(cwd, p)
+	}
+	return path.Clean(p)
+}

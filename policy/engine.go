@@ -1,0 +1,683 @@
+package policy
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"unicode"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/agent-shell/agent-shell/hostapi"
+	"github.com/agent-shell/agent-shell/policy/shellcmd"
+)
+
+// ErrLoad wraps every failure to load the policy; a caller that sees it must
+// deny, and the reference tool's deny reason for it is its message.
+var ErrLoad = errors.New("Failed to load policy")
+
+// Engine decides on hook events and commands from the project's policy:
+// policy.json's lists and the manifest's rules, evaluated together.
+type Engine struct {
+	File     *PolicyFile // nil when there is no policy.json
+	Manifest *Manifest   // nil when there is no agent-shell.toml
+	// LoadErr says why a policy file that exists could not be loaded: then
+	// every call is denied, with ErrLoad's message as the reason.
+	LoadErr error
+
+	deny  []filePattern
+	allow []filePattern
+}
+
+// Load reads the policy under root. It never fails: a load error is kept on
+// the Engine, which then denies everything.
+func Load(root string, getenv func(string) string) *Engine {
+	e := &Engine{}
+	pf, err := LoadPolicyFile(root, getenv)
+	switch {
+	case errors.Is(err, ErrNoPolicyFile):
+	case err != nil:
+		e.LoadErr = err
+		return e
+	default:
+		e.File = pf
+	}
+	m, err := LoadManifest(root)
+	switch {
+	case errors.Is(err, ErrNoManifest):
+	case err != nil:
+		e.LoadErr = err
+		return e
+	default:
+		e.Manifest = m
+	}
+	if err := e.compile(); err != nil {
+		e.LoadErr = err
+	}
+	return e
+}
+
+// NewEngine builds an engine from already loaded parts (either may be nil).
+func NewEngine(pf *PolicyFile, m *Manifest) (*Engine, error) {
+	e := &Engine{File: pf, Manifest: m}
+	return e, e.compile()
+}
+
+func (e *Engine) compile() error {
+	if e.File != nil {
+		e.deny = compilePatterns(e.File.Deny)
+		e.allow = compilePatterns(e.File.Allow)
+	}
+	if e.Manifest != nil {
+		for _, r := range e.Manifest.Rules {
+			if err := e.checkExamples(r); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Match is one rule that matched one command.
+type Match struct {
+	Source string // "policy.json deny", "policy.json allow", "manifest", "policy"
+	Rule   string // manifest rule id, or the policy.json pattern
+	Action Action
+	Reason string
+}
+
+// CommandReport is what was decided about one simple command (one layer of
+// a wrapped command counts as its own).
+type CommandReport struct {
+	Argv    []string // the layer, normalized
+	Layer   int      // 0 for the outermost layer
+	Effects []string
+	Matches []Match
+	Action  Action
+}
+
+// Decision is the outcome of Decide, with every step kept so that `policy
+// explain` can print it and the policy_decision event can record it.
+type Decision struct {
+	Action   Action
+	Rule     string // the deciding rule, "" when none (default, allow list miss...)
+	Reason   string
+	Effects  []string
+	Commands []CommandReport
+	Unknown  string // why the command line counts as unknown, if it does
+	SoleGate bool
+}
+
+// Verdict turns a decision into the host-neutral verdict.
+func (d Decision) Verdict() hostapi.Verdict {
+	return hostapi.Verdict{Decision: hostapi.Decision(d.Action), Reason: d.Reason}
+}
+
+// DecideEvent decides on one hook event.
+func (e *Engine) DecideEvent(ev *hostapi.Event) Decision {
+	if e.LoadErr != nil {
+		return Decision{Action: ActionDeny, Reason: ErrLoad.Error()}
+	}
+	if ev.Kind != hostapi.KindPreTool || !ev.IsShell() {
+		return Decision{Action: ActionAllow, Reason: "not a shell command", SoleGate: e.soleGate()}
+	}
+	if ev.CommandErr != nil {
+		return Decision{Action: ActionDeny, Reason: ev.CommandErr.Error()}
+	}
+	return e.Decide(ev.Command, ev.Cwd)
+}
+
+func (e *Engine) soleGate() bool { return e.Manifest != nil && e.Manifest.Policy.SoleGate }
+
+// Decide decides on one shell command line run in cwd ("" when unknown).
+func (e *Engine) Decide(raw, cwd string) Decision {
+	if e.LoadErr != nil {
+		return Decision{Action: ActionDeny, Reason: ErrLoad.Error()}
+	}
+	d := Decision{SoleGate: e.soleGate()}
+	if e.File == nil && e.Manifest == nil {
+		d.Action, d.Reason = ActionAllow, "no policy.json or agent-shell.toml: allowed by default"
+		return d
+	}
+	command := trimSpace(raw)
+	line := shellcmd.Parse(command)
+	d.Unknown = line.UnknownReason()
+
+	defaultAction, unknownAction := ActionAllow, ActionAsk
+	if e.Manifest != nil {
+		defaultAction, unknownAction = e.Manifest.Policy.Default, e.Manifest.Policy.Unknown
+	}
+	hasAllowList := e.File != nil && e.File.HasAllow
+
+	// Every match counts, and the most severe decides: deny beats ask beats
+	// allow. A command that no rule matches takes the default.
+	var decisive *Match
+	d.Action = ActionAllow
+	consider := func(m Match) {
+		if decisive == nil || m.Action.severity() > decisive.Action.severity() {
+			mm := m
+			decisive = &mm
+		}
+		if m.Action.severity() > d.Action.severity() {
+			d.Action = m.Action
+		}
+	}
+	defaulted := false
+	for ci := range line.Commands {
+		c := &line.Commands[ci]
+		for li, layer := range c.Layers {
+			rep := CommandReport{Argv: layer, Layer: li, Effects: commandEffects(layer, c, cwd)}
+			rep.Matches = e.layerMatches(raw, layer, c, li, rep.Effects, hasAllowList)
+			if c.Unknown != "" {
+				rep.Matches = append(rep.Matches, unknownMatch(raw, c.Unknown, unknownAction, hasAllowList))
+			}
+			if len(rep.Matches) == 0 {
+				rep.Action = defaultAction
+				defaulted = true
+				if defaultAction.severity() > d.Action.severity() {
+					d.Action = defaultAction
+				}
+			}
+			for _, m := range rep.Matches {
+				if m.Action.severity() >= rep.Action.severity() {
+					rep.Action = m.Action
+				}
+				consider(m)
+			}
+			d.Effects = appendNew(d.Effects, rep.Effects...)
+			d.Commands = append(d.Commands, rep)
+		}
+	}
+	for _, m := range e.pipelineDenies(raw, line) {
+		consider(m)
+	}
+	if line.Err != nil {
+		consider(unknownMatch(raw, line.Err.Error(), unknownAction, hasAllowList))
+	}
+	if hasAllowList {
+		for _, a := range line.Assigns {
+			consider(Match{Source: "policy.json allow", Action: ActionDeny,
+				Reason: fmt.Sprintf("Command '%s' denied by policy rule: not in allow list (assignment %s)", raw, a)})
+		}
+	}
+
+	switch {
+	case decisive != nil && decisive.Action == d.Action:
+		d.Reason = decisive.Reason
+		if decisive.Source == "manifest" || decisive.Source == "policy.json deny" {
+			d.Rule = decisive.Rule
+		}
+	case defaulted:
+		d.Reason = fmt.Sprintf("Command '%s' %s by the policy default", raw, d.Action.past())
+	default:
+		d.Reason = "no command to run"
+	}
+	return d
+}
+
+// layerMatches lists the policy.json and manifest rules that match one
+// layer of a command.
+func (e *Engine) layerMatches(raw string, layer []string, c *shellcmd.Command, li int, effects []string, hasAllowList bool) []Match {
+	var out []Match
+	canon := strings.Join(shellcmd.Canonical(layer), " ")
+	for _, p := range e.deny {
+		if p.stages == nil && p.matchDeny(canon) {
+			out = append(out, Match{Source: "policy.json deny", Rule: p.raw, Action: ActionDeny,
+				Reason: fmt.Sprintf("Command '%s' denied by policy rule: %s", raw, p.raw)})
+		}
+	}
+	if hasAllowList {
+		if pattern, why := e.allowListMiss(canon, c, li); why != "" {
+			out = append(out, Match{Source: "policy.json allow", Action: ActionDeny,
+				Reason: fmt.Sprintf("Command '%s' denied by policy rule: not in allow list (%s)", raw, why)})
+		} else {
+			out = append(out, Match{Source: "policy.json allow", Rule: pattern, Action: ActionAllow,
+				Reason: fmt.Sprintf("Command '%s' allowed by policy rule: %s", raw, pattern)})
+		}
+	}
+	if e.Manifest != nil {
+		for _, r := range e.Manifest.Rules {
+			if r.Match.match(layer, c, li, effects) {
+				out = append(out, Match{Source: "manifest", Rule: r.ID, Action: r.Action, Reason: ruleReason(raw, r)})
+			}
+		}
+	}
+	return out
+}
+
+func (a Action) past() string {
+	switch a {
+	case ActionDeny:
+		return "denied"
+	case ActionAsk:
+		return "needs approval"
+	}
+	return "allowed"
+}
+
+func ruleReason(raw string, r *Rule) string {
+	why := r.Reason
+	if why == "" {
+		why = "matched"
+	}
+	switch r.Action {
+	case ActionDeny:
+		return fmt.Sprintf("Command '%s' denied by rule %s: %s", raw, r.ID, why)
+	case ActionAsk:
+		return fmt.Sprintf("Command '%s' needs approval (rule %s: %s)", raw, r.ID, why)
+	}
+	return fmt.Sprintf("Command '%s' allowed by rule %s", raw, r.ID)
+}
+
+// unknownMatch is the verdict on what cannot be known statically: denied
+// under an allow list (which can only pass what it can see), else the
+// policy's unknown action.
+func unknownMatch(raw, why string, unknownAction Action, allowList bool) Match {
+	if allowList {
+		return Match{Source: "policy.json allow", Action: ActionDeny,
+			Reason: fmt.Sprintf("Command '%s' denied by policy rule: not in allow list (cannot be checked: %s)", raw, why)}
+	}
+	return Match{Source: "policy", Action: unknownAction,
+		Reason: fmt.Sprintf("Command '%s' cannot be checked: %s", raw, why)}
+}
+
+// envRisky names variables that change what a command runs or loads, so an
+// allow pattern for the command does not cover running it with them set.
+var envRisky = map[string]bool{
+	"PATH": true, "LD_PRELOAD": true, "LD_LIBRARY_PATH": true, "DYLD_INSERT_LIBRARIES": true,
+	"NODE_OPTIONS": true, "BASH_ENV": true, "ENV": true, "PYTHONPATH": true, "PYTHONSTARTUP": true,
+	"PERL5OPT": true, "RUBYOPT": true, "GIT_SSH_COMMAND": true, "GIT_EXEC_PATH": true, "IFS": true,
+	"PROMPT_COMMAND": true, "SHELLOPTS": true, "npm_config_script_shell": true,
+}
+
+// allowListMiss says why one layer of a command is not covered by the
+// allow list, or which pattern covers it.
+func (e *Engine) allowListMiss(canon string, c *shellcmd.Command, layer int) (pattern, why string) {
+	if c.Substitution {
+		return "", "command substitution"
+	}
+	if layer == 0 {
+		for _, r := range c.Redirects {
+			if r.Write && r.File {
+				return "", "writes " + r.Target
+			}
+			if r.Dynamic {
+				return "", "redirection to " + r.Target
+			}
+		}
+		for _, a := range c.Assigns {
+			name, _, _ := strings.Cut(a, "=")
+			if envRisky[name] || strings.HasPrefix(name, "AGENTSHELL_") {
+				return "", "sets " + name
+			}
+		}
+	}
+	for _, a := range c.Layers[layer] {
+		if strings.HasPrefix(a, "--output=") || strings.HasPrefix(a, "--output-file=") {
+			return "", "writes " + a[strings.IndexByte(a, '=')+1:]
+		}
+	}
+	for _, p := range e.allow {
+		if p.stages == nil && globMatch(p.glob, canon) {
+			return p.raw, ""
+		}
+	}
+	return "", fmt.Sprintf("%q is not allowed", canon)
+}
+
+// pipelineDenies tests deny patterns that contain a pipe against runs of
+// consecutive pipeline stages.
+func (e *Engine) pipelineDenies(raw string, line *shellcmd.Line) []Match {
+	var out []Match
+	for _, p := range e.deny {
+		if p.stages == nil {
+			continue
+		}
+		for _, pl := range line.Pipelines {
+			for start := 0; start+len(p.stages) <= len(pl); start++ {
+				ok := true
+				for j, stagePat := range p.stages {
+					if !stageMatches(stagePat, line, pl[start+j]) {
+						ok = false
+						break
+					}
+				}
+				if ok {
+					out = append(out, Match{Source: "policy.json deny", Rule: p.raw, Action: ActionDeny,
+						Reason: fmt.Sprintf("Command '%s' denied by policy rule: %s", raw, p.raw)})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// stageMatches: any layer of the stage's own command (its first) matches.
+func stageMatches(pattern string, line *shellcmd.Line, stage []int) bool {
+	if len(stage) == 0 {
+		return false
+	}
+	c := &line.Commands[stage[0]]
+	for _, layer := range c.Layers {
+		if matchDenyGlob(pattern, strings.Join(shellcmd.Canonical(layer), " ")) {
+			return true
+		}
+	}
+	return false
+}
+
+// filePattern is a policy.json pattern normalized like a command: its words
+// unquoted, its program reduced to a basename, its flags canonicalized.
+type filePattern struct {
+	raw    string
+	glob   string
+	stages []string // for a pattern with a pipe: each stage's glob
+}
+
+func compilePatterns(raws []string) []filePattern {
+	out := make([]filePattern, 0, len(raws))
+	for _, raw := range raws {
+		p := filePattern{raw: raw, glob: normalizePattern(raw)}
+		if parts := splitPipe(raw); len(parts) > 1 {
+			for _, part := range parts {
+				p.stages = append(p.stages, normalizePattern(part))
+			}
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func (p filePattern) matchDeny(canon string) bool { return matchDenyGlob(p.glob, canon) }
+
+// matchDenyGlob is globMatch, except that a deny pattern ending in " *" also
+// stops the bare command: `sudo *` stops `sudo`. Deny can only get stricter.
+func matchDenyGlob(pattern, s string) bool {
+	if globMatch(pattern, s) {
+		return true
+	}
+	if p, ok := strings.CutSuffix(pattern, " *"); ok {
+		return globMatch(p, s)
+	}
+	return false
+}
+
+// normalizePattern splits a pattern into words on whitespace, removes
+// quotes, reduces the program to its basename and canonicalizes flags, the
+// same normalization a command gets, so both sides compare alike.
+func normalizePattern(raw string) string {
+	words := patternWords(raw)
+	if len(words) == 0 {
+		return ""
+	}
+	if !strings.Contains(words[0], "*") {
+		words[0] = filepath.Base(words[0])
+	}
+	return strings.Join(shellcmd.Canonical(words), " ")
+}
+
+// patternWords splits on unquoted whitespace and drops the quotes.
+func patternWords(s string) []string {
+	var words []string
+	var cur strings.Builder
+	inWord := false
+	var quote rune
+	for _, r := range s {
+		switch {
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			} else {
+				cur.WriteRune(r)
+			}
+		case r == '\'' || r == '"':
+			quote, inWord = r, true
+		case unicode.IsSpace(r):
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteRune(r)
+			inWord = true
+		}
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words
+}
+
+// splitPipe splits a pattern on unquoted `|` (not `||`).
+func splitPipe(s string) []string {
+	var parts []string
+	var quote rune
+	start := 0
+	for i, r := range s {
+		switch {
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			}
+		case r == '\'' || r == '"':
+			quote = r
+		case r == '|':
+			if (i+1 < len(s) && s[i+1] == '|') || (i > 0 && s[i-1] == '|') {
+				continue
+			}
+			parts = append(parts, s[start:i])
+			start = i + 1
+		}
+	}
+	return append(parts, s[start:])
+}
+
+// trimSpace trims Unicode spaces at both ends, U+FEFF included, as
+// JavaScript's trim does.
+func trimSpace(s string) string {
+	return strings.TrimFunc(s, func(r rune) bool { return unicode.IsSpace(r) || r == '\uFEFF' })
+}
+
+func appendNew(list []string, items ...string) []string {
+	for _, it := range items {
+		found := false
+		for _, have := range list {
+			if have == it {
+				found = true
+				break
+			}
+		}
+		if !found {
+			list = append(list, it)
+		}
+	}
+	return list
+}
+
+// match evaluates a manifest matcher against one layer of a command.
+func (mt *Matcher) match(argv []string, c *shellcmd.Command, layer int, effects []string) bool {
+	if len(argv) == 0 {
+		return false
+	}
+	innermost := layer == len(c.Layers)-1
+	if len(mt.Program) > 0 && !(contains(mt.Program, argv[0]) || innermost && contains(mt.Program, c.Path)) {
+		return false
+	}
+	if len(mt.Basename) > 0 && !contains(mt.Basename, argv[0]) {
+		return false
+	}
+	canon := shellcmd.Canonical(argv)
+	if len(mt.ArgvPrefix) > 0 && !hasPrefixWords(canon, canonicalIn(argv[0], mt.ArgvPrefix[1:], mt.ArgvPrefix[0])) && !hasPrefixWords(argv, mt.ArgvPrefix) {
+		return false
+	}
+	if len(mt.Argument) > 0 && !anyArgument(argv, canon, mt.Argument) {
+		return false
+	}
+	if len(mt.ArgumentContains) > 0 && !anyArgumentContains(argv[1:], mt.ArgumentContains) {
+		return false
+	}
+	if mt.programRE != nil && !(mt.programRE.MatchString(argv[0]) || innermost && mt.programRE.MatchString(c.Path)) {
+		return false
+	}
+	if len(mt.Effect) > 0 && !anyEffect(effects, mt.Effect) {
+		return false
+	}
+	if mt.NoUnknownEffects != nil {
+		hasUnknown := false
+		for _, e := range effects {
+			if e == EffectUnknown || strings.HasPrefix(e, EffectUnknown+":") {
+				hasUnknown = true
+			}
+		}
+		if *mt.NoUnknownEffects == hasUnknown {
+			return false
+		}
+	}
+	for _, sub := range mt.All {
+		if !sub.match(argv, c, layer, effects) {
+			return false
+		}
+	}
+	if len(mt.Any) > 0 {
+		ok := false
+		for _, sub := range mt.Any {
+			if sub.match(argv, c, layer, effects) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	if mt.Not != nil && mt.Not.match(argv, c, layer, effects) {
+		return false
+	}
+	return true
+}
+
+// canonicalIn canonicalizes words as the arguments of program, and puts
+// first back in front.
+func canonicalIn(program string, words []string, first string) []string {
+	canon := shellcmd.Canonical(append([]string{program}, words...))
+	return append([]string{first}, canon[1:]...)
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+func hasPrefixWords(argv, prefix []string) bool {
+	if len(prefix) > len(argv) {
+		return false
+	}
+	for i, p := range prefix {
+		if argv[i] != p {
+			return false
+		}
+	}
+	return true
+}
+
+func anyArgument(argv, canon, wants []string) bool {
+	for _, w := range wants {
+		cw := canonicalIn(argv[0], []string{w}, argv[0])
+		for _, a := range argv[1:] {
+			if a == w {
+				return true
+			}
+		}
+		for _, a := range canon[1:] {
+			for _, x := range cw[1:] {
+				if a == x {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+func anyArgumentContains(args, wants []string) bool {
+	for _, a := range args {
+		for _, w := range wants {
+			if strings.Contains(a, w) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// anyEffect reports whether some effect matches some pattern: a bare kind
+// matches every effect of that kind, kind:glob matches the path by glob.
+func anyEffect(effects, patterns []string) bool {
+	for _, p := range patterns {
+		pk, pglob, hasGlob := strings.Cut(p, ":")
+		for _, e := range effects {
+			ek, epath, _ := strings.Cut(e, ":")
+			if ek != pk {
+				continue
+			}
+			if !hasGlob {
+				return true
+			}
+			if ok, _ := doublestar.Match(pglob, epath); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// checkExamples verifies a rule's examples when the manifest loads.
+func (e *Engine) checkExamples(r *Rule) error {
+	for _, ex := range r.Examples.Match {
+		if !r.matchesLine(ex) {
+			return &ManifestError{Path: e.Manifest.Path, Line: ruleLineByID(e.Manifest, r), Key: "examples.match",
+				Msg: fmt.Sprintf("rule %q does not match its example %q", r.ID, ex)}
+		}
+	}
+	for _, ex := range r.Examples.NotMatch {
+		if r.matchesLine(ex) {
+			return &ManifestError{Path: e.Manifest.Path, Line: ruleLineByID(e.Manifest, r), Key: "examples.not_match",
+				Msg: fmt.Sprintf("rule %q matches its counter-example %q", r.ID, ex)}
+		}
+	}
+	return nil
+}
+
+func ruleLineByID(m *Manifest, r *Rule) int {
+	for i, x := range m.Rules {
+		if x == r {
+			return m.ruleKeyLine(i, "examples")
+		}
+	}
+	return 0
+}
+
+// matchesLine reports whether the rule matches any layer of any command of
+// a command line.
+func (r *Rule) matchesLine(command string) bool {
+	line := shellcmd.Parse(command)
+	for ci := range line.Commands {
+		c := &line.Commands[ci]
+		for li, layer := range c.Layers {
+			if r.Match.match(layer, c, li, commandEffects(layer, c, "")) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// TrimCommand is the command as the policy evaluates and records it: with
+// Unicode spaces trimmed at both ends.
+func TrimCommand(c string) string { return trimSpace(c) }
