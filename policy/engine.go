@@ -220,7 +220,8 @@ func (e *Engine) Decide(raw, cwd string) Decision {
 // layer of a command.
 func (e *Engine) layerMatches(raw string, layer []string, c *shellcmd.Command, li int, effects []string, hasAllowList bool) []Match {
 	var out []Match
-	canon := strings.Join(shellcmd.Canonical(layer), " ")
+	sub := &subject{argv: layer, canon: shellcmd.Canonical(layer), cmd: c, innermost: li == len(c.Layers)-1, effects: effects}
+	canon := strings.Join(sub.canon, " ")
 	for _, p := range e.deny {
 		if p.stages == nil && p.matchDeny(canon) {
 			out = append(out, Match{Source: "policy.json deny", Rule: p.raw, Action: ActionDeny,
@@ -238,7 +239,7 @@ func (e *Engine) layerMatches(raw string, layer []string, c *shellcmd.Command, l
 	}
 	if e.Manifest != nil {
 		for _, r := range e.Manifest.Rules {
-			if r.Match.match(layer, c, li, effects) {
+			if r.Match.match(sub) {
 				out = append(out, Match{Source: "manifest", Rule: r.ID, Action: r.Action, Reason: ruleReason(raw, r)})
 			}
 		}
@@ -496,37 +497,46 @@ func appendNew(list []string, items ...string) []string {
 	return list
 }
 
+// subject is one layer of a command as manifest matchers see it, with its
+// canonical form computed once for all rules.
+type subject struct {
+	argv, canon []string
+	cmd         *shellcmd.Command
+	innermost   bool
+	effects     []string
+	memo        map[string][]string // canonical forms of rule arguments in this command's context
+}
+
 // match evaluates a manifest matcher against one layer of a command.
-func (mt *Matcher) match(argv []string, c *shellcmd.Command, layer int, effects []string) bool {
+func (mt *Matcher) match(s *subject) bool {
+	argv := s.argv
 	if len(argv) == 0 {
 		return false
 	}
-	innermost := layer == len(c.Layers)-1
-	if len(mt.Program) > 0 && !(contains(mt.Program, argv[0]) || innermost && contains(mt.Program, c.Path)) {
+	if len(mt.Program) > 0 && !(contains(mt.Program, argv[0]) || s.innermost && contains(mt.Program, s.cmd.Path)) {
 		return false
 	}
 	if len(mt.Basename) > 0 && !contains(mt.Basename, argv[0]) {
 		return false
 	}
-	canon := shellcmd.Canonical(argv)
-	if len(mt.ArgvPrefix) > 0 && !hasPrefixWords(canon, canonicalIn(argv[0], mt.ArgvPrefix[1:], mt.ArgvPrefix[0])) && !hasPrefixWords(argv, mt.ArgvPrefix) {
+	if len(mt.ArgvPrefix) > 0 && !hasPrefixWords(s.canon, mt.canonPrefix) && !hasPrefixWords(argv, mt.ArgvPrefix) {
 		return false
 	}
-	if len(mt.Argument) > 0 && !anyArgument(argv, canon, mt.Argument) {
+	if len(mt.Argument) > 0 && !s.anyArgument(mt.Argument) {
 		return false
 	}
 	if len(mt.ArgumentContains) > 0 && !anyArgumentContains(argv[1:], mt.ArgumentContains) {
 		return false
 	}
-	if mt.programRE != nil && !(mt.programRE.MatchString(argv[0]) || innermost && mt.programRE.MatchString(c.Path)) {
+	if mt.programRE != nil && !(mt.programRE.MatchString(argv[0]) || s.innermost && mt.programRE.MatchString(s.cmd.Path)) {
 		return false
 	}
-	if len(mt.Effect) > 0 && !anyEffect(effects, mt.Effect) {
+	if len(mt.Effect) > 0 && !anyEffect(s.effects, mt.Effect) {
 		return false
 	}
 	if mt.NoUnknownEffects != nil {
 		hasUnknown := false
-		for _, e := range effects {
+		for _, e := range s.effects {
 			if e == EffectUnknown || strings.HasPrefix(e, EffectUnknown+":") {
 				hasUnknown = true
 			}
@@ -536,14 +546,14 @@ func (mt *Matcher) match(argv []string, c *shellcmd.Command, layer int, effects 
 		}
 	}
 	for _, sub := range mt.All {
-		if !sub.match(argv, c, layer, effects) {
+		if !sub.match(s) {
 			return false
 		}
 	}
 	if len(mt.Any) > 0 {
 		ok := false
 		for _, sub := range mt.Any {
-			if sub.match(argv, c, layer, effects) {
+			if sub.match(s) {
 				ok = true
 				break
 			}
@@ -552,17 +562,10 @@ func (mt *Matcher) match(argv []string, c *shellcmd.Command, layer int, effects 
 			return false
 		}
 	}
-	if mt.Not != nil && mt.Not.match(argv, c, layer, effects) {
+	if mt.Not != nil && mt.Not.match(s) {
 		return false
 	}
 	return true
-}
-
-// canonicalIn canonicalizes words as the arguments of program, and puts
-// first back in front.
-func canonicalIn(program string, words []string, first string) []string {
-	canon := shellcmd.Canonical(append([]string{program}, words...))
-	return append([]string{first}, canon[1:]...)
 }
 
 func contains(list []string, s string) bool {
@@ -586,23 +589,50 @@ func hasPrefixWords(argv, prefix []string) bool {
 	return true
 }
 
-func anyArgument(argv, canon, wants []string) bool {
+// anyArgument reports whether some wanted argument is among the command's
+// arguments, as written or canonicalized in the command's own context (so
+// "--force" finds "git push -f", and "-D" finds "git branch -d -f").
+func (s *subject) anyArgument(wants []string) bool {
 	for _, w := range wants {
-		cw := canonicalIn(argv[0], []string{w}, argv[0])
-		for _, a := range argv[1:] {
-			if a == w {
-				return true
+		if contains(s.argv[1:], w) {
+			return true
+		}
+		words := s.canonicalArgument(w)
+		found := len(words) > 0
+		for _, x := range words {
+			if !contains(s.canon[1:], x) {
+				found = false
 			}
 		}
-		for _, a := range canon[1:] {
-			for _, x := range cw[1:] {
-				if a == x {
-					return true
-				}
-			}
+		if found {
+			return true
 		}
 	}
 	return false
+}
+
+// canonicalArgument is the canonical form of w as an argument of this
+// command's program (and subcommand, which decides what options mean).
+func (s *subject) canonicalArgument(w string) []string {
+	if words, ok := s.memo[w]; ok {
+		return words
+	}
+	ctx := s.canon[:1]
+	if len(s.canon) > 1 && !strings.HasPrefix(s.canon[1], "-") {
+		ctx = s.canon[:2]
+	}
+	base := shellcmd.Canonical(ctx)
+	var words []string
+	for _, x := range shellcmd.Canonical(append(append([]string{}, ctx...), w)) {
+		if !contains(base, x) {
+			words = append(words, x)
+		}
+	}
+	if s.memo == nil {
+		s.memo = map[string][]string{}
+	}
+	s.memo[w] = words
+	return words
 }
 
 func anyArgumentContains(args, wants []string) bool {
@@ -670,7 +700,8 @@ func (r *Rule) matchesLine(command string) bool {
 	for ci := range line.Commands {
 		c := &line.Commands[ci]
 		for li, layer := range c.Layers {
-			if r.Match.match(layer, c, li, commandEffects(layer, c, "")) {
+			sub := &subject{argv: layer, canon: shellcmd.Canonical(layer), cmd: c, innermost: li == len(c.Layers)-1, effects: commandEffects(layer, c, "")}
+			if r.Match.match(sub) {
 				return true
 			}
 		}

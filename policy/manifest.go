@@ -10,6 +10,8 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/agent-shell/agent-shell/policy/shellcmd"
 )
 
 // ManifestSubpath is where the manifest lives under the repository root.
@@ -95,7 +97,8 @@ type Matcher struct {
 	Any              []*Matcher `toml:"any"`
 	Not              *Matcher   `toml:"not"`
 
-	programRE *regexp.Regexp
+	programRE   *regexp.Regexp
+	canonPrefix []string // ArgvPrefix, canonicalized like a command
 }
 
 // stringList accepts a string or a list of strings.
@@ -167,7 +170,7 @@ func ParseManifest(path string, data []byte) (*Manifest, error) {
 		if errors.As(err, &pe) {
 			return nil, &ManifestError{Path: path, Line: pe.Position.Line, Key: pe.LastKey, Msg: pe.Message}
 		}
-		return nil, &ManifestError{Path: path, Msg: strings.TrimPrefix(err.Error(), "toml: ")}
+		return nil, decodeError(path, err)
 	}
 	if und := md.Undecoded(); len(und) > 0 {
 		k := und[0]
@@ -228,6 +231,9 @@ func (mt *Matcher) compile() error {
 	}
 	if mt.Script != "" {
 		return errors.New("script matchers need the Starlark runtime, which this build does not have yet")
+	}
+	if len(mt.ArgvPrefix) > 0 {
+		mt.canonPrefix = shellcmd.Canonical(mt.ArgvPrefix)
 	}
 	if mt.ProgramRegex != "" {
 		re, err := regexp.Compile(mt.ProgramRegex)
@@ -342,4 +348,28 @@ func (m *Manifest) ruleKeyLine(i int, key string) int {
 		}
 	}
 	return m.ruleLines[i]
+}
+
+// decodeError locates a TOML type error, which the decoder reports only as
+// text: "toml: line N (last key "K"): message".
+func decodeError(path string, err error) error {
+	msg := strings.TrimPrefix(err.Error(), "toml: ")
+	rest, ok := strings.CutPrefix(msg, "line ")
+	if !ok {
+		return &ManifestError{Path: path, Msg: msg}
+	}
+	n := 0
+	i := 0
+	for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
+		n = n*10 + int(rest[i]-'0')
+		i++
+	}
+	rest = rest[i:]
+	key := ""
+	if k, ok := strings.CutPrefix(rest, ` (last key "`); ok {
+		if j := strings.Index(k, `"): `); j >= 0 {
+			key, rest = k[:j], k[j+len(`"): `):]
+		}
+	}
+	return &ManifestError{Path: path, Line: n, Key: key, Msg: strings.TrimPrefix(rest, ": ")}
 }
