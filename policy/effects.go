@@ -109,12 +109,27 @@ func commandEffects(argv []string, c *shellcmd.Command, cwd string) []string {
 	}
 	addPaths := func(kind string, paths []string) {
 		for _, p := range paths {
+			if dynamicWord(p) {
+				// Only known at run time. Kept as written, unless it climbs
+				// out of its unknown part ($TMPDIR/../etc): then where it
+				// points is unknown, and the effect has no path at all.
+				if hasDotDot(p) {
+					add(kind)
+				} else {
+					add(kind + ":" + p)
+				}
+				add(EffectUnknown + ":path not static: " + p)
+				continue
+			}
 			add(kind + ":" + effectPath(p, cwd))
 		}
 	}
 	if c.Unknown != "" {
 		add(EffectUnknown + ":" + c.Unknown)
 		add(EffectArbitraryCode)
+	}
+	if c.Dynamic {
+		add(EffectUnknown + ":arguments only known at run time")
 	}
 	if len(argv) == 0 {
 		return out
@@ -125,12 +140,15 @@ func commandEffects(argv []string, c *shellcmd.Command, cwd string) []string {
 	case !listed:
 		add(EffectArbitraryCode)
 		add(EffectUnknown + ":unlisted program " + argv[0])
-	case class == classReader:
-		addPaths(EffectRead, args)
-		if argv[0] == "find" && hasAny(argv, "-delete", "-exec", "-execdir", "-ok", "-okdir") {
-			addPaths(EffectWrite, args[:min(1, len(args))])
+	case class == classReader && argv[0] == "find":
+		roots := findRoots(argv[1:])
+		addPaths(EffectRead, roots)
+		if hasAny(argv, "-delete", "-exec", "-execdir", "-ok", "-okdir") {
+			addPaths(EffectWrite, roots)
 			add(EffectChildProcesses)
 		}
+	case class == classReader:
+		addPaths(EffectRead, args)
 	case class == classWriter:
 		if argv[0] == "sed" {
 			if hasPrefixArg(argv, "-i") || hasAny(argv, "--in-place") {
@@ -234,6 +252,37 @@ func gitEffects(argv []string, cwd string, add func(string)) {
 	}
 }
 
+// findRoots are find's starting points: the arguments before its first
+// expression word. With none, find searches ".".
+func findRoots(args []string) []string {
+	var roots []string
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") || a == "(" || a == "!" || a == ")" {
+			break
+		}
+		roots = append(roots, a)
+	}
+	if len(roots) == 0 {
+		roots = []string{"."}
+	}
+	return roots
+}
+
+// dynamicWord reports a word whose value is only known at run time: an
+// expansion or substitution kept as source text, or find's {} placeholder.
+func dynamicWord(w string) bool {
+	return strings.ContainsAny(w, "$`") || strings.Contains(w, "{}")
+}
+
+func hasDotDot(p string) bool {
+	for _, seg := range strings.Split(p, "/") {
+		if seg == ".." {
+			return true
+		}
+	}
+	return false
+}
+
 // operands are the arguments that are not options (after "--", all are).
 func operands(args []string) []string {
 	var out []string
@@ -269,12 +318,16 @@ func hasPrefixArg(argv []string, prefix string) bool {
 	return false
 }
 
-// effectPath makes p absolute against cwd when both allow it, and clean.
+// effectPath makes p absolute against cwd when both allow it, and clean. A
+// path that starts with ~ is kept as written: it is not relative to cwd.
 func effectPath(p, cwd string) string {
-	if p == "" {
+	if p == "" || dynamicWord(p) {
 		return p
 	}
-	if !path.IsAbs(p) && cwd != "" && !strings.HasPrefix(p, "~") && !strings.HasPrefix(p, "$") {
+	if strings.HasPrefix(p, "~") {
+		return path.Clean(p)
+	}
+	if !path.IsAbs(p) && cwd != "" {
 		p = path.Join(cwd, p)
 	}
 	return path.Clean(p)
