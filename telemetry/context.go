@@ -1,0 +1,253 @@
+package telemetry
+
+import (
+	"os"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// Actor labels that are not agent names.
+const (
+	ActorHuman = "human"
+	ActorCI    = "ci"
+)
+
+// agentMarkers lists, in priority order, the environment variables coding
+// agents set in the environment of the shell commands they run. A marker
+// with a value matches only that value; otherwise any non-empty value does.
+//
+// Amp comes first because Amp also sets CLAUDECODE. Cursor is recognised
+// only by its agent markers: CURSOR_TRACE_ID is set in every terminal of the
+// Cursor editor, including the ones a human types in.
+var agentMarkers = [...]struct{ name, value, actor string }{
+	{"AGENT", "amp", "amp"},
+	{"AMP_CURRENT_THREAD_ID", "", "amp"},
+	{"AMP_THREAD_ID", "", "amp"},
+	{"CLAUDECODE", "", "claude-code"},
+	{"CLAUDE_CODE", "", "claude-code"},
+	{"COPILOT_AGENT", "", "copilot"},
+	{"COPILOT_CLI", "", "copilot"},
+	{"COPILOT_CLI_BINARY_VERSION", "", "copilot"},
+	{"CODEX_THREAD_ID", "", "codex"},
+	{"CODEX_CI", "", "codex"},
+	{"CODEX_SANDBOX", "", "codex"},
+	{"CODEX_SANDBOX_NETWORK_DISABLED", "", "codex"},
+	{"GEMINI_CLI", "", "gemini-cli"},
+	{"CURSOR_AGENT", "", "cursor"},
+	{"CURSOR_EXTENSION_HOST_ROLE", "agent-exec", "cursor"},
+	{"OPENCODE", "", "opencode"},
+}
+
+// DetectActor names who is running the command. First match wins, and a
+// variable counts as set only when non-empty:
+//
+//  1. AGENTSHELL_ACTOR, verbatim (an explicit override);
+//  2. a known agent's marker (see agentMarkers);
+//  3. the generic AI_AGENT=<name> or AGENT=<name> conventions, when the
+//     value is a plain name rather than a flag such as "1";
+//  4. "ci" when GITHUB_ACTIONS is "true" or CI is "true";
+//  5. otherwise "human".
+//
+// Unlike the reference tool, agents are checked before CI: an agent running
+// inside a CI job (the Copilot cloud agent runs in GitHub Actions) is
+// labelled as that agent, not hidden behind "ci". A nil getenv means
+// os.Getenv.
+func DetectActor(getenv func(string) string) string {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	if v := getenv("AGENTSHELL_ACTOR"); v != "" {
+		return v
+	}
+	for _, m := range agentMarkers {
+		v := getenv(m.name)
+		if v != "" && (m.value == "" || v == m.value) {
+			return m.actor
+		}
+	}
+	for _, name := range [...]string{"AI_AGENT", "AGENT"} {
+		if a := agentName(getenv(name)); a != "" {
+			return a
+		}
+	}
+	if getenv("GITHUB_ACTIONS") == "true" || strings.EqualFold(getenv("CI"), "true") {
+		return ActorCI
+	}
+	return ActorHuman
+}
+
+// agentName turns the value of a generic agent variable into an actor label,
+// or "" when it is empty, a boolean-like flag (opencode sets AGENT=1) or not
+// a plain name. The value is lower-cased so the label set stays small.
+func agentName(v string) string {
+	if v == "" || len(v) > 64 {
+		return ""
+	}
+	switch strings.ToLower(v) {
+	case "1", "0", "true", "false", "yes", "no", "on", "off":
+		return ""
+	}
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.' || c == '@') {
+			return ""
+		}
+	}
+	return strings.ToLower(v)
+}
+
+// Limits on captured values, as in the reference tool.
+const (
+	maxCapturedValueBytes = 1024
+	maxTags               = 50
+	truncatedSuffix       = "…[truncated]"
+	envTruncatedKey       = "_env_truncated"
+	tagsTruncatedKey      = "_tags_truncated"
+	tagPrefix             = "AGENTSHELL_TAG_"
+)
+
+// CaptureEnv picks the environment variables worth recording from environ
+// (os.Environ form, "K=V"). A name is kept when its lower-cased form is
+// npm_package_name, npm_package_version, node_env or ci, or starts with
+// npm_lifecycle_, github_ or agentshell_; and it does not contain secret,
+// token, key, password, credential or auth (so GITHUB_TOKEN is dropped);
+// and it is not an AGENTSHELL_TAG_ variable (those become tags). Names keep
+// their case. Values are redacted, then cut to 1024 bytes on a code-point
+// boundary with "…[truncated]" appended, which also sets
+// "_env_truncated": "true". The result is never nil.
+func CaptureEnv(environ []string) map[string]string {
+	out := make(map[string]string)
+	truncated := false
+	// Walk backwards so that, as with exec, the last duplicate wins.
+	for i := len(environ) - 1; i >= 0; i-- {
+		name, val, ok := strings.Cut(environ[i], "=")
+		if !ok || name == "" || strings.HasPrefix(name, tagPrefix) || !envNameAllowed(name) {
+			continue
+		}
+		if _, seen := out[name]; seen {
+			continue
+		}
+		v, cut := truncateValue(Redact(val))
+		out[name] = v
+		truncated = truncated || cut
+	}
+	if truncated {
+		out[envTruncatedKey] = "true"
+	}
+	return out
+}
+
+func envNameAllowed(name string) bool {
+	allowed := false
+	for _, exact := range [...]string{"npm_package_name", "npm_package_version", "node_env", "ci"} {
+		if rdEqualFold(name, exact) {
+			allowed = true
+			break
+		}
+	}
+	if !allowed {
+		for _, prefix := range [...]string{"npm_lifecycle_", "github_", "agentshell_"} {
+			if len(name) >= len(prefix) && rdEqualFold(name[:len(prefix)], prefix) {
+				allowed = true
+				break
+			}
+		}
+	}
+	if !allowed {
+		return false
+	}
+	for _, bad := range [...]string{"secret", "token", "key", "password", "credential", "auth"} {
+		if rdIndexFold(name, bad, 0) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// CaptureTags collects AGENTSHELL_TAG_<KEY>=value variables (the prefix is
+// case-sensitive) as tags keyed by the lower-cased KEY. Empty keys, the
+// prototype-pollution keys __proto__, constructor and prototype, and the
+// marker key _tags_truncated are dropped. Values are redacted and cut like
+// CaptureEnv's; at most 50 keys are kept, the first 50 in byte order. A cut
+// value, or keys beyond the 50th, set "_tags_truncated": "true". The result
+// is never nil.
+func CaptureTags(environ []string) map[string]string {
+	var raw map[string]string
+	for _, kv := range environ {
+		if !strings.HasPrefix(kv, tagPrefix) {
+			continue
+		}
+		name, val, ok := strings.Cut(kv[len(tagPrefix):], "=")
+		if !ok {
+			continue
+		}
+		key := strings.ToLower(name)
+		switch key {
+		case "", "__proto__", "constructor", "prototype", tagsTruncatedKey:
+			continue
+		}
+		if raw == nil {
+			raw = make(map[string]string)
+		}
+		raw[key] = val // later duplicates win, as with exec
+	}
+	if len(raw) == 0 {
+		return map[string]string{}
+	}
+	keys := make([]string, 0, len(raw))
+	for k := range raw {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	truncated := false
+	if len(keys) > maxTags {
+		keys, truncated = keys[:maxTags], true
+	}
+	out := make(map[string]string, len(keys)+1)
+	for _, k := range keys {
+		v, cut := truncateValue(Redact(raw[k]))
+		out[k] = v
+		truncated = truncated || cut
+	}
+	if truncated {
+		out[tagsTruncatedKey] = "true"
+	}
+	return out
+}
+
+// truncateValue cuts v to maxCapturedValueBytes without splitting a UTF-8
+// sequence and appends truncatedSuffix. It reports whether it cut.
+func truncateValue(v string) (string, bool) {
+	if len(v) <= maxCapturedValueBytes {
+		return v, false
+	}
+	cut := maxCapturedValueBytes
+	// Back up over at most three continuation bytes to the start of the
+	// code point; in invalid UTF-8 there may be none, so keep the byte cut.
+	for back := cut; back > cut-utf8.UTFMax && back > 0; back-- {
+		if utf8.RuneStart(v[back]) {
+			cut = back
+			break
+		}
+	}
+	return v[:cut] + truncatedSuffix, true
+}
+
+// maxSessionIDBytes bounds a session id: it becomes a file name.
+const maxSessionIDBytes = 128
+
+// ValidSessionID reports whether id can name a session file: 1 to 128 bytes
+// of [A-Za-z0-9_-], so "..", "/" and "\" can never reach a path.
+func ValidSessionID(id string) bool {
+	if id == "" || len(id) > maxSessionIDBytes {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
