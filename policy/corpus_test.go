@@ -25,6 +25,9 @@ import (
 
 const (
 	corpusDir = "testdata/corpus"
+	// corpusDataDir holds the labelled commands, shared with the parser's
+	// own corpus test.
+	corpusDataDir = "shellcmd/testdata/corpus"
 	// corpusCwd is where the commands run: the project root the policy's
 	// effect globs name.
 	corpusCwd = "/home/user/project"
@@ -148,7 +151,7 @@ func corpusReadTSV(t *testing.T, path string, want int) [][]string {
 func corpusRows(t *testing.T, file string) []corpusRow {
 	t.Helper()
 	var rows []corpusRow
-	for _, f := range corpusReadTSV(t, filepath.Join(corpusDir, file), 4) {
+	for _, f := range corpusReadTSV(t, filepath.Join(corpusDataDir, file), 4) {
 		if !corpusDefaultContext(f[2]) {
 			continue
 		}

@@ -1,0 +1,398 @@
+package shellcmd
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// script is shell source that a command runs and that is written in the
+// line itself: the body of bash -c, eval, trap, su -c, flock -c, watch,
+// parallel.
+type script struct {
+	src     string
+	holes   []string // placeholders in src filled in at run time ({} of parallel)
+	runtime bool     // the script's commands get arguments at run time
+}
+
+// bodyResult is what bodies finds for one command.
+type bodyResult struct {
+	scripts []script
+	stdin   bool   // the command reads its script from standard input
+	why     string // non-empty: the script is there but cannot be known
+}
+
+func isShell(name string) bool {
+	switch name {
+	case "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "lksh":
+		return true
+	}
+	return false
+}
+
+// bodies finds the scripts the command l (l[0] named name, unwrapped) runs.
+func bodies(name string, l []word) bodyResult {
+	switch {
+	case isShell(name):
+		return shellBody(name, l)
+	case name == "eval":
+		if len(l) < 2 {
+			return bodyResult{}
+		}
+		if r := allStatic("eval", l[1:]); r != "" {
+			return bodyResult{why: r}
+		}
+		return bodyResult{scripts: []script{{src: join(l[1:])}}}
+	case name == "trap":
+		return trapBody(l)
+	case name == "su":
+		return suBody(l)
+	case name == "flock":
+		// Only reached when flock is no wrapper: flock [opts] FILE -c SCRIPT.
+		_, op, why := flockOpts.scan(l)
+		if why != "" || op+2 >= len(l) {
+			return bodyResult{why: why}
+		}
+		return oneBody("flock -c", l[op+2])
+	case name == "watch":
+		_, op, why := watchOpts.scan(l)
+		if why != "" || op >= len(l) {
+			return bodyResult{why: why}
+		}
+		if r := allStatic("watch", l[op:]); r != "" {
+			return bodyResult{why: r}
+		}
+		return bodyResult{scripts: []script{{src: join(l[op:])}}}
+	case name == "parallel":
+		return parallelBody(l)
+	}
+	return bodyResult{}
+}
+
+func allStatic(what string, ws []word) string {
+	for _, w := range ws {
+		if w.dyn {
+			return fmt.Sprintf("%s of a non-static argument %q", what, w.s)
+		}
+	}
+	return ""
+}
+
+func oneBody(what string, w word) bodyResult {
+	if w.dyn {
+		return bodyResult{why: fmt.Sprintf("%s script is not static: %s", what, w.s)}
+	}
+	return bodyResult{scripts: []script{{src: w.s}}}
+}
+
+// shellBody reads a shell's options: a cluster holding c (-c, -lc, -ec)
+// makes the first operand the script; without it, the first operand is a
+// script file, and with no operand (or -s) the shell reads standard input.
+func shellBody(name string, l []word) bodyResult {
+	hasC, stdin := false, false
+	i := 1
+options:
+	for i < len(l) {
+		x := l[i]
+		if x.dyn {
+			return bodyResult{why: fmt.Sprintf("%s: option or script %q is not static", name, x.s)}
+		}
+		s := x.s
+		switch {
+		case s == "--" || s == "-":
+			i++
+			break options
+		case s == "--rcfile" || s == "--init-file":
+			i += 2
+		case strings.HasPrefix(s, "--"):
+			i++
+		case len(s) > 1 && (s[0] == '-' || s[0] == '+'):
+			args := 0
+			for j := 1; j < len(s); j++ {
+				switch s[j] {
+				case 'c':
+					hasC = hasC || s[0] == '-'
+				case 's':
+					stdin = stdin || s[0] == '-'
+				case 'o', 'O': // -o OPTION, -O SHOPT
+					args++
+				}
+			}
+			i += 1 + args
+		default:
+			break options
+		}
+	}
+	switch {
+	case hasC && i < len(l):
+		return oneBody(name+" -c", l[i])
+	case hasC:
+		return bodyResult{} // -c without a script: the shell fails
+	case stdin || i >= len(l):
+		return bodyResult{stdin: true}
+	}
+	return bodyResult{} // bash script.sh runs a file: the effects table's business
+}
+
+// trapBody: trap ACTION SIGNAL... runs ACTION later, in this shell.
+func trapBody(l []word) bodyResult {
+	i := 1
+	if i < len(l) && l[i].s == "--" {
+		i++
+	}
+	if len(l)-i < 2 || strings.HasPrefix(l[i].s, "-") && !l[i].dyn {
+		return bodyResult{} // trap -p, trap -l, trap - SIG (reset)
+	}
+	return oneBody("trap", l[i])
+}
+
+// suBody: su [options] [user] -c SCRIPT runs SCRIPT with the user's shell.
+func suBody(l []word) bodyResult {
+	for i := 1; i < len(l); i++ {
+		s := l[i].s
+		switch {
+		case l[i].dyn:
+			continue
+		case s == "-c" || s == "--command" || s == "--session-command":
+			if i+1 < len(l) {
+				return oneBody("su -c", l[i+1])
+			}
+		case strings.HasPrefix(s, "--command=") || strings.HasPrefix(s, "--session-command="):
+			_, v, _ := strings.Cut(s, "=")
+			return oneBody("su -c", word{s: v})
+		case len(s) > 2 && s[0] == '-' && s[1] == 'c':
+			return oneBody("su -c", word{s: s[2:]})
+		}
+	}
+	return bodyResult{}
+}
+
+var parallelOpts = optDef{
+	flags: "0fghkmpqrtuvVxX",
+	args:  "aCdEIjJLnNPsSW",
+	opt:   "eil",
+	long: "null arg-file= arg-file-sep= arg-sep= basefile= bf= block= block-size= colsep= compress " +
+		"compress-program= decompress-program= delay= delimiter= env= eof? halt= header= joblog= jobs= " +
+		"load= max-args= max-chars= max-lines? max-procs= max-replace-args= memfree= memsuspend= nice= " +
+		"profile= results= res= resume resume-failed retries= return= rpl= sshdelay= sshlogin= " +
+		"sshloginfile= slf= ssh= tagstring= tag-string= tag timeout= tmpdir= transfer transferfile= tf= " +
+		"workdir= wd= termseq= replace? extensionreplace= er= template= limit= cat fifo pipe pipepart " +
+		"group ungroup line-buffer lb keep-order bar eta progress verbose dry-run dryrun quote " +
+		"no-run-if-empty interactive xargs xapply link plus csv files keeporder will-cite silent " +
+		"no-notice shuf round-robin nonall onall fg bg semaphore id= semaphoretimeout= st= " +
+		"total-jobs= total= help version",
+}
+
+// maxParallelArgs bounds how many scripts a parallel with static
+// arguments is expanded into; past it, its input counts as run-time data.
+const maxParallelArgs = 16
+
+// parallelBody models GNU parallel: it joins its command words with
+// spaces and runs the result with a shell once per input argument, the
+// argument shell-quoted in place of {} (and {1}, {.}, ...) or appended.
+// With no command words, each argument is itself a command line.
+func parallelBody(l []word) bodyResult {
+	hits, op, why := parallelOpts.scan(l)
+	if why != "" {
+		return bodyResult{why: why}
+	}
+	tokens := []string{"{}", "{.}", "{/}", "{//}", "{/.}", "{#}", "{%}", "{1}", "{2}", "{3}"}
+	for _, h := range hits {
+		if (h.name == "I" || h.name == "replace" || h.name == "i") && h.val.s != "" {
+			tokens = []string{h.val.s}
+		}
+	}
+	cmd := l[op:]
+	var args []word
+	static := !has(hits, "a", "arg-file", "pipe", "pipepart")
+	for k, w := range cmd {
+		if w.s == ":::" || w.s == "::::" || w.s == ":::+" || w.s == "::::+" {
+			args = cmd[k+1:]
+			cmd = cmd[:k]
+			static = static && w.s == ":::"
+			break
+		}
+		if k == len(cmd)-1 {
+			static = false // arguments come from standard input
+		}
+	}
+	if len(cmd) == 0 && len(args) == 0 {
+		static = false
+	}
+	for _, a := range args {
+		if a.dyn || a.s == ":::" || a.s == "::::" || a.s == ":::+" || a.s == "::::+" {
+			static = false
+		}
+	}
+	if len(args) > maxParallelArgs {
+		static = false
+	}
+	if r := allStatic("parallel", cmd); r != "" {
+		return bodyResult{why: r}
+	}
+	quote := has(hits, "q", "quote")
+	line := joinQuoted(cmd, quote)
+	if !static {
+		if len(cmd) == 0 {
+			return bodyResult{stdin: true}
+		}
+		return bodyResult{scripts: []script{{src: line, holes: tokens, runtime: true}}}
+	}
+	var out []script
+	for _, a := range args {
+		if len(cmd) == 0 {
+			out = append(out, script{src: a.s})
+			continue
+		}
+		src, ok := fillTokens(line, tokens, a.s)
+		if !ok {
+			return bodyResult{why: fmt.Sprintf("parallel: argument %q cannot be quoted", a.s)}
+		}
+		out = append(out, script{src: src})
+	}
+	return bodyResult{scripts: out}
+}
+
+func joinQuoted(ws []word, quote bool) string {
+	if !quote {
+		return join(ws)
+	}
+	parts := make([]string, len(ws))
+	for i, w := range ws {
+		q, err := syntax.Quote(w.s, syntax.LangBash)
+		if err != nil {
+			q = w.s
+		}
+		parts[i] = q
+	}
+	return strings.Join(parts, " ")
+}
+
+// fillTokens puts arg, shell-quoted, in place of parallel's replacement
+// strings in line, or after it when there is none.
+func fillTokens(line string, tokens []string, arg string) (string, bool) {
+	q := func(s string) (string, bool) {
+		r, err := syntax.Quote(s, syntax.LangBash)
+		return r, err == nil
+	}
+	qa, ok := q(arg)
+	if !ok {
+		return "", false
+	}
+	found := false
+	for _, t := range tokens {
+		if !strings.Contains(line, t) {
+			continue
+		}
+		found = true
+		v := arg
+		switch t {
+		case "{.}":
+			v = strings.TrimSuffix(arg, path.Ext(arg))
+		case "{/}":
+			v = path.Base(arg)
+		case "{//}":
+			v = path.Dir(arg)
+		case "{/.}":
+			v = path.Base(arg)
+			v = strings.TrimSuffix(v, path.Ext(v))
+		case "{#}", "{%}":
+			v = "1"
+		}
+		qv, ok := q(v)
+		if !ok {
+			return "", false
+		}
+		line = strings.ReplaceAll(line, t, qv)
+	}
+	if !found {
+		line += " " + qa
+	}
+	return line, true
+}
+
+// findRun is what a find command runs besides itself.
+type findRun struct {
+	execs  [][]word // each -exec, -execdir, -ok, -okdir command
+	delete []word   // the roots of a find with -delete, or nil
+	why    string   // non-empty: the find may run or delete more than this
+}
+
+// findActions reads find [-H -L -P -D opts -Olevel] [roots] [expression]
+// for the commands it runs and whether it deletes.
+func findActions(l []word) findRun {
+	var r findRun
+	i := 1
+	for i < len(l) {
+		s := l[i].s
+		if l[i].dyn {
+			break
+		}
+		switch {
+		case s == "-H" || s == "-L" || s == "-P":
+			i++
+			continue
+		case s == "-D":
+			i += 2
+			continue
+		case strings.HasPrefix(s, "-O") && len(s) > 2:
+			i++
+			continue
+		}
+		break
+	}
+	// An unquoted expansion may hold more roots or the expression, and a
+	// dynamic word that is not the argument of a test may be -delete or
+	// -exec at run time: the find is unknown then, but what can be read
+	// is still reported, for deny rules.
+	var roots []word
+	for ; i < len(l) && !findExprStart(l[i]); i++ {
+		if l[i].multi && r.why == "" {
+			r.why = fmt.Sprintf("find: unquoted expansion %q may hold the expression", l[i].s)
+		}
+		roots = append(roots, l[i])
+	}
+	if len(roots) == 0 {
+		roots = []word{{s: "."}}
+	}
+	for ; i < len(l); i++ {
+		x := l[i]
+		if x.dyn && (x.multi || !strings.HasPrefix(l[i-1].s, "-")) && r.why == "" {
+			r.why = fmt.Sprintf("find: expression word %q is not static", x.s)
+		}
+		switch x.s {
+		case "-delete":
+			r.delete = roots
+		case "-exec", "-execdir", "-ok", "-okdir":
+			j := i + 1
+			end := len(l)
+			for k := j; k < len(l); k++ {
+				if l[k].s == ";" || l[k].s == "+" && k > j && l[k-1].s == "{}" {
+					end = k
+					break
+				}
+			}
+			if end > j {
+				cmd := append([]word(nil), l[j:end]...)
+				for k := range cmd {
+					if strings.Contains(cmd[k].s, "{}") {
+						cmd[k].dyn = true
+					}
+				}
+				r.execs = append(r.execs, cmd)
+			}
+			i = end
+		}
+	}
+	return r
+}
+
+func findExprStart(w word) bool {
+	if w.dyn {
+		return false
+	}
+	s := w.s
+	return len(s) > 1 && s[0] == '-' || s == "(" || s == ")" || s == "!" || s == ","
+}

@@ -1,0 +1,498 @@
+package shellcmd
+
+import (
+	"slices"
+	"strings"
+)
+
+// Canonical returns argv (a normalized command, such as [Command.Argv] or
+// one of [Command.Layers], or the words of a policy pattern) with its
+// options in one canonical form, so that a matcher that canonicalizes both
+// the pattern and the command and then compares them treats spellings of
+// the same command alike. It never modifies argv.
+//
+// The contract:
+//
+//   - Wrappers are kept as written, but each program word is reduced to its
+//     basename, and the wrapped command (after sudo, env, timeout, xargs,
+//     ...; the same unwrapping as [Parse]) is canonicalized as below. So
+//     "sudo rm -fr /" becomes "sudo rm -f -r /".
+//   - Only programs in a fixed table have their options rewritten: rm, cp,
+//     mv, ln, chmod, chown, chgrp, mkdir, rmdir, touch, truncate, shred, ls,
+//     grep (egrep, fgrep), curl, and git with the subcommands push, clean,
+//     reset, checkout, switch, branch, commit, add, rm, rebase, fetch, tag.
+//     Any other program is returned as it is: a cluster such as -n5 or
+//     -xzf may carry a value, and guessing would make two different
+//     commands equal.
+//   - For git, global options before the subcommand that only pick the
+//     repository or the pager are dropped (-C DIR, --git-dir, --work-tree,
+//     --namespace, --no-pager, -p, -P, --paginate, --bare,
+//     --*-pathspecs, --no-optional-locks, --no-advice): "git -C dir push
+//     --force" is "git push -f". Options that can run code (-c NAME=VALUE,
+//     --config-env, --exec-path) are kept in place ("git -c k=v push -f"),
+//     so such a command never equals the plain one: an allow rule for
+//     "git push*" must not cover it (and a deny "git push --force*" does
+//     not see it either; deny on "git -c*" if that matters). A "+refspec"
+//     operand of git push adds -f, since it forces that ref.
+//   - For a table program, the arguments are rearranged the way GNU getopt
+//     (and git's parse-options) reads them, which lets options follow
+//     operands: first the short boolean flags, one per word, each once,
+//     sorted by byte (so -R sorts before -f before -r); then other options
+//     kept as written (long options without a short form, such as
+//     --no-preserve-root or --force-with-lease, and words that are not a
+//     clean cluster), sorted; then options with a value, each as two words
+//     "-m" "VALUE", in their original order; then "--" if an operand starts
+//     with "-"; then the operands in order; last, a value option whose value
+//     is missing.
+//   - Clusters are split only when every letter is a known flag of that
+//     program; the first letter that takes a value ends the cluster (the
+//     rest of the word, or the next word, is its value): "git commit -am
+//     msg" is "git commit -a -m msg".
+//   - Long options with a short equivalent become it (--recursive is -r,
+//     --message=x and --message x are -m x), and some letters are aliases
+//     (rm -R is -r; git branch -D is -d -f).
+//   - Glob-suffixed long options in patterns: a word "--LONG*" whose LONG
+//     has a one-letter boolean equivalent -X becomes "-X*", placed with the
+//     flags, so the pattern "git push --force*" covers "git push -f". Any
+//     other word containing "*" is kept as written.
+//
+// Canonical is idempotent. With the reference tool's anchored "*" glob, a
+// deny pattern "rm -rf *" (canonical "rm -f -r *") matches "rm -fr /",
+// "rm -r -f /", "/bin/rm -Rf /" and "rm --recursive --force /"; a command
+// with extra flags ("rm -rfv /", canonical "rm -f -r -v /") needs a matcher
+// that compares flags as a set, which the one-flag-per-word form allows.
+func Canonical(argv []string) []string {
+	if len(argv) == 0 {
+		return []string{}
+	}
+	u := unwrap(lits(argv))
+	flat, starts := u.flat, u.starts
+	if u.implied != "" { // xargs alone: do not write the implied echo
+		flat, starts = flat[:len(flat)-1], starts[:len(starts)-1]
+	}
+	last := starts[len(starts)-1]
+	out := make([]string, 0, len(flat)+2)
+	for i, w := range flat[:last] {
+		if slices.Contains(starts, i) {
+			out = append(out, progName(w))
+		} else {
+			out = append(out, w.s)
+		}
+	}
+	inner := strs(flat[last:])
+	inner[0] = progName(flat[last])
+	return append(out, canonSimple(inner)...)
+}
+
+// canonSimple canonicalizes one unwrapped command.
+func canonSimple(argv []string) []string {
+	prog, args := argv[0], argv[1:]
+	out := []string{prog}
+	spec := specFor(prog)
+	if prog == "git" {
+		var kept []string
+		kept, args = gitGlobals(args)
+		out = append(out, kept...)
+		if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+			return append(out, args...)
+		}
+		out = append(out, args[0])
+		spec, args = gitSpec(args[0]), args[1:]
+	}
+	if spec == nil {
+		return append(out, args...)
+	}
+	return append(out, spec.canon(args)...)
+}
+
+// gitGlobals reads git's global options before the subcommand. Those that
+// only choose a repository, a work tree or the pager are dropped; those
+// that can run code (-c, --config-env, --exec-path) are kept. It returns
+// the kept words and the arguments from the subcommand on.
+func gitGlobals(args []string) (kept, rest []string) {
+	for len(args) > 0 {
+		a := args[0]
+		switch {
+		case a == "-c" || a == "--config-env":
+			if len(args) < 2 {
+				return kept, args
+			}
+			kept = append(kept, args[:2]...)
+			args = args[2:]
+		case strings.HasPrefix(a, "--config-env=") || strings.HasPrefix(a, "--exec-path=") ||
+			len(a) > 2 && strings.HasPrefix(a, "-c"):
+			kept = append(kept, a)
+			args = args[1:]
+		case a == "-C" || a == "--git-dir" || a == "--work-tree" || a == "--namespace" || a == "--super-prefix":
+			if len(args) < 2 {
+				return kept, args
+			}
+			args = args[2:]
+		case strings.HasPrefix(a, "--git-dir=") || strings.HasPrefix(a, "--work-tree=") ||
+			strings.HasPrefix(a, "--namespace=") || strings.HasPrefix(a, "--super-prefix=") ||
+			a == "--no-pager" || a == "-p" || a == "--paginate" || a == "-P" || a == "--bare" ||
+			a == "--no-replace-objects" || a == "--literal-pathspecs" || a == "--glob-pathspecs" ||
+			a == "--noglob-pathspecs" || a == "--icase-pathspecs" || a == "--no-optional-locks" ||
+			a == "--no-advice" || a == "--no-lazy-fetch" || len(a) > 2 && strings.HasPrefix(a, "-C"):
+			args = args[1:]
+		default:
+			return kept, args
+		}
+	}
+	return kept, args
+}
+
+// flagSpec is what Canonical knows of one program's options.
+type flagSpec struct {
+	bools  string      // short boolean flags
+	values string      // short flags that take a value
+	alias  []flagAlias // letters that mean other letters
+	long   []longFlag  // long options with short equivalents
+}
+
+type flagAlias struct {
+	from byte
+	to   string
+}
+
+// longFlag maps "--name" (or an exact "--name=value") to short letters.
+type longFlag struct {
+	name  string
+	short string
+}
+
+// specFor returns the table entry of a program, or nil. A switch, not a
+// map, so that nothing is built at package initialisation.
+func specFor(prog string) *flagSpec {
+	switch prog {
+	case "rm":
+		return &rmSpec
+	case "cp":
+		return &cpSpec
+	case "mv":
+		return &mvSpec
+	case "ln":
+		return &lnSpec
+	case "chmod":
+		return &chmodSpec
+	case "chown", "chgrp":
+		return &chownSpec
+	case "mkdir":
+		return &mkdirSpec
+	case "rmdir":
+		return &rmdirSpec
+	case "touch":
+		return &touchSpec
+	case "truncate":
+		return &truncateSpec
+	case "shred":
+		return &shredSpec
+	case "ls":
+		return &lsSpec
+	case "grep", "egrep", "fgrep":
+		return &grepSpec
+	case "curl":
+		return &curlSpec
+	}
+	return nil
+}
+
+func gitSpec(sub string) *flagSpec {
+	switch sub {
+	case "push":
+		return &gitPushSpec
+	case "clean":
+		return &gitCleanSpec
+	case "reset":
+		return &gitResetSpec
+	case "checkout":
+		return &gitCheckoutSpec
+	case "switch":
+		return &gitSwitchSpec
+	case "branch":
+		return &gitBranchSpec
+	case "commit":
+		return &gitCommitSpec
+	case "add":
+		return &gitAddSpec
+	case "rm":
+		return &gitRmSpec
+	case "rebase":
+		return &gitRebaseSpec
+	case "fetch":
+		return &gitFetchSpec
+	case "tag":
+		return &gitTagSpec
+	}
+	return nil
+}
+
+var (
+	rmSpec = flagSpec{
+		bools: "dfiIrv",
+		alias: []flagAlias{{'R', "r"}},
+		long: []longFlag{{"--force", "f"}, {"--recursive", "r"}, {"--dir", "d"}, {"--verbose", "v"},
+			{"--interactive", "i"}, {"--interactive=always", "i"}, {"--interactive=once", "I"}},
+	}
+	cpSpec = flagSpec{
+		bools: "abdfHilLnPprsTuvxZ", values: "St",
+		alias: []flagAlias{{'R', "r"}},
+		long: []longFlag{{"--recursive", "r"}, {"--force", "f"}, {"--archive", "a"}, {"--interactive", "i"},
+			{"--no-clobber", "n"}, {"--verbose", "v"}, {"--link", "l"}, {"--symbolic-link", "s"},
+			{"--update", "u"}, {"--dereference", "L"}, {"--no-dereference", "P"}, {"--one-file-system", "x"},
+			{"--target-directory", "t"}, {"--suffix", "S"}, {"--no-target-directory", "T"}},
+	}
+	mvSpec = flagSpec{
+		bools: "bfinTuvZ", values: "St",
+		long: []longFlag{{"--force", "f"}, {"--interactive", "i"}, {"--no-clobber", "n"}, {"--verbose", "v"},
+			{"--update", "u"}, {"--target-directory", "t"}, {"--suffix", "S"}, {"--no-target-directory", "T"}},
+	}
+	lnSpec = flagSpec{
+		bools: "bdFfinLPrsTv", values: "St",
+		long: []longFlag{{"--symbolic", "s"}, {"--force", "f"}, {"--no-dereference", "n"}, {"--interactive", "i"},
+			{"--verbose", "v"}, {"--relative", "r"}, {"--logical", "L"}, {"--physical", "P"}, {"--directory", "d"},
+			{"--target-directory", "t"}, {"--suffix", "S"}, {"--no-target-directory", "T"}},
+	}
+	// chmod's modes look like flags (-w, -rwx): only these letters are
+	// flags, and a cluster with any other letter stays an operand.
+	chmodSpec = flagSpec{
+		bools: "cfvR",
+		long:  []longFlag{{"--recursive", "R"}, {"--changes", "c"}, {"--silent", "f"}, {"--quiet", "f"}, {"--verbose", "v"}},
+	}
+	chownSpec = flagSpec{
+		bools: "cfhHLPRv",
+		long: []longFlag{{"--recursive", "R"}, {"--changes", "c"}, {"--silent", "f"}, {"--quiet", "f"},
+			{"--verbose", "v"}, {"--no-dereference", "h"}},
+	}
+	mkdirSpec    = flagSpec{bools: "pvZ", values: "m", long: []longFlag{{"--parents", "p"}, {"--verbose", "v"}, {"--mode", "m"}}}
+	rmdirSpec    = flagSpec{bools: "pv", long: []longFlag{{"--parents", "p"}, {"--verbose", "v"}}}
+	touchSpec    = flagSpec{bools: "acfhm", values: "dtr", long: []longFlag{{"--no-create", "c"}, {"--date", "d"}, {"--reference", "r"}, {"--no-dereference", "h"}}}
+	truncateSpec = flagSpec{bools: "co", values: "rs", long: []longFlag{{"--no-create", "c"}, {"--io-blocks", "o"}, {"--reference", "r"}, {"--size", "s"}}}
+	shredSpec    = flagSpec{
+		bools: "fuvxz", values: "ns",
+		long: []longFlag{{"--force", "f"}, {"--remove", "u"}, {"--zero", "z"}, {"--iterations", "n"}, {"--size", "s"},
+			{"--verbose", "v"}, {"--exact", "x"}},
+	}
+	lsSpec = flagSpec{
+		bools: "1aAbBcCdDfFgGhHikLlmnNopqQrRsStuUvxXZ", values: "ITw",
+		long: []longFlag{{"--all", "a"}, {"--almost-all", "A"}, {"--recursive", "R"}, {"--human-readable", "h"},
+			{"--reverse", "r"}, {"--directory", "d"}, {"--inode", "i"}, {"--size", "s"}, {"--dereference", "L"},
+			{"--classify", "F"}},
+	}
+	grepSpec = flagSpec{
+		bools: "abcEFGHhiIlLnoPqRrsTUvwxyZz", values: "ABCDdefm",
+		long: []longFlag{{"--recursive", "r"}, {"--dereference-recursive", "R"}, {"--ignore-case", "i"},
+			{"--invert-match", "v"}, {"--regexp", "e"}, {"--file", "f"}, {"--files-with-matches", "l"},
+			{"--files-without-match", "L"}, {"--count", "c"}, {"--extended-regexp", "E"}, {"--fixed-strings", "F"},
+			{"--basic-regexp", "G"}, {"--perl-regexp", "P"}, {"--word-regexp", "w"}, {"--line-regexp", "x"},
+			{"--quiet", "q"}, {"--silent", "q"}, {"--no-messages", "s"}, {"--line-number", "n"},
+			{"--with-filename", "H"}, {"--no-filename", "h"}, {"--only-matching", "o"}, {"--max-count", "m"},
+			{"--after-context", "A"}, {"--before-context", "B"}, {"--context", "C"}, {"--text", "a"},
+			{"--null", "Z"}, {"--null-data", "z"}},
+	}
+	curlSpec = flagSpec{
+		bools: "0123456aBfgGiIjJklLMnNOpqRsSvVZ", values: "AbcCdDeEFHKmoPQrtTuUwxXyYz",
+		long: []longFlag{{"--output", "o"}, {"--request", "X"}, {"--header", "H"}, {"--data", "d"},
+			{"--location", "L"}, {"--silent", "s"}, {"--fail", "f"}, {"--show-error", "S"}, {"--insecure", "k"},
+			{"--include", "i"}, {"--head", "I"}, {"--remote-name", "O"}, {"--user", "u"}, {"--upload-file", "T"},
+			{"--verbose", "v"}, {"--form", "F"}, {"--user-agent", "A"}, {"--cookie", "b"}, {"--proxy", "x"},
+			{"--max-time", "m"}, {"--referer", "e"}, {"--range", "r"}, {"--get", "G"}},
+	}
+
+	gitPushSpec = flagSpec{
+		bools: "dfnquv", values: "o",
+		long: []longFlag{{"--force", "f"}, {"--delete", "d"}, {"--dry-run", "n"}, {"--quiet", "q"},
+			{"--verbose", "v"}, {"--set-upstream", "u"}, {"--push-option", "o"}},
+	}
+	gitCleanSpec = flagSpec{
+		bools: "dfinqXx", values: "e",
+		long: []longFlag{{"--force", "f"}, {"--dry-run", "n"}, {"--quiet", "q"}, {"--interactive", "i"}, {"--exclude", "e"}},
+	}
+	gitResetSpec    = flagSpec{bools: "Npq", long: []longFlag{{"--quiet", "q"}, {"--patch", "p"}, {"--intent-to-add", "N"}}}
+	gitCheckoutSpec = flagSpec{
+		bools: "fmpqt", values: "bB",
+		long: []longFlag{{"--force", "f"}, {"--merge", "m"}, {"--patch", "p"}, {"--quiet", "q"}, {"--track", "t"}},
+	}
+	gitSwitchSpec = flagSpec{
+		bools: "dfmqt", values: "cC",
+		long: []longFlag{{"--create", "c"}, {"--force-create", "C"}, {"--detach", "d"}, {"--force", "f"},
+			{"--discard-changes", "f"}, {"--merge", "m"}, {"--quiet", "q"}, {"--track", "t"}},
+	}
+	gitBranchSpec = flagSpec{
+		bools: "acdfilmqrtv", values: "u",
+		alias: []flagAlias{{'D', "df"}, {'M', "mf"}, {'C', "cf"}},
+		long: []longFlag{{"--delete", "d"}, {"--force", "f"}, {"--move", "m"}, {"--copy", "c"}, {"--remotes", "r"},
+			{"--all", "a"}, {"--list", "l"}, {"--verbose", "v"}, {"--quiet", "q"}, {"--set-upstream-to", "u"},
+			{"--ignore-case", "i"}, {"--track", "t"}},
+	}
+	gitCommitSpec = flagSpec{
+		bools: "aenpqsvz", values: "cCFmt",
+		long: []longFlag{{"--all", "a"}, {"--message", "m"}, {"--file", "F"}, {"--no-verify", "n"}, {"--quiet", "q"},
+			{"--signoff", "s"}, {"--verbose", "v"}, {"--edit", "e"}, {"--patch", "p"}, {"--reuse-message", "C"},
+			{"--reedit-message", "c"}, {"--template", "t"}, {"--null", "z"}},
+	}
+	gitAddSpec = flagSpec{
+		bools: "AefiNnpuv",
+		long: []longFlag{{"--all", "A"}, {"--edit", "e"}, {"--force", "f"}, {"--interactive", "i"},
+			{"--intent-to-add", "N"}, {"--dry-run", "n"}, {"--patch", "p"}, {"--update", "u"}, {"--verbose", "v"}},
+	}
+	gitRmSpec     = flagSpec{bools: "fnqr", long: []longFlag{{"--force", "f"}, {"--dry-run", "n"}, {"--quiet", "q"}}}
+	gitRebaseSpec = flagSpec{
+		bools: "fiqv", values: "sxX",
+		long: []longFlag{{"--interactive", "i"}, {"--force-rebase", "f"}, {"--quiet", "q"}, {"--verbose", "v"},
+			{"--exec", "x"}, {"--strategy", "s"}, {"--strategy-option", "X"}},
+	}
+	gitFetchSpec = flagSpec{
+		bools: "afmnpqtv", values: "j",
+		long: []longFlag{{"--all", "a"}, {"--force", "f"}, {"--multiple", "m"}, {"--dry-run", "n"}, {"--prune", "p"},
+			{"--quiet", "q"}, {"--tags", "t"}, {"--verbose", "v"}, {"--jobs", "j"}},
+	}
+	gitTagSpec = flagSpec{
+		bools: "adfsv", values: "Fmu",
+		long: []longFlag{{"--annotate", "a"}, {"--delete", "d"}, {"--force", "f"}, {"--sign", "s"}, {"--verify", "v"},
+			{"--message", "m"}, {"--file", "F"}, {"--local-user", "u"}},
+	}
+)
+
+// letters resolves one short option letter through the aliases.
+func (s *flagSpec) letters(c byte) string {
+	for _, a := range s.alias {
+		if a.from == c {
+			return a.to
+		}
+	}
+	return string(c)
+}
+
+func (s *flagSpec) isBool(c byte) bool  { return strings.IndexByte(s.bools, c) >= 0 }
+func (s *flagSpec) isValue(c byte) bool { return strings.IndexByte(s.values, c) >= 0 }
+
+// longShort finds the short letters of a long option: first the exact
+// word (--interactive=once), then its name (--message=x).
+func (s *flagSpec) longShort(arg string) (short string, val string, hasVal bool, ok bool) {
+	for _, l := range s.long {
+		if l.name == arg {
+			return l.short, "", false, true
+		}
+	}
+	name, v, eq := strings.Cut(arg, "=")
+	if !eq {
+		return "", "", false, false
+	}
+	for _, l := range s.long {
+		if l.name == name && len(l.short) == 1 && s.isValue(l.short[0]) {
+			return l.short, v, true, true
+		}
+	}
+	return "", "", false, false
+}
+
+// canon rearranges the arguments of one table program; see Canonical.
+func (s *flagSpec) canon(args []string) []string {
+	var (
+		flags    []string // "-x" and "-x*", sorted later
+		others   []string
+		values   []string // "-m", "VALUE" pairs
+		operands []string
+		dangling []string // a value option with no value left
+	)
+	addFlag := func(f string) {
+		if !slices.Contains(flags, f) {
+			flags = append(flags, f)
+		}
+	}
+	addValue := func(c byte, val string, hasVal bool, i *int) {
+		switch {
+		case hasVal:
+			values = append(values, "-"+string(c), val)
+		case *i+1 < len(args):
+			*i++
+			values = append(values, "-"+string(c), args[*i])
+		default:
+			dangling = append(dangling, "-"+string(c))
+		}
+	}
+	dashdash := false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case dashdash || a == "-" || !strings.HasPrefix(a, "-"):
+			operands = append(operands, a)
+		case a == "--":
+			dashdash = true
+		case strings.HasPrefix(a, "--"):
+			if short, val, hasVal, ok := s.longShort(a); ok {
+				if len(short) == 1 && s.isValue(short[0]) {
+					addValue(short[0], val, hasVal, &i)
+					continue
+				}
+				for j := 0; j < len(short); j++ {
+					addFlag("-" + short[j:j+1])
+				}
+				continue
+			}
+			if strings.Count(a, "*") == 1 && strings.HasSuffix(a, "*") {
+				if short, _, _, ok := s.longShort(a[:len(a)-1]); ok && len(short) == 1 && s.isBool(short[0]) {
+					addFlag("-" + short + "*")
+					continue
+				}
+			}
+			others = append(others, a)
+		case len(a) == 3 && a[2] == '*' && s.isBool(a[1]):
+			addFlag(a) // "-f*", as Canonical writes a glob-suffixed long option
+		default:
+			if !s.cluster(a, addFlag, addValue, &i) {
+				others = append(others, a)
+			}
+		}
+	}
+	if s == &gitPushSpec {
+		for _, o := range operands {
+			if len(o) > 1 && o[0] == '+' {
+				addFlag("-f")
+			}
+		}
+	}
+	slices.SortStableFunc(flags, func(x, y string) int { return strings.Compare(x[1:], y[1:]) })
+	slices.Sort(others)
+	out := make([]string, 0, len(args)+len(flags))
+	out = append(out, flags...)
+	out = append(out, others...)
+	out = append(out, values...)
+	for _, o := range operands {
+		if len(o) > 1 && o[0] == '-' {
+			out = append(out, "--")
+			break
+		}
+	}
+	out = append(out, operands...)
+	return append(out, dangling...)
+}
+
+// cluster splits a short-option word when every letter is known; the
+// first letter that takes a value ends it. It adds nothing and returns
+// false otherwise.
+func (s *flagSpec) cluster(a string, addFlag func(string), addValue func(byte, string, bool, *int), i *int) bool {
+	var found []string
+	j := 1
+	for ; j < len(a); j++ {
+		ls := s.letters(a[j])
+		if len(ls) == 1 && s.isValue(ls[0]) {
+			break
+		}
+		for k := 0; k < len(ls); k++ {
+			if !s.isBool(ls[k]) {
+				return false
+			}
+			found = append(found, "-"+ls[k:k+1])
+		}
+	}
+	for _, f := range found {
+		addFlag(f)
+	}
+	if j < len(a) {
+		c := s.letters(a[j])[0]
+		addValue(c, a[j+1:], j+1 < len(a), i)
+	}
+	return true
+}

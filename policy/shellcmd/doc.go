@@ -1,0 +1,72 @@
+// Package shellcmd parses a command line into normalized simple commands;
+// it never expands, runs or reads files.
+//
+// It is the first step of agent-shell's policy decision: a rule is matched
+// against what a command line would run, not against its text. [Parse]
+// reads the line with mvdan.cc/sh/v3/syntax (bash dialect) and reports
+// every simple command it finds, wherever it is.
+//
+// # What Parse decides
+//
+//   - Where commands are: in lists (;, &&, ||, &, newlines), pipelines (|,
+//     |&), subshells, blocks, if/while/until/for/select/case bodies and
+//     conditions, function bodies, coproc and time, command substitutions
+//     ($( ) and backticks, also inside double quotes, parameter expansions,
+//     arithmetic, redirect targets and unquoted heredocs) and process
+//     substitutions. The assignments of declare/export/local/readonly/
+//     typeset are commands too; [[ ]], (( )) and let are not (only the
+//     substitutions inside them are).
+//   - Which code is not written as a command but runs: the script of a
+//     shell (sh, bash, zsh, dash, ksh, mksh, ash, yash, posh, lksh) given an
+//     option cluster holding c (-c, -lc, -ec, -c -e), or fed on standard input
+//     by a heredoc, a here-string or a pipe from an echo or printf of static
+//     text; the words of eval (joined by spaces); the action of trap; su -c,
+//     flock FILE -c and watch (its arguments joined); GNU parallel's command
+//     (joined, once per static ::: argument, the argument quoted in place of
+//     {} or appended); the commands of find -exec, -execdir, -ok and -okdir.
+//     Shell bodies are parsed recursively, at most [MaxDepth] deep; each
+//     level adds one to [Command.Depth]. find runs its -exec commands at
+//     the same depth.
+//   - find -delete is reported as an extra command, [rm -r -f ROOT...]
+//     (Implied "find -delete"), so that a deny rule for "rm -rf *" also
+//     stops "find / -delete". It over-approximates: find . -name '*.o'
+//     -delete deletes less than rm -r -f . would.
+//   - Normalization of each command: leading assignments go to
+//     [Command.Assigns]; wrappers are unwrapped into [Command.Layers] (env
+//     with its options, -S and assignments; command, builtin, exec, nohup,
+//     time, timeout, nice, ionice, stdbuf, chrt, taskset, setsid, flock,
+//     chroot, pkexec, busybox, watch -x, sudo and doas with their options,
+//     xargs); quotes and escapes are removed ($'...' decoded); brace
+//     expansions are expanded ({rm,-rf,/} is rm -rf /); the program is
+//     reduced to its basename ([Command.Path] keeps it as written);
+//     redirections become [Redirect] values.
+//   - What is unknown: a program that is not static ($X, $(echo rm),
+//     "${CMD}", a glob such as r*), a wrapper or find argument whose
+//     expansion could change what runs, a shell body or eval argument that
+//     is not static (bash -c "$X", bash -c "rm $DIR"), a body nested deeper
+//     than [MaxDepth], and a line that does not parse or nests too deeply
+//     ([Line.Err]). A caller must treat an unknown command or line as
+//     unknown, never allow it.
+//   - What is data and so not a command: the arguments of echo, git commit
+//     -m and the like, single-quoted strings, quoted heredocs, comments.
+//
+// Words whose value is not known statically keep their source text in
+// Argv ("$HOME", "$(date)") and mark the command [Command.Dynamic]; the
+// arguments xargs, parallel and find supply at run time ({} and appended
+// arguments) do too. Globs and tildes are kept as written (rm -rf ~/* has
+// the argument "~/*") and do not make a command dynamic, except that a
+// program name that is a glob is unknown.
+//
+// [Canonical] puts a command's options in one canonical form, for matching
+// a pattern and a command canonicalized the same way; its documentation
+// states the contract.
+//
+// # What it never does
+//
+// It never expands parameters, globs or tildes, never runs a command
+// substitution, never reads a script file, PATH, aliases or functions
+// defined elsewhere, and never consults the environment. bash script.sh,
+// python -c CODE and source FILE are commands whose effects the caller's
+// effects table must judge. Nothing is computed at package initialisation:
+// every hook call is a process start.
+package shellcmd

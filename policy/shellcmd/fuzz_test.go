@@ -1,0 +1,53 @@
+package shellcmd
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// FuzzParse checks that Parse never panics, never hides a parse error, and
+// keeps its invariants (see checkLine); Canonical stays idempotent on
+// every command it reports. Seeds: the table of TestParse.
+func FuzzParse(f *testing.F) {
+	for _, tt := range parseTests {
+		f.Add(tt.in)
+	}
+	for _, s := range []string{
+		"echo 'abc", "(ls", "cat <<EOF\nx", "a |", "$(", "${x", "case x in", "{a,b}{c,d}",
+		"sudo -u", "env -S", "xargs -I", "find . -exec", "parallel :::", "bash -c", "eval",
+		"git -C", "timeout", "trap", "su -c", "flock f -c", "watch", "echo x | sh",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		checkLine(t, src, Parse(src))
+	})
+}
+
+// FuzzCanonical checks that Canonical never panics, never modifies its
+// input, and is idempotent. Words are separated by spaces in the input.
+func FuzzCanonical(f *testing.F) {
+	for _, s := range []string{
+		"rm -rf /", "rm --recursive --force /", "git -C d push --force", "git commit -am m",
+		"git commit -m", "sudo -u root rm -fR /", "env -S 'rm -rf' x", "xargs", "xargs -I{} rm {}",
+		"git push --force*", "rm -- -x", "grep -A3 x -e", "git branch -D x", "curl -fsSLo out u",
+		"chmod -rwx f", "git -c a=b -C x push -f +m", "timeout 5 nice -n 1 rm -rf /", "",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		argv := strings.Split(s, " ")
+		orig := slices.Clone(argv)
+		once := Canonical(argv)
+		if !slices.Equal(argv, orig) {
+			t.Fatalf("Canonical modified its input: %q -> %q", orig, argv)
+		}
+		if len(once) == 0 {
+			t.Fatalf("Canonical(%q) is empty", argv)
+		}
+		if twice := Canonical(once); !slices.Equal(once, twice) {
+			t.Fatalf("Canonical is not idempotent on %q: %q then %q", argv, once, twice)
+		}
+	})
+}

@@ -1,0 +1,178 @@
+package shellcmd
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// MaxDepth bounds how many shell bodies (bash -c, eval, trap, su -c, parallel,
+// a heredoc fed to a shell, ...) may nest inside one another. A body that would
+// be parsed deeper makes the command that carries it unknown.
+const MaxDepth = 8
+
+// Limits that keep a hostile line from costing more than a hook can afford.
+// Going past one never drops a command: it makes the line or the command
+// unknown.
+const (
+	maxNest       = 200     // syntax nesting (subshells, substitutions, ...) walked
+	maxCommands   = 10000   // commands reported for one line
+	maxBodyBytes  = 4 << 20 // bytes of nested bodies parsed for one line
+	maxBraceWords = 1024    // words a brace expansion may produce
+	maxLayers     = 32      // wrappers unwrapped around one command
+)
+
+// ErrInternal marks a bug in this package caught at run time: Parse turns a
+// panic into a [Line] with this error rather than crash the hook.
+var ErrInternal = errors.New("shellcmd: internal error")
+
+// Line is a parsed command line.
+type Line struct {
+	// Commands holds every simple command found anywhere in the line, in
+	// source order: an enclosing command comes before the commands found in
+	// its arguments, its shell body or its find -exec.
+	Commands []Command
+
+	// Pipelines holds every pipeline of two or more stages, in source order.
+	Pipelines []Pipeline
+
+	// Assigns holds assignments that stand alone (X=1; cmd). They run
+	// nothing but change variables for the commands after them (PATH,
+	// LD_PRELOAD, IFS...). Entries are NAME=value, normalized.
+	Assigns []string
+
+	// Err is non-nil when the line could not be analysed: a parse error
+	// (unbalanced quotes or parentheses...) or a line nested too deeply.
+	// Commands then holds what a best-effort reading found, which may be
+	// incomplete; a caller may use it to deny, never to allow.
+	Err error
+}
+
+// Pipeline lists the stages of one pipeline (a | b | c), in order. Each
+// stage holds the indexes into [Line.Commands] of every command found in
+// that stage; the stage's own command comes first, followed by commands
+// nested in it (substitutions, shell bodies, find -exec). A stage that is a
+// compound command ({ a; b; }, a subshell, a loop) lists all its commands.
+type Pipeline [][]int
+
+// Command is one simple command, normalized.
+type Command struct {
+	// Argv is the command as it runs, after unwrapping wrappers: quotes and
+	// escapes removed, brace expansions expanded, and Argv[0] reduced to its
+	// basename. Parts that are not static (a parameter expansion, a
+	// substitution) keep their source text, e.g. "$HOME" or "$(date)".
+	Argv []string
+
+	// Path is the program of Argv[0] as written (quotes removed), e.g.
+	// "/bin/rm", for executable identity. For an implied command it is
+	// Argv[0].
+	Path string
+
+	// Layers holds each layer of a wrapped command, outermost first; the
+	// last layer is Argv. "sudo -u root env FOO=1 rm -rf /" gives
+	// [sudo -u root env FOO=1 rm -rf /], [env FOO=1 rm -rf /], [rm -rf /].
+	// Each layer's program word is reduced to its basename. A command with
+	// no wrapper has one layer. Layers may share storage with Argv: do not
+	// modify them.
+	Layers [][]string
+
+	// Assigns lists the environment assignments the command runs with, as
+	// NAME=value: leading VAR=val words, then those given to env or sudo.
+	Assigns []string
+
+	// Redirects lists the redirections that apply to the command: its own,
+	// then those of every enclosing compound command ({ a; } > f).
+	Redirects []Redirect
+
+	// Unknown is non-empty when what runs cannot be known statically; it
+	// says why ("program is not static: $X", "bash -c script is not
+	// static", ...). A caller must never allow an unknown command.
+	Unknown string
+
+	// Implied is non-empty when the command was not written as such but
+	// stands for what another command does; it says what implies it.
+	// "find / -delete" implies [rm -r -f /] (Implied "find -delete"), "xargs"
+	// alone implies [echo], "sudo -s" implies [sh].
+	Implied string
+
+	// Substitution reports a command substitution ($( ) or backticks) or a
+	// process substitution anywhere in the command's words, assignments or
+	// redirections.
+	Substitution bool
+
+	// Dynamic reports that some word of Argv (or of a wrapper layer) is not
+	// known statically: it holds a parameter expansion, a substitution, or
+	// an argument that xargs, parallel or find -exec supply at run time.
+	Dynamic bool
+
+	// Depth is 0 at top level and one more inside each shell body (bash -c,
+	// eval, ...).
+	Depth int
+}
+
+// Redirect is one redirection of a command.
+type Redirect struct {
+	// Op is the operator with its file descriptor as written: ">", "2>",
+	// ">>", "&>", "<", "<>", ">|", "2>&", "<<", "<<<", ...
+	Op string
+	// Target is the normalized target word: a file name, a descriptor
+	// number for duplications, and empty for heredocs and here-strings.
+	Target string
+	// File reports that Target names a file. It is false for descriptor
+	// duplications and closings (2>&1, >&-), heredocs and here-strings.
+	File bool
+	// Write reports that the file is opened for writing (>, >>, >|, &>,
+	// &>>, <>, >&file). A File redirection that does not write reads.
+	Write bool
+	// Dynamic reports that the target is not known statically.
+	Dynamic bool
+}
+
+// Unknown reports whether the line must be treated as unknown: it did not
+// parse, or some command in it is unknown.
+func (l *Line) Unknown() bool {
+	return l.UnknownReason() != ""
+}
+
+// UnknownReason says why the line is unknown, or returns "" when it is
+// not: the parse error, or the reason of the first unknown command.
+func (l *Line) UnknownReason() string {
+	if l.Err != nil {
+		return l.Err.Error()
+	}
+	for i := range l.Commands {
+		if r := l.Commands[i].Unknown; r != "" {
+			return fmt.Sprintf("%s: %s", strings.Join(l.Commands[i].Argv, " "), r)
+		}
+	}
+	return ""
+}
+
+// Parse parses a command line (bash syntax) into its normalized simple
+// commands. It never panics, never expands, runs or reads anything, and
+// never returns a Line that hides a failure: see [Line.Unknown].
+func Parse(src string) (line *Line) {
+	line = &Line{}
+	defer func() {
+		if r := recover(); r != nil {
+			line.Err = fmt.Errorf("%w: %v", ErrInternal, r)
+		}
+	}()
+	// Most lines hold a handful of commands: size for them up front.
+	line.Commands = make([]Command, 0, 8)
+	st := &state{line: line, meta: make([]cmdMeta, 0, 8), parser: syntax.NewParser(syntax.Variant(syntax.LangBash))}
+	w := &walker{st: st, src: src}
+	f, err := st.parser.Parse(strings.NewReader(src), "")
+	if err != nil {
+		line.Err = fmt.Errorf("parse command line: %w", err)
+	}
+	if f != nil {
+		w.stmts(f.Stmts)
+	}
+	if line.Err == nil && st.err != nil {
+		line.Err = st.err
+	}
+	return line
+}

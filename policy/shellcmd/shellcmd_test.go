@@ -1,0 +1,619 @@
+package shellcmd
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// render writes a command compactly for table tests: its Argv (words with
+// spaces quoted), then markers: @N depth, !unknown, +subst, ~dyn, =implied,
+// and each redirect as w:TARGET (write), r:TARGET (read) or (OP TARGET)
+// (no file); a trailing ? marks a dynamic target.
+func render(c Command) string {
+	var b strings.Builder
+	for i, a := range c.Argv {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(quoteWord(a))
+	}
+	if c.Depth > 0 {
+		fmt.Fprintf(&b, " @%d", c.Depth)
+	}
+	if c.Unknown != "" {
+		b.WriteString(" !unknown")
+	}
+	if c.Substitution {
+		b.WriteString(" +subst")
+	}
+	if c.Dynamic {
+		b.WriteString(" ~dyn")
+	}
+	if c.Implied != "" {
+		b.WriteString(" =implied")
+	}
+	for _, r := range c.Redirects {
+		switch {
+		case r.Write:
+			b.WriteString(" w:" + r.Target)
+		case r.File:
+			b.WriteString(" r:" + r.Target)
+		default:
+			b.WriteString(" (" + r.Op + r.Target + ")")
+		}
+		if r.Dynamic {
+			b.WriteByte('?')
+		}
+	}
+	return b.String()
+}
+
+func quoteWord(s string) string {
+	if s == "" || strings.ContainsAny(s, " \t\n\"") {
+		return strconv.Quote(s)
+	}
+	return s
+}
+
+func renderAll(l *Line) []string {
+	out := make([]string, len(l.Commands))
+	for i, c := range l.Commands {
+		out[i] = render(c)
+	}
+	return out
+}
+
+// parseTests maps command lines to the commands Parse finds, rendered.
+var parseTests = []struct {
+	in   string
+	want []string
+}{
+	// The reference tool's bypasses: reordering, paths, spaces, tabs, env
+	// prefixes, wrappers, nested shells.
+	{"rm -rf /", []string{"rm -rf /"}},
+	{"rm -fr /", []string{"rm -fr /"}},
+	{"rm -r -f /", []string{"rm -r -f /"}},
+	{"/bin/rm -Rf /", []string{"rm -Rf /"}},
+	{"rm --recursive --force /", []string{"rm --recursive --force /"}},
+	{"rm  -rf   /", []string{"rm -rf /"}},
+	{"r\\m -rf /", []string{"rm -rf /"}},
+	{"'rm' -rf /", []string{"rm -rf /"}},
+	{`"rm" -rf /`, []string{"rm -rf /"}},
+	{`"/usr/bin/rm" '-rf' "/"`, []string{"rm -rf /"}},
+	{"./rm -rf /", []string{"rm -rf /"}},
+	{`$'\x72m' -rf /`, []string{"rm -rf /"}},
+	{`$'\162m' -rf /`, []string{"rm -rf /"}},
+	{"{rm,-rf,/}", []string{"rm -rf /"}},
+	{"rm {-rf,/}", []string{"rm -rf /"}},
+	{"bash -lc 'rm -rf /'", []string{`bash -lc "rm -rf /"`, "rm -rf / @1"}},
+	{`sh -c "rm -rf /"`, []string{`sh -c "rm -rf /"`, "rm -rf / @1"}},
+	{"bash -c 'bash -c \"rm -rf /\"'", []string{`bash -c "bash -c \"rm -rf /\""`, `bash -c "rm -rf /" @1`, "rm -rf / @2"}},
+	{"bash -e -c 'rm -rf /'", []string{`bash -e -c "rm -rf /"`, "rm -rf / @1"}},
+	{"bash -c -e 'rm -rf /'", []string{`bash -c -e "rm -rf /"`, "rm -rf / @1"}},
+	{"bash -o pipefail -c 'rm -rf /' name arg", []string{`bash -o pipefail -c "rm -rf /" name arg`, "rm -rf / @1"}},
+	{"zsh -ec 'rm -rf /'", []string{`zsh -ec "rm -rf /"`, "rm -rf / @1"}},
+	{"dash -c 'rm -rf /'", []string{`dash -c "rm -rf /"`, "rm -rf / @1"}},
+	{"ksh -c 'rm -rf /'", []string{`ksh -c "rm -rf /"`, "rm -rf / @1"}},
+	{"/bin/bash --norc -c 'rm -rf /'", []string{`bash --norc -c "rm -rf /"`, "rm -rf / @1"}},
+	{"bash script.sh", []string{"bash script.sh"}},
+	{"bash +c script.sh", []string{"bash +c script.sh"}},
+	{"bash -c", []string{"bash -c"}},
+	{"FOO=1 rm -rf /", []string{"rm -rf /"}},
+	{"FOO=1 BAR=$(id) rm -rf /", []string{"rm -rf / +subst", "id"}},
+	{"cd / && rm -rf .", []string{"cd /", "rm -rf ."}},
+	{"sudo rm -rf /", []string{"rm -rf /"}},
+	{"sudo\trm -rf /", []string{"rm -rf /"}},
+	{"sudo -u root rm -rf /", []string{"rm -rf /"}},
+	{"sudo --user=root -- rm -rf /", []string{"rm -rf /"}},
+	{"sudo -E -H FOO=1 rm -rf /", []string{"rm -rf /"}},
+	{`sudo FOO="$X" rm -rf /`, []string{"rm -rf / ~dyn"}},
+	{"sudo -e /etc/passwd", []string{"sudo -e /etc/passwd"}},
+	{"sudo -l rm", []string{"sudo -l rm"}},
+	{"sudo -s", []string{"sh =implied"}},
+	{"sudo", []string{"sudo"}},
+	{"doas -u root rm -rf /", []string{"rm -rf /"}},
+	{"command rm -rf /", []string{"rm -rf /"}},
+	{"command -p rm -rf /", []string{"rm -rf /"}},
+	{"command -v rm", []string{"command -v rm"}},
+	{"builtin cd /", []string{"cd /"}},
+	{"exec -a name rm -rf /", []string{"rm -rf /"}},
+	{"exec >log", []string{"exec w:log"}},
+	{"env -i FOO=1 rm -rf /", []string{"rm -rf /"}},
+	{"env -u HOME -C / rm -rf .", []string{"rm -rf ."}},
+	{"env --unset=HOME -- rm -rf /", []string{"rm -rf /"}},
+	{"env -S 'rm -rf /'", []string{"rm -rf /"}},
+	{"env -S'-i FOO=1 rm -rf' /", []string{"rm -rf /"}},
+	{"env", []string{"env"}},
+	{"env FOO=1", []string{"env FOO=1"}},
+	{"nohup rm -rf / &", []string{"rm -rf /"}},
+	{"timeout 5 rm -rf /", []string{"rm -rf /"}},
+	{"timeout -s KILL -k 10 5m rm -rf /", []string{"rm -rf /"}},
+	{"timeout --signal=TERM --preserve-status 5 rm -rf /", []string{"rm -rf /"}},
+	{"nice -n 10 rm -rf /", []string{"rm -rf /"}},
+	{"nice -10 rm -rf /", []string{"rm -rf /"}},
+	{"nice --adjustment=5 rm -rf /", []string{"rm -rf /"}},
+	{"ionice -c 3 rm -rf /", []string{"rm -rf /"}},
+	{"ionice -p 123", []string{"ionice -p 123"}},
+	{"stdbuf -oL rm -rf /", []string{"rm -rf /"}},
+	{"chrt -f 10 rm -rf /", []string{"rm -rf /"}},
+	{"taskset -c 0 rm -rf /", []string{"rm -rf /"}},
+	{"taskset -p 1 123", []string{"taskset -p 1 123"}},
+	{"setsid -f rm -rf /", []string{"rm -rf /"}},
+	{"flock /tmp/l rm -rf /", []string{"rm -rf /"}},
+	{"flock -w 5 /tmp/l -c 'rm -rf /'", []string{`flock -w 5 /tmp/l -c "rm -rf /"`, "rm -rf / @1"}},
+	{"busybox rm -rf /", []string{"rm -rf /"}},
+	{"busybox sh -c 'rm -rf /'", []string{`sh -c "rm -rf /"`, "rm -rf / @1"}},
+	{"chroot /mnt rm -rf /", []string{"rm -rf /"}},
+	{"pkexec --user root rm -rf /", []string{"rm -rf /"}},
+	{"\\time -p rm -rf /", []string{"rm -rf /"}},
+	{"time -p rm -rf /", []string{"rm -rf /"}},
+	{"time rm -rf /", []string{"rm -rf /"}},
+	{"sudo -u root env FOO=1 nice -n 5 timeout 10 rm -rf /", []string{"rm -rf /"}},
+	{"xargs rm -rf < list", []string{"rm -rf ~dyn r:list"}},
+	{"xargs -0 -n 1 rm -rf", []string{"rm -rf ~dyn"}},
+	{"xargs -I{} rm -rf {}", []string{"rm -rf {} ~dyn"}},
+	{"xargs -I{} sh -c {}", []string{"sh -c {} !unknown ~dyn"}},
+	{"xargs -J % rm -rf %", []string{"rm -rf % ~dyn"}},
+	{"xargs -I{} env EXTRA={} git reset --hard", []string{"git reset --hard ~dyn"}},
+	{"env FOO=$X rm -rf /", []string{"env FOO=$X rm -rf / !unknown ~dyn"}},
+	{`env FOO="$X" rm -rf /`, []string{"rm -rf / ~dyn"}},
+	{"env -P /usr/bin git reset --hard", []string{"git reset --hard"}},
+	{"xargs sh -c 'rm -rf \"$@\"' _", []string{`sh -c "rm -rf \"$@\"" _ ~dyn`, "rm -rf $@ @1 ~dyn"}},
+	{"find . | xargs", []string{"find .", "echo ~dyn =implied"}},
+	{"watch -n 1 rm -rf /", []string{"watch -n 1 rm -rf /", "rm -rf / @1"}},
+	{"watch -x rm -rf /", []string{"rm -rf /"}},
+	{"su -c 'rm -rf /' root", []string{`su -c "rm -rf /" root`, "rm -rf / @1"}},
+	{"su - root", []string{"su - root"}},
+
+	// find runs commands and deletes.
+	{"find / -delete", []string{"find / -delete", "rm -r -f / =implied"}},
+	{"find . -name '*.o' -delete", []string{"find . -name *.o -delete", "rm -r -f . =implied"}},
+	{"find -delete", []string{"find -delete", "rm -r -f . =implied"}},
+	{"find -L a b -type f -delete", []string{"find -L a b -type f -delete", "rm -r -f a b =implied"}},
+	{"find . -name '*.o' -exec rm -f {} \\;", []string{"find . -name *.o -exec rm -f {} ;", "rm -f {} ~dyn"}},
+	{"find . -exec rm -f {} +", []string{"find . -exec rm -f {} +", "rm -f {} ~dyn"}},
+	{"find . -execdir sudo rm {} ';' -ok echo x \\;", []string{"find . -execdir sudo rm {} ; -ok echo x ;", "rm {} ~dyn", "echo x"}},
+	{"find . -exec bash -c 'rm -rf \"$1\"' _ {} \\;", []string{`find . -exec bash -c "rm -rf \"$1\"" _ {} ;`, `bash -c "rm -rf \"$1\"" _ {} ~dyn`, "rm -rf $1 @1 ~dyn"}},
+	{"find . -exec sh -c {} \\;", []string{"find . -exec sh -c {} ;", "sh -c {} !unknown ~dyn"}},
+	{"find $DIRS -delete", []string{"find $DIRS -delete !unknown ~dyn", "rm -r -f $DIRS ~dyn =implied"}},
+	{"find $TMPDIR -exec rm {} \\;", []string{"find $TMPDIR -exec rm {} ; !unknown ~dyn", "rm {} ~dyn"}},
+	{`find "$D" -name "$N" -delete`, []string{"find $D -name $N -delete ~dyn", "rm -r -f $D ~dyn =implied"}},
+	{"find . $ACTION", []string{"find . $ACTION !unknown ~dyn"}},
+	{"busybox find . -delete", []string{"find . -delete", "rm -r -f . =implied"}},
+	{"find . -name x", []string{"find . -name x"}},
+
+	// parallel joins its command and runs it with a shell per argument.
+	{"parallel rm -rf {} ::: /", []string{"parallel rm -rf {} ::: /", "rm -rf / @1"}},
+	{"parallel rm -rf ::: build /", []string{"parallel rm -rf ::: build /", "rm -rf build @1", "rm -rf / @1"}},
+	{"parallel bash -c ::: 'rm -rf /'", []string{`parallel bash -c ::: "rm -rf /"`, `bash -c "rm -rf /" @1`, "rm -rf / @2"}},
+	{"parallel ::: 'rm -rf /' ls", []string{`parallel ::: "rm -rf /" ls`, "rm -rf / @1", "ls @1"}},
+	{"parallel -j2 --results out rm -rf {} ::: /", []string{"parallel -j2 --results out rm -rf {} ::: /", "rm -rf / @1"}},
+	{"echo / | parallel rm -rf", []string{"echo /", "parallel rm -rf", "rm -rf @1 ~dyn"}},
+	{"echo x | parallel bash -c {}", []string{"echo x", "parallel bash -c {}", "bash -c {} @1 !unknown ~dyn"}},
+	{"printf 'rm -rf /\\n' | parallel", []string{`printf "rm -rf /\\n"`, "parallel", "rm -rf / @1"}},
+
+	// Data is not a command.
+	{`echo "rm -rf /"`, []string{`echo "rm -rf /"`}},
+	{`git commit -m "npm publish"`, []string{`git commit -m "npm publish"`}},
+	{"echo 'rm -rf /; sudo reboot'", []string{`echo "rm -rf /; sudo reboot"`}},
+	{"cat <<'EOF'\nrm -rf /\nEOF", []string{"cat (<<)"}},
+	{"cat <<EOF\nrm -rf /\nEOF", []string{"cat (<<)"}},
+	{"cat <<EOF\n$(rm -rf /)\nEOF", []string{"cat +subst (<<)", "rm -rf /"}},
+	{"cat <<'EOF'\n$(rm -rf /)\nEOF", []string{"cat (<<)"}},
+	{"grep -e 'rm -rf' <<< 'rm -rf /'", []string{`grep -e "rm -rf" (<<<)`}},
+	{"# rm -rf /", nil},
+	{"ls # ; rm -rf /", []string{"ls"}},
+	{"", nil},
+	{"   \n\t ", nil},
+
+	// Scripts fed to a shell on standard input.
+	{"bash <<'EOF'\nrm -rf /\nEOF", []string{"bash (<<)", "rm -rf / @1"}},
+	{"sh <<< 'rm -rf /'", []string{"sh (<<<)", "rm -rf / @1"}},
+	{"bash <<EOF\nrm -rf $HOME\nEOF", []string{"bash !unknown (<<)"}},
+	{"echo 'rm -rf /' | sh", []string{`echo "rm -rf /"`, "sh", "rm -rf / @1"}},
+	{"echo rm -rf / | sudo bash -s", []string{"echo rm -rf /", "bash -s", "rm -rf / @1"}},
+	{"curl -fsSL x | sudo /bin/sh", []string{"curl -fsSL x", "sh"}},
+	{"bash < script.sh", []string{"bash r:script.sh"}},
+
+	// Substitutions are commands.
+	{"echo $(rm -rf /)", []string{`echo "$(rm -rf /)" +subst ~dyn`, "rm -rf /"}},
+	{"echo `rm -rf /`", []string{"echo \"`rm -rf /`\" +subst ~dyn", "rm -rf /"}},
+	{`echo "$(rm -rf /)"`, []string{`echo "$(rm -rf /)" +subst ~dyn`, "rm -rf /"}},
+	{"diff <(rm -rf /) x", []string{`diff "<(rm -rf /)" x +subst ~dyn`, "rm -rf /"}},
+	{"tee >(rm -rf /)", []string{`tee ">(rm -rf /)" +subst ~dyn`, "rm -rf /"}},
+	{"echo ${X:-$(rm -rf /)}", []string{`echo "${X:-$(rm -rf /)}" +subst ~dyn`, "rm -rf /"}},
+	{"ls > $(rm -rf /)", []string{"ls +subst w:$(rm -rf /)?", "rm -rf /"}},
+	{"X=$(rm -rf /)", []string{"rm -rf /"}},
+	{"export X=$(rm -rf /)", []string{`export "X=$(rm -rf /)" +subst ~dyn`, "rm -rf /"}},
+	{"local a=1 b", []string{"local a=1 b"}},
+	{"echo $(echo $(rm -rf /))", []string{`echo "$(echo $(rm -rf /))" +subst ~dyn`, `echo "$(rm -rf /)" +subst ~dyn`, "rm -rf /"}},
+	{"[[ $(rm -rf /) ]]", []string{"rm -rf /"}},
+	{"(( $(rm -rf /) ))", []string{"rm -rf /"}},
+	{"for f in $(ls); do rm \"$f\"; done", []string{"ls", "rm $f ~dyn"}},
+	{"case $(id) in root) rm -rf /;; esac", []string{"id", "rm -rf /"}},
+
+	// Unknown programs.
+	{"$X -rf /", []string{"$X -rf / !unknown ~dyn"}},
+	{"$(echo rm) -rf /", []string{`"$(echo rm)" -rf / !unknown +subst ~dyn`, "echo rm"}},
+	{`"${CMD}" x`, []string{"${CMD} x !unknown ~dyn"}},
+	{"${D}/rm -rf /", []string{"${D}/rm -rf / !unknown ~dyn"}},
+	{"sudo $X", []string{"sudo $X !unknown ~dyn"}},
+	{"env $OPTS rm -rf /", []string{"env $OPTS rm -rf / !unknown ~dyn"}},
+	{"timeout $T rm -rf /", []string{"timeout $T rm -rf / !unknown ~dyn"}},
+	{`timeout "$T" rm -rf /`, []string{"timeout $T rm -rf / !unknown ~dyn"}},
+	{`sudo -u "$U" rm -rf /`, []string{"rm -rf / ~dyn"}},
+	{"r* -rf /", []string{"r* -rf / !unknown"}},
+	{"/bin/r? -rf /", []string{"r? -rf / !unknown"}},
+	{`"" x`, []string{`"" x !unknown`}},
+	{"eval 'rm -rf /'", []string{`eval "rm -rf /"`, "rm -rf / @1"}},
+	{"eval rm -rf /", []string{"eval rm -rf /", "rm -rf / @1"}},
+	{`eval "$X"`, []string{"eval $X !unknown ~dyn"}},
+	{`bash -c "$X"`, []string{"bash -c $X !unknown ~dyn"}},
+	{`bash -c "rm -rf $DIR"`, []string{`bash -c "rm -rf $DIR" !unknown ~dyn`}},
+	{"bash $FLAGS x.sh", []string{"bash $FLAGS x.sh !unknown ~dyn"}},
+	{"trap 'rm -rf /' EXIT", []string{`trap "rm -rf /" EXIT`, "rm -rf / @1"}},
+	{"trap - EXIT", []string{"trap - EXIT"}},
+	{"source ./x.sh", []string{"source ./x.sh"}},
+	{". ./x.sh", []string{". ./x.sh"}},
+
+	// Redirections.
+	{"git diff > src/main.go", []string{"git diff w:src/main.go"}},
+	{"npm test 2>&1", []string{"npm test (2>&1)"}},
+	{"cat < /etc/passwd", []string{"cat r:/etc/passwd"}},
+	{"ls >> log.txt", []string{"ls w:log.txt"}},
+	{"echo hi >| f", []string{"echo hi w:f"}},
+	{"ls &> all.log", []string{"ls w:all.log"}},
+	{"ls &>> all.log", []string{"ls w:all.log"}},
+	{"ls >& all.log", []string{"ls w:all.log"}},
+	{"exec 3<> f", []string{"exec w:f"}},
+	{"ls 2>/dev/null >&-", []string{"ls w:/dev/null (>&-)"}},
+	{`ls > "$OUT"`, []string{"ls w:$OUT?"}},
+	{"> f", []string{": =implied w:f"}},
+	{"{ a; b; } > f", []string{"a w:f", "b w:f"}},
+	{"(cd web && npm test) > out.log 2>&1", []string{"cd web w:out.log (2>&1)", "npm test w:out.log (2>&1)"}},
+	{"while read l; do echo $l; done < in.txt", []string{"read l r:in.txt", "echo $l ~dyn r:in.txt"}},
+	{"{ echo $(date); } > f", []string{"echo $(date) +subst ~dyn w:f", "date"}},
+
+	// Structure.
+	{"(cd web && npm test)", []string{"cd web", "npm test"}},
+	{"{ a; b; }", []string{"a", "b"}},
+	{"a; b\nc & d || e | f |& g", []string{"a", "b", "c", "d", "e", "f", "g"}},
+	{"if true; then rm -rf /; fi", []string{"true", "rm -rf /"}},
+	{"if a; then b; elif c; then d; else e; fi", []string{"a", "b", "c", "d", "e"}},
+	{"while true; do rm -rf /; done", []string{"true", "rm -rf /"}},
+	{"until false; do x; done", []string{"false", "x"}},
+	{`for f in *; do rm "$f"; done`, []string{"rm $f ~dyn"}},
+	{"for ((i=0;i<3;i++)); do rm $i; done", []string{"rm $i ~dyn"}},
+	{"f() { rm -rf /; }; f", []string{"rm -rf /", "f"}},
+	{"function f { rm -rf /; }", []string{"rm -rf /"}},
+	{"! rm -rf /", []string{"rm -rf /"}},
+	{"coproc rm -rf /", []string{"rm -rf /"}},
+	{"select x in a b; do rm $x; done", []string{"rm $x ~dyn"}},
+	{"cd web && FOO=1 npm ci && npm test -- --coverage | tee out.log; git status --short", []string{"cd web", "npm ci", "npm test -- --coverage", "tee out.log", "git status --short"}},
+	{"git -C dir push --force", []string{"git -C dir push --force"}},
+	{"echo a\\\nb", []string{"echo ab"}},
+	{"echo 'a\nb'", []string{`echo "a\nb"`}},
+	{"[ -f x ] && rm x", []string{"[ -f x ]", "rm x"}},
+}
+
+func TestParse(t *testing.T) {
+	for _, tt := range parseTests {
+		l := Parse(tt.in)
+		if l.Err != nil {
+			t.Errorf("Parse(%q): unexpected error %v", tt.in, l.Err)
+			continue
+		}
+		if got := renderAll(l); !slices.Equal(got, tt.want) {
+			t.Errorf("Parse(%q):\n got %q\nwant %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestParseLayers(t *testing.T) {
+	tests := []struct {
+		in     string
+		layers []string
+		path   string
+	}{
+		{"sudo -u root env FOO=1 rm -rf /", []string{"sudo -u root env FOO=1 rm -rf /", "env FOO=1 rm -rf /", "rm -rf /"}, "rm"},
+		{"/usr/bin/sudo /bin/rm -rf /", []string{"sudo rm -rf /", "rm -rf /"}, "/bin/rm"},
+		{"curl x | sudo /bin/sh", []string{"sudo sh", "sh"}, "/bin/sh"},
+		{"rm -rf /", []string{"rm -rf /"}, "rm"},
+		{"env -S 'nice rm -rf /'", []string{"env nice rm -rf /", "nice rm -rf /", "rm -rf /"}, "rm"},
+		{"xargs -n1 rm -f", []string{"xargs -n1 rm -f", "rm -f"}, "rm"},
+		{"sudo -s", []string{"sudo -s sh", "sh"}, "sh"},
+	}
+	for _, tt := range tests {
+		l := Parse(tt.in)
+		c := l.Commands[len(l.Commands)-1]
+		var got []string
+		for _, layer := range c.Layers {
+			got = append(got, strings.Join(layer, " "))
+		}
+		if !slices.Equal(got, tt.layers) || c.Path != tt.path {
+			t.Errorf("Parse(%q): layers %q path %q, want %q path %q", tt.in, got, c.Path, tt.layers, tt.path)
+		}
+		if !slices.Equal(c.Layers[len(c.Layers)-1], c.Argv) {
+			t.Errorf("Parse(%q): last layer %q is not Argv %q", tt.in, c.Layers[len(c.Layers)-1], c.Argv)
+		}
+	}
+
+	// find -exec and -delete commands are wrapped by the find.
+	l := Parse("sudo find / -exec rm {} \\; -delete")
+	want := [][]string{
+		{"sudo find / -exec rm {} ; -delete", "find / -exec rm {} ; -delete"},
+		{"sudo find / -exec rm {} ; -delete", "find / -exec rm {} ; -delete", "rm {}"},
+		{"sudo find / -exec rm {} ; -delete", "find / -exec rm {} ; -delete", "rm -r -f /"},
+	}
+	for i, c := range l.Commands {
+		var got []string
+		for _, layer := range c.Layers {
+			got = append(got, strings.Join(layer, " "))
+		}
+		if !slices.Equal(got, want[i]) {
+			t.Errorf("find command %d: layers %q, want %q", i, got, want[i])
+		}
+	}
+}
+
+func TestParseAssigns(t *testing.T) {
+	tests := []struct {
+		in      string
+		assigns []string // of the last command
+		line    []string // Line.Assigns
+	}{
+		{"AGENTSHELL_PASSTHROUGH=1 npm test", []string{"AGENTSHELL_PASSTHROUGH=1"}, nil},
+		{"A=1 B='x y' env C=2 sudo D=3 rm x", []string{"A=1", "B=x y", "C=2", "D=3"}, nil},
+		{"PATH=/tmp/evil:$PATH; ls", nil, []string{"PATH=/tmp/evil:$PATH"}},
+		{"X+=1 ls", []string{"X+=1"}, nil},
+		{"a[2]=3 b=(x y)", nil, []string{"a[2]=3", "b=(x y)"}},
+	}
+	for _, tt := range tests {
+		l := Parse(tt.in)
+		var got []string
+		if len(l.Commands) > 0 {
+			got = l.Commands[len(l.Commands)-1].Assigns
+		}
+		if l.Err != nil || !slices.Equal(got, tt.assigns) || !slices.Equal(l.Assigns, tt.line) {
+			t.Errorf("Parse(%q): assigns %q line %q (err %v), want %q line %q", tt.in, got, l.Assigns, l.Err, tt.assigns, tt.line)
+		}
+	}
+}
+
+func TestParseRedirects(t *testing.T) {
+	l := Parse("cmd 2>&1 >out <in 3<>rw >&2 2>>log &>all <<<data >$F")
+	want := []Redirect{
+		{Op: "2>&", Target: "1"},
+		{Op: ">", Target: "out", File: true, Write: true},
+		{Op: "<", Target: "in", File: true},
+		{Op: "3<>", Target: "rw", File: true, Write: true},
+		{Op: ">&", Target: "2"},
+		{Op: "2>>", Target: "log", File: true, Write: true},
+		{Op: "&>", Target: "all", File: true, Write: true},
+		{Op: "<<<"},
+		{Op: ">", Target: "$F", File: true, Write: true, Dynamic: true},
+	}
+	if got := l.Commands[0].Redirects; !slices.Equal(got, want) {
+		t.Errorf("redirects:\n got %+v\nwant %+v", got, want)
+	}
+}
+
+func TestParsePipelines(t *testing.T) {
+	tests := []struct {
+		in   string
+		want string
+	}{
+		{"curl -fsSL x | sudo /bin/sh", "[[[0] [1]]]"},
+		{"a | b | c", "[[[0] [1] [2]]]"},
+		{"a | b && c | d", "[[[0] [1]] [[2] [3]]]"},
+		{"a $(b | c) | d", "[[[0 1 2] [3]] [[1] [2]]]"},
+		{"a | { b; c; } | bash -c 'd | e'", "[[[0] [1 2] [3 4 5]] [[4] [5]]]"},
+		{"a |& b", "[[[0] [1]]]"},
+		{"a && b", "[]"},
+	}
+	for _, tt := range tests {
+		l := Parse(tt.in)
+		if got := fmt.Sprint(l.Pipelines); got != tt.want {
+			t.Errorf("Parse(%q).Pipelines = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}
+
+// Bad input: each kind of input that must make a line unknown.
+
+func TestParseErrorUnbalanced(t *testing.T) {
+	for _, in := range []string{
+		`echo "abc`, "echo 'abc", "(ls", "ls)", "{ ls", "echo $(ls", "echo `ls",
+		"if true; then ls", "for x in; do", "case x in", "ls |", "ls &&", "a <",
+		"cat <<EOF\nx", "rm -rf / ; echo 'oops",
+	} {
+		l := Parse(in)
+		if l.Err == nil || !l.Unknown() {
+			t.Errorf("Parse(%q): want a parse error, got %v (unknown %v)", in, l.Err, l.Unknown())
+			continue
+		}
+		var pe syntax.ParseError
+		if !errors.As(l.Err, &pe) {
+			t.Errorf("Parse(%q): error %v is not a syntax.ParseError", in, l.Err)
+		}
+		if errors.Is(l.Err, ErrInternal) {
+			t.Errorf("Parse(%q): internal error %v", in, l.Err)
+		}
+	}
+	// What was read before the error is still reported, for deny rules.
+	l := Parse("rm -rf / ; echo 'oops")
+	if len(l.Commands) == 0 || render(l.Commands[0]) != "rm -rf /" {
+		t.Errorf("partial commands: %q", renderAll(l))
+	}
+}
+
+func TestParseUnknownProgram(t *testing.T) {
+	for _, in := range []string{"$X -rf /", "$(echo rm) -rf /", `"${CMD}"`, "`which rm` x", "${!ref}", "$((1+1))", "*", "~/bin/$T"} {
+		l := Parse(in)
+		if !l.Unknown() || l.Err != nil {
+			t.Errorf("Parse(%q): want an unknown command, got %q (err %v)", in, renderAll(l), l.Err)
+		}
+	}
+}
+
+func TestParseDynamicBody(t *testing.T) {
+	for _, in := range []string{`eval "$X"`, `bash -c "$X"`, "sh -c `cat x`", `eval rm "$F"`, "trap \"$A\" EXIT", "su -c \"$C\"", "env -S \"$S\"", "env -S 'rm ${X}'", "bash <<<\"$S\""} {
+		l := Parse(in)
+		if !l.Unknown() || l.Err != nil {
+			t.Errorf("Parse(%q): want unknown, got %q (err %v)", in, renderAll(l), l.Err)
+		}
+	}
+}
+
+func TestParseDeepNesting(t *testing.T) {
+	// Shell bodies nested past MaxDepth make the innermost carrier unknown.
+	body := "rm -rf /"
+	for range MaxDepth + 2 {
+		q, err := syntax.Quote(body, syntax.LangBash)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body = "bash -c " + q
+	}
+	l := Parse(body)
+	if l.Err != nil || !l.Unknown() || !strings.Contains(l.UnknownReason(), "nest deeper") {
+		t.Errorf("deep bash -c: err %v, reason %q", l.Err, l.UnknownReason())
+	}
+	for _, c := range l.Commands {
+		if c.Depth > MaxDepth {
+			t.Errorf("command at depth %d > %d", c.Depth, MaxDepth)
+		}
+	}
+
+	// eval of eval of ... the same.
+	body = "rm -rf /"
+	for range MaxDepth + 1 {
+		q, _ := syntax.Quote(body, syntax.LangBash)
+		body = "eval " + q
+	}
+	if l := Parse(body); !l.Unknown() {
+		t.Errorf("deep eval is not unknown")
+	}
+
+	// Syntax nesting past maxNest makes the line unknown, without a panic.
+	deep := strings.Repeat("( ", maxNest+5) + "ls" + strings.Repeat(" )", maxNest+5)
+	if l := Parse(deep); l.Err == nil || errors.Is(l.Err, ErrInternal) {
+		t.Errorf("deep subshells: err %v", l.Err)
+	}
+	deep = strings.Repeat("echo $(", maxNest+5) + "ls" + strings.Repeat(")", maxNest+5)
+	if l := Parse(deep); l.Err == nil || errors.Is(l.Err, ErrInternal) {
+		t.Errorf("deep substitutions: err %v", l.Err)
+	}
+}
+
+func TestParseLongLine(t *testing.T) {
+	// A long && chain parses and reports every command; it is not nesting.
+	long := strings.Repeat("echo hello world && ", 2000) + "rm -rf /"
+	l := Parse(long)
+	if l.Err != nil || len(l.Commands) != 2001 || render(l.Commands[2000]) != "rm -rf /" {
+		t.Errorf("long line: err %v, %d commands", l.Err, len(l.Commands))
+	}
+	// So does a long pipeline.
+	l = Parse(strings.Repeat("cat | ", 3000) + "sh")
+	if l.Err != nil || len(l.Pipelines) != 1 || len(l.Pipelines[0]) != 3001 {
+		t.Errorf("long pipeline: err %v, %d pipelines", l.Err, len(l.Pipelines))
+	}
+}
+
+func TestParseTooManyCommands(t *testing.T) {
+	// A megabyte of commands: more than maxCommands makes the line unknown.
+	huge := strings.Repeat("a;", 1<<19)
+	if l := Parse(huge); l.Err == nil || !l.Unknown() || len(l.Commands) > maxCommands {
+		t.Errorf("too many commands: err %v, %d commands", l.Err, len(l.Commands))
+	}
+}
+
+func TestParseBraceBomb(t *testing.T) {
+	// A brace expansion too large to expand is dynamic, and unknown as a program.
+	l := Parse("echo {1..100000}")
+	if got := renderAll(l); !slices.Equal(got, []string{"echo {1..100000} ~dyn"}) {
+		t.Errorf("big brace expansion: %q", got)
+	}
+	if l := Parse("{a,b}{c,d}{e,f}{g,h}{i,j}{k,l}{m,n}{o,p}{q,r}{s,t}{u,v}"); !l.Unknown() {
+		t.Errorf("brace bomb in program position is not unknown")
+	}
+}
+
+func TestParseBodyBomb(t *testing.T) {
+	// Nested parallel and eval with many arguments stay within the limits.
+	bomb := "parallel parallel parallel parallel parallel echo ::: 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 ::: 1 2"
+	if l := Parse(bomb); len(l.Commands) > maxCommands {
+		t.Errorf("parallel bomb: %d commands", len(l.Commands))
+	}
+	body := strings.Repeat("x", 1<<20)
+	line := "eval " + body + "; eval " + body + "; eval " + body + "; eval " + body + "; eval " + body
+	l := Parse(line)
+	if !l.Unknown() || !strings.Contains(l.UnknownReason(), "exceed") {
+		t.Errorf("body bytes: reason %q", l.UnknownReason())
+	}
+}
+
+func TestParseBinaryInput(t *testing.T) {
+	// NUL bytes, invalid UTF-8 and control characters neither panic nor
+	// pass silently.
+	for _, in := range []string{"rm\x00 -rf /", "\xff\xfe rm", "rm -rf \xc3", "ls\r\nrm -rf /", "\x1b[31mls"} {
+		l := Parse(in)
+		checkLine(t, in, l)
+		if l.Err == nil && len(l.Commands) == 0 {
+			t.Errorf("Parse(%q): no commands and no error", in)
+		}
+	}
+}
+
+func TestUnknownReason(t *testing.T) {
+	l := Parse("ls && $X")
+	if r := l.UnknownReason(); !strings.Contains(r, "program is not static: $X") {
+		t.Errorf("reason %q", r)
+	}
+	if r := Parse("ls").UnknownReason(); r != "" {
+		t.Errorf("known line has reason %q", r)
+	}
+	if r := Parse("ls '").UnknownReason(); !strings.Contains(r, "parse command line") {
+		t.Errorf("parse error reason %q", r)
+	}
+}
+
+func TestBraceSequences(t *testing.T) {
+	tests := map[string]string{
+		"echo {1..3}":     "echo 1 2 3",
+		"echo {3..1}":     "echo 3 2 1",
+		"echo {01..03}":   "echo 01 02 03",
+		"echo {a..c}":     "echo a b c",
+		"echo {1..7..3}":  "echo 1 4 7",
+		"echo {-1..1}":    "echo -1 0 1",
+		"echo x{a,b}y":    "echo xay xby",
+		"echo {a,b{c,d}}": "echo a bc bd",
+		"echo {a}":        "echo {a}",
+		"echo '{a,b}'":    "echo {a,b}",
+		"echo \\{a,b}":    "echo {a,b}",
+		"echo {a..1}":     "echo {a..1}",
+	}
+	for in, want := range tests {
+		if got := renderAll(Parse(in)); len(got) != 1 || got[0] != want {
+			t.Errorf("Parse(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestANSIC(t *testing.T) {
+	tests := map[string]string{
+		`a\nb`: "a\nb", `\x41`: "A", `\101`: "A", `\u00e9`: "é", `\'`: "'", `\q`: `\q`,
+		`\cA`: "\x01", `\x`: `\x`, `\e`: "\x1b", `\U0001F600`: "😀", `x\`: `x\`,
+	}
+	for in, want := range tests {
+		if got := ansiC(in); got != want {
+			t.Errorf("ansiC(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -1,0 +1,632 @@
+package shellcmd
+
+import (
+	"fmt"
+	"strings"
+)
+
+// optDef describes the options of a wrapper, the way getopt_long does.
+// Wrappers stop at their first operand (the wrapped program), so options
+// after it belong to the wrapped command.
+type optDef struct {
+	flags string // short options without an argument
+	args  string // short options with an argument: the rest of the word, or the next word
+	opt   string // short options with an optional argument, only when attached (xargs -i[R])
+	// long options, space separated: "name" has no argument, "name=" takes
+	// one (--name=V or --name V), "name?" takes an optional attached one.
+	long string
+	num  bool // -NUM is an option (nice -10)
+}
+
+// optHit is one option found by scan: a letter, a long name, or "NUM".
+type optHit struct {
+	name string
+	val  word
+}
+
+// scan reads the options of l (l[0] is the wrapper) and returns them with
+// the index of the first operand. It fails, with a reason, on a word it
+// cannot classify statically or an option it does not know: guessing could
+// take an option's argument for the wrapped program or the reverse.
+func (d *optDef) scan(l []word) (hits []optHit, op int, why string) {
+	name := progName(l[0])
+	i := 1
+	for i < len(l) {
+		x := l[i]
+		if x.dyn {
+			if !x.multi && isAssign(x.s) { // NAME="$X": a static name, not an option
+				return hits, i, ""
+			}
+			return nil, 0, fmt.Sprintf("%s: option or program %q is not static", name, x.s)
+		}
+		s := x.s
+		switch {
+		case s == "--":
+			return hits, i + 1, ""
+		case strings.HasPrefix(s, "--"):
+			n, v, eq := strings.Cut(s[2:], "=")
+			full, kind := d.longOpt(n)
+			switch {
+			case kind == 0:
+				return nil, 0, fmt.Sprintf("%s: unknown option --%s", name, n)
+			case kind == '=' && !eq:
+				if i+1 >= len(l) {
+					return nil, 0, fmt.Sprintf("%s: option --%s needs an argument", name, n)
+				}
+				if l[i+1].multi {
+					return nil, 0, fmt.Sprintf("%s: argument of --%s is an unquoted expansion", name, n)
+				}
+				hits = append(hits, optHit{full, l[i+1]})
+				i += 2
+				continue
+			}
+			hits = append(hits, optHit{full, word{s: v}})
+			i++
+		case len(s) > 1 && s[0] == '-':
+			if d.num && allDigits(s[1:]) {
+				hits = append(hits, optHit{"NUM", word{s: s[1:]}})
+				i++
+				continue
+			}
+			next := i + 1
+			for j := 1; j < len(s); j++ {
+				c := s[j]
+				switch {
+				case strings.IndexByte(d.flags, c) >= 0:
+					hits = append(hits, optHit{name: s[j : j+1]})
+					continue
+				case strings.IndexByte(d.opt, c) >= 0:
+					hits = append(hits, optHit{s[j : j+1], word{s: s[j+1:]}})
+				case strings.IndexByte(d.args, c) >= 0:
+					if j+1 < len(s) {
+						hits = append(hits, optHit{s[j : j+1], word{s: s[j+1:]}})
+						break
+					}
+					if next >= len(l) {
+						return nil, 0, fmt.Sprintf("%s: option -%c needs an argument", name, c)
+					}
+					if l[next].multi {
+						return nil, 0, fmt.Sprintf("%s: argument of -%c is an unquoted expansion", name, c)
+					}
+					hits = append(hits, optHit{s[j : j+1], l[next]})
+					next++
+				default:
+					return nil, 0, fmt.Sprintf("%s: unknown option -%c", name, c)
+				}
+				break
+			}
+			i = next
+		default:
+			return hits, i, ""
+		}
+	}
+	return hits, len(l), ""
+}
+
+// longOpt finds a long option by its name or an unambiguous prefix of it,
+// as getopt_long accepts, and returns its full name and kind: ' ' (no
+// argument), '=' (argument), '?' (optional attached argument), or 0.
+func (d *optDef) longOpt(n string) (string, byte) {
+	var full string
+	var kind byte
+	for f := range strings.FieldsSeq(d.long) {
+		k := byte(' ')
+		if c := f[len(f)-1]; c == '=' || c == '?' {
+			k, f = c, f[:len(f)-1]
+		}
+		if f == n {
+			return f, k
+		}
+		if strings.HasPrefix(f, n) && n != "" {
+			if kind != 0 {
+				return "", 0 // ambiguous
+			}
+			full, kind = f, k
+		}
+	}
+	return full, kind
+}
+
+func has(hits []optHit, names ...string) bool {
+	for _, h := range hits {
+		for _, n := range names {
+			if h.name == n {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func allDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// isAssign reports a NAME=value word, as env and sudo take them.
+func isAssign(s string) bool {
+	i := strings.IndexByte(s, '=')
+	if i <= 0 {
+		return false
+	}
+	for j := 0; j < i; j++ {
+		c := s[j]
+		if c != '_' && !(c >= 'a' && c <= 'z') && !(c >= 'A' && c <= 'Z') && !(j > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// Option tables of the wrappers. They are plain values so that nothing
+// runs at package initialisation (every hook call is a process start).
+var (
+	commandOpts = optDef{flags: "pvV"}
+	execOpts    = optDef{flags: "cl", args: "a"}
+	nohupOpts   = optDef{long: "help version"}
+	timeOpts    = optDef{flags: "apqv", args: "fo", long: "format= output= append portability verbose quiet help version"}
+	timeoutOpts = optDef{flags: "fpv", args: "ks", long: "foreground kill-after= preserve-status signal= verbose help version"}
+	niceOpts    = optDef{args: "n", long: "adjustment= help version", num: true}
+	ioniceOpts  = optDef{flags: "thV", args: "cnpPu", long: "class= classdata= pid= pgid= uid= ignore help version"}
+	sudoOpts    = optDef{
+		flags: "AbBEeHiKklnNPSsVv",
+		args:  "CDghprRtTuU",
+		long: "askpass background bell preserve-env? edit set-home login remove-timestamp reset-timestamp " +
+			"list non-interactive no-update preserve-groups stdin shell version validate help " +
+			"user= group= host= prompt= close-from= chdir= role= type= other-user= command-timeout= chroot=",
+	}
+	doasOpts  = optDef{flags: "nsL", args: "uC"}
+	xargsOpts = optDef{
+		flags: "0oprtx",
+		args:  "adEIJLnPRsS", // -J, -R, -S: BSD xargs
+		opt:   "eil",
+		long: "null arg-file= delimiter= eof? replace? max-lines? max-args= max-procs= max-chars= " +
+			"process-slot-var= interactive no-run-if-empty verbose exit open-tty show-limits help version",
+	}
+	stdbufOpts  = optDef{args: "ioe", long: "input= output= error= help version"}
+	chrtOpts    = optDef{flags: "abdefimoprRv", args: "TPD", long: "all-tasks batch deadline ext fifo idle max other pid rr reset-on-fork verbose sched-runtime= sched-period= sched-deadline= help version"}
+	tasksetOpts = optDef{flags: "acp", long: "all-tasks cpu-list pid help version"}
+	setsidOpts  = optDef{flags: "cfw", long: "ctty fork wait help version"}
+	flockOpts   = optDef{flags: "sexnouF", args: "wE", long: "shared exclusive unlock nonblock nb close no-fork verbose wait= timeout= conflict-exit-code= help version"}
+	chrootOpts  = optDef{long: "userspec= groups= skip-chdir help version"}
+	pkexecOpts  = optDef{long: "user= disable-internal-agent keep-cwd help version"}
+	watchOpts   = optDef{flags: "bcCegptwx", args: "nq", opt: "d", long: "beep color no-color differences? errexit chgexit interval= precise no-title no-wrap exec equexit= help version"}
+)
+
+// stepKind says what one wrapper layer does.
+type stepKind int
+
+const (
+	stepNone    stepKind = iota // not a wrapper here: the layer is the command that runs
+	stepWrap                    // layer[:n] is the wrapper, layer[n:] the command it runs
+	stepImplied                 // the wrapper runs a command that is not written (xargs alone runs echo)
+	stepUnknown                 // what the wrapper runs cannot be told statically
+)
+
+type step struct {
+	kind    stepKind
+	n       int
+	layer   []word // the layer rewritten (env -S), or nil
+	implied string // the implied program, for stepImplied
+	why     string // the reason, for stepUnknown and stepImplied
+	assigns []string
+	runtime bool // the wrapped command gets arguments at run time (xargs)
+}
+
+func unknownStep(why string) step { return step{kind: stepUnknown, why: why} }
+
+// wrapperStep says what the layer l (l[0] is the program, named name)
+// wraps. Each case follows the wrapper's own option parsing.
+func wrapperStep(name string, l []word) step {
+	switch name {
+	case "env":
+		return envStep(l)
+	case "command":
+		hits, op, why := commandOpts.scan(l)
+		if why != "" {
+			return unknownStep(why)
+		}
+		if has(hits, "v", "V") { // command -v only looks the program up
+			return step{}
+		}
+		return wrapAt(op, l)
+	case "builtin", "busybox":
+		if len(l) < 2 {
+			return step{}
+		}
+		if l[1].dyn {
+			return unknownStep(fmt.Sprintf("%s: program %q is not static", name, l[1].s))
+		}
+		if strings.HasPrefix(l[1].s, "-") { // busybox --list, --install
+			return step{}
+		}
+		return wrapAt(1, l)
+	case "exec":
+		return scanWrap(&execOpts, l)
+	case "nohup":
+		return scanWrap(&nohupOpts, l)
+	case "time":
+		return scanWrap(&timeOpts, l)
+	case "stdbuf":
+		return scanWrap(&stdbufOpts, l)
+	case "setsid":
+		return scanWrap(&setsidOpts, l)
+	case "pkexec":
+		return scanWrap(&pkexecOpts, l)
+	case "nice":
+		return scanWrap(&niceOpts, l)
+	case "timeout":
+		return operandWrap(&timeoutOpts, l, nil)
+	case "chrt":
+		return operandWrap(&chrtOpts, l, []string{"m", "p", "max", "pid"})
+	case "taskset":
+		return operandWrap(&tasksetOpts, l, []string{"p", "pid"})
+	case "ionice":
+		hits, op, why := ioniceOpts.scan(l)
+		if why != "" {
+			return unknownStep(why)
+		}
+		if has(hits, "p", "P", "u", "pid", "pgid", "uid") { // acts on running processes
+			return step{}
+		}
+		return wrapAt(op, l)
+	case "chroot":
+		_, op, why := chrootOpts.scan(l)
+		switch {
+		case why != "":
+			return unknownStep(why)
+		case op >= len(l):
+			return step{}
+		case op+1 == len(l):
+			return step{kind: stepImplied, implied: "sh", why: "chroot without a command runs a shell"}
+		}
+		return wrapAt(op+1, l)
+	case "flock":
+		_, op, why := flockOpts.scan(l)
+		switch {
+		case why != "":
+			return unknownStep(why)
+		case op+1 >= len(l), l[op+1].s == "-c", l[op+1].s == "--command":
+			return step{} // flock FD, or flock FILE -c SCRIPT (a shell body)
+		}
+		return wrapAt(op+1, l)
+	case "watch":
+		hits, op, why := watchOpts.scan(l)
+		if why != "" {
+			return unknownStep(why)
+		}
+		if !has(hits, "x", "exec") {
+			return step{} // watch runs its joined arguments with sh -c: a shell body
+		}
+		return wrapAt(op, l)
+	case "sudo":
+		return sudoStep(l)
+	case "doas":
+		hits, op, why := doasOpts.scan(l)
+		switch {
+		case why != "":
+			return unknownStep(why)
+		case has(hits, "C", "L"): // check a config, clear credentials
+			return step{}
+		case op >= len(l) && has(hits, "s"):
+			return step{kind: stepImplied, implied: "sh", why: "doas -s runs a shell"}
+		}
+		return wrapAt(op, l)
+	case "xargs":
+		return xargsStep(l)
+	}
+	return step{}
+}
+
+// wrapAt wraps l[n:], or is no wrapper when nothing follows the options
+// (env alone prints the environment, nice alone its niceness).
+func wrapAt(n int, l []word) step {
+	if n >= len(l) {
+		return step{}
+	}
+	return step{kind: stepWrap, n: n}
+}
+
+func scanWrap(d *optDef, l []word) step {
+	hits, op, why := d.scan(l)
+	if why != "" {
+		return unknownStep(why)
+	}
+	if has(hits, "help", "version") {
+		return step{}
+	}
+	return wrapAt(op, l)
+}
+
+// operandWrap handles wrappers that take one operand before the program
+// (timeout DURATION, chrt PRIORITY, taskset MASK). Options in notWrapper
+// make the command act on a running process instead.
+func operandWrap(d *optDef, l []word, notWrapper []string) step {
+	hits, op, why := d.scan(l)
+	if why != "" {
+		return unknownStep(why)
+	}
+	if has(hits, notWrapper...) || has(hits, "help", "version") {
+		return step{}
+	}
+	if op < len(l) && l[op].multi {
+		return unknownStep(fmt.Sprintf("%s: operand %q is an unquoted expansion", progName(l[0]), l[op].s))
+	}
+	return wrapAt(op+1, l)
+}
+
+// envStep unwraps env: options (-S splits its argument into more
+// arguments), then NAME=value assignments, then the program.
+func envStep(l []word) step {
+	layer := l
+	rewritten := false
+	i := 1
+options:
+	for i < len(layer) {
+		x := layer[i]
+		if x.dyn {
+			if !x.multi && isAssign(x.s) {
+				break options
+			}
+			return unknownStep(fmt.Sprintf("env: option or program %q is not static", x.s))
+		}
+		s := x.s
+		switch {
+		case s == "-": // an obsolete -i
+			i++
+			break options
+		case s == "--":
+			i++
+			break options
+		case len(s) > 1 && s[0] == '-' && strings.Trim(s[1:], "i0v") == "" || s == "--ignore-environment" || s == "--null" || s == "--debug" ||
+			s == "--list-signal-handling" || strings.HasPrefix(s, "--block-signal") ||
+			strings.HasPrefix(s, "--default-signal") || strings.HasPrefix(s, "--ignore-signal") ||
+			strings.HasPrefix(s, "--unset=") || strings.HasPrefix(s, "--chdir=") ||
+			len(s) > 2 && (s[:2] == "-u" || s[:2] == "-C" || s[:2] == "-P") && !strings.HasPrefix(s, "--"):
+			i++
+		case s == "-u" || s == "-C" || s == "-P" || s == "--unset" || s == "--chdir":
+			// -P PATH (BSD) searches PATH for the program.
+			if i+1 >= len(layer) {
+				return step{}
+			}
+			if layer[i+1].multi {
+				return unknownStep(fmt.Sprintf("env: argument of %s is an unquoted expansion", s))
+			}
+			i += 2
+		case s == "-S" || strings.HasPrefix(s, "-S") || s == "--split-string" || strings.HasPrefix(s, "--split-string="):
+			// -S STRING splits STRING into arguments and goes on parsing
+			// them; env -S 'rm -rf /' is env rm -rf /.
+			var arg word
+			next := i + 1
+			switch {
+			case strings.HasPrefix(s, "--split-string="):
+				arg = word{s: s[len("--split-string="):]}
+			case len(s) > 2 && s[1] == 'S':
+				arg = word{s: s[2:]}
+			default:
+				if next >= len(layer) {
+					return step{}
+				}
+				arg = layer[next]
+				next++
+			}
+			if arg.dyn {
+				return unknownStep(fmt.Sprintf("env -S: string %q is not static", arg.s))
+			}
+			split, ok := splitString(arg.s)
+			if !ok {
+				return unknownStep(fmt.Sprintf("env -S: string %q expands variables", arg.s))
+			}
+			nl := make([]word, 0, len(layer)+len(split))
+			nl = append(nl, layer[:i]...)
+			nl = append(nl, lits(split)...)
+			nl = append(nl, layer[next:]...)
+			layer, rewritten = nl, true
+		case strings.HasPrefix(s, "-") && len(s) > 1:
+			return unknownStep(fmt.Sprintf("env: unknown option %s", s))
+		default:
+			break options
+		}
+	}
+	var assigns []string
+	for ; i < len(layer) && !layer[i].multi && isAssign(layer[i].s); i++ {
+		assigns = append(assigns, layer[i].s)
+	}
+	if i < len(layer) && layer[i].dyn {
+		return unknownStep(fmt.Sprintf("env: assignment or program %q is not static", layer[i].s))
+	}
+	if i >= len(layer) {
+		return step{}
+	}
+	st := step{kind: stepWrap, n: i, assigns: assigns}
+	if rewritten {
+		st.layer = layer
+	}
+	return st
+}
+
+// splitString splits an env -S string into arguments: whitespace
+// separates, quotes group, a backslash escapes. It fails on a $ (env
+// expands ${VAR} there).
+func splitString(s string) ([]string, bool) {
+	var out []string
+	var b strings.Builder
+	inWord := false
+	var quote byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '$' && quote != '\'':
+			return nil, false
+		case quote != 0:
+			if c == quote {
+				quote = 0
+				continue
+			}
+			if c == '\\' && quote == '"' && i+1 < len(s) {
+				i++
+				c = s[i]
+			}
+			b.WriteByte(c)
+		case c == '\'' || c == '"':
+			quote, inWord = c, true
+		case c == '\\' && i+1 < len(s):
+			i++
+			switch s[i] {
+			case '_':
+				b.WriteByte(' ')
+			case 'c':
+				i = len(s)
+				continue
+			case 't':
+				b.WriteByte('\t')
+			case 'n':
+				b.WriteByte('\n')
+			default:
+				b.WriteByte(s[i])
+			}
+			inWord = true
+		case c == ' ' || c == '\t' || c == '\n':
+			if inWord {
+				out = append(out, b.String())
+				b.Reset()
+				inWord = false
+			}
+		case c == '#' && !inWord:
+			i = len(s)
+		default:
+			b.WriteByte(c)
+			inWord = true
+		}
+	}
+	if inWord {
+		out = append(out, b.String())
+	}
+	return out, true
+}
+
+// sudoStep unwraps sudo: options, NAME=value assignments, the program.
+func sudoStep(l []word) step {
+	hits, op, why := sudoOpts.scan(l)
+	if why != "" {
+		return unknownStep(why)
+	}
+	// -e edits files (sudoedit), -l/-v/-V/-K/-h list, validate or print and
+	// never run the program.
+	if has(hits, "e", "edit", "l", "list", "v", "validate", "V", "version", "K", "remove-timestamp", "help") {
+		return step{}
+	}
+	var assigns []string
+	i := op
+	for ; i < len(l) && !l[i].multi && isAssign(l[i].s); i++ {
+		assigns = append(assigns, l[i].s)
+	}
+	if i < len(l) && l[i].dyn && l[i].multi {
+		return unknownStep(fmt.Sprintf("sudo: program %q is an unquoted expansion", l[i].s))
+	}
+	if i >= len(l) {
+		if has(hits, "s", "shell", "i", "login") {
+			return step{kind: stepImplied, implied: "sh", why: "sudo -s/-i runs a shell", assigns: assigns}
+		}
+		return step{}
+	}
+	return step{kind: stepWrap, n: i, assigns: assigns}
+}
+
+// xargsStep unwraps xargs: the command it runs gets arguments from input,
+// in place of the replace string (-I R) or appended.
+func xargsStep(l []word) step {
+	hits, op, why := xargsOpts.scan(l)
+	if why != "" {
+		return unknownStep(why)
+	}
+	if op >= len(l) {
+		return step{kind: stepImplied, implied: "echo", why: "xargs without a command runs echo", runtime: true}
+	}
+	st := step{kind: stepWrap, n: op, runtime: true}
+	hole := ""
+	for _, h := range hits {
+		switch h.name {
+		case "I", "J":
+			hole = h.val.s
+		case "i", "replace":
+			hole = h.val.s
+			if hole == "" {
+				hole = "{}"
+			}
+		}
+	}
+	if hole != "" {
+		// Words holding the replace string get input at run time.
+		layer := append([]word(nil), l...)
+		for k := op; k < len(layer); k++ {
+			if strings.Contains(layer[k].s, hole) {
+				layer[k].dyn = true
+			}
+		}
+		st.layer = layer
+	}
+	return st
+}
+
+// unwrapped is a command with its wrappers peeled off. Layer k is
+// flat[starts[k]:]; the last layer is the command that runs.
+type unwrapped struct {
+	flat    []word
+	starts  []int
+	assigns []string
+	unknown string
+	implied string
+	runtime bool // the innermost command gets arguments at run time
+}
+
+// unwrap peels wrappers off a command, outermost first.
+func unwrap(words []word) unwrapped {
+	u := unwrapped{flat: words, starts: []int{0}}
+	for {
+		s := u.starts[len(u.starts)-1]
+		prog := u.flat[s]
+		switch {
+		case prog.dyn:
+			u.unknown = fmt.Sprintf("program is not static: %s", prog.s)
+			return u
+		case prog.glob:
+			u.unknown = fmt.Sprintf("program is a pattern: %s", prog.s)
+			return u
+		case prog.s == "":
+			u.unknown = "program name is empty"
+			return u
+		}
+		if len(u.starts) > maxLayers {
+			u.unknown = fmt.Sprintf("more than %d wrappers", maxLayers)
+			return u
+		}
+		st := wrapperStep(progName(prog), u.flat[s:])
+		if st.layer != nil {
+			u.flat = append(u.flat[:s:s], st.layer...)
+		}
+		u.assigns = append(u.assigns, st.assigns...)
+		switch st.kind {
+		case stepNone:
+			return u
+		case stepUnknown:
+			u.unknown = st.why
+			return u
+		case stepImplied:
+			u.flat = append(u.flat[:len(u.flat):len(u.flat)], word{s: st.implied})
+			u.starts = append(u.starts, len(u.flat)-1)
+			u.implied = st.why
+			u.runtime = u.runtime || st.runtime
+			return u
+		}
+		u.runtime = u.runtime || st.runtime
+		u.starts = append(u.starts, s+st.n)
+	}
+}

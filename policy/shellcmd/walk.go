@@ -1,0 +1,602 @@
+package shellcmd
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// state is shared by the walkers of one line and of the bodies nested in it.
+type state struct {
+	line      *Line
+	meta      []cmdMeta // parallel to line.Commands
+	parser    *syntax.Parser
+	bodyBytes int   // bytes of nested bodies parsed so far
+	err       error // a limit was hit: the line is unknown
+}
+
+// cmdMeta is what a later pipeline stage needs to know about a command.
+type cmdMeta struct {
+	stdinShell bool   // a shell (or parallel) that reads its script from standard input
+	data       string // what an echo or printf with static arguments writes
+	hasData    bool
+}
+
+// walker walks the syntax tree of one source text (the line, or a body).
+type walker struct {
+	st        *state
+	src       string
+	depth     int
+	nest      int
+	holes     []string // placeholders filled in at run time (parallel input)
+	runtime   bool     // commands get arguments at run time (parallel input)
+	inherited []redir  // redirections of the enclosing compound commands
+}
+
+// redir is a Redirect plus whether its words hold a substitution.
+type redir struct {
+	Redirect
+	subst bool
+}
+
+func (w *walker) fail(err error) {
+	if w.st.err == nil {
+		w.st.err = err
+	}
+}
+
+func (w *walker) stmts(list []*syntax.Stmt) {
+	for _, s := range list {
+		w.stmt(s)
+	}
+}
+
+func (w *walker) stmt(s *syntax.Stmt) {
+	if s == nil || w.st.err != nil {
+		return
+	}
+	if w.nest >= maxNest {
+		w.fail(fmt.Errorf("command line nests deeper than %d levels", maxNest))
+		return
+	}
+	w.nest++
+	defer func() { w.nest-- }()
+	switch c := s.Cmd.(type) {
+	case *syntax.CallExpr:
+		w.call(c, s.Redirs)
+	case *syntax.DeclClause:
+		w.decl(c, s.Redirs)
+	case *syntax.BinaryCmd:
+		if c.Op == syntax.Pipe || c.Op == syntax.PipeAll {
+			w.withRedirs(s.Redirs).pipeline(s)
+		} else {
+			// a && b || c nests to the left: walk the chain as a list, so
+			// that a long chain does not count as deep nesting.
+			sub := w.withRedirs(s.Redirs)
+			for _, x := range andOrChain(s) {
+				sub.stmt(x)
+			}
+		}
+		w.redirSubsts(s.Redirs)
+	case nil:
+		if len(s.Redirs) > 0 {
+			w.call(&syntax.CallExpr{}, s.Redirs)
+		}
+	default:
+		// Compound commands: if, while, for, case, { }, ( ), functions,
+		// [[ ]], (( )), let, time, coproc. Their words are not commands, but
+		// substitutions in them are, and their statements are.
+		sub := w.withRedirs(s.Redirs)
+		syntax.Walk(c, func(n syntax.Node) bool {
+			switch n := n.(type) {
+			case *syntax.Stmt:
+				sub.stmt(n)
+				return false
+			case *syntax.CmdSubst:
+				sub.substStmts(n.Stmts)
+				return false
+			case *syntax.ProcSubst:
+				sub.substStmts(n.Stmts)
+				return false
+			}
+			return true
+		})
+		w.redirSubsts(s.Redirs)
+	}
+}
+
+// andOrChain lists the operands of a && b || c ..., left to right.
+func andOrChain(s *syntax.Stmt) []*syntax.Stmt {
+	var rev []*syntax.Stmt
+	for s != nil {
+		b, ok := s.Cmd.(*syntax.BinaryCmd)
+		if !ok || b.Op == syntax.Pipe || b.Op == syntax.PipeAll || len(rev) > 0 && (len(s.Redirs) > 0 || s.Negated) {
+			rev = append(rev, s)
+			break
+		}
+		rev = append(rev, b.Y)
+		s = b.X
+	}
+	slices.Reverse(rev)
+	return rev
+}
+
+// withRedirs returns a walker whose commands also get redirs, as the
+// commands inside { ...; } > f all write to f.
+func (w *walker) withRedirs(redirs []*syntax.Redirect) *walker {
+	if len(redirs) == 0 {
+		return w
+	}
+	sub := *w
+	sub.inherited = append([]redir(nil), w.inherited...)
+	for _, r := range redirs {
+		sub.inherited = append(sub.inherited, w.redirect(r))
+	}
+	return &sub
+}
+
+// substStmts walks the body of a command or process substitution; the
+// redirections around the enclosing command do not apply inside it.
+func (w *walker) substStmts(list []*syntax.Stmt) {
+	sub := *w
+	sub.inherited = nil
+	sub.stmts(list)
+}
+
+// substs walks every command or process substitution inside n.
+func (w *walker) substs(n syntax.Node) {
+	syntax.Walk(n, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.CmdSubst:
+			w.substStmts(n.Stmts)
+			return false
+		case *syntax.ProcSubst:
+			w.substStmts(n.Stmts)
+			return false
+		}
+		return true
+	})
+}
+
+func (w *walker) redirSubsts(redirs []*syntax.Redirect) {
+	for _, r := range redirs {
+		if r != nil && r.Word != nil {
+			w.substs(r.Word)
+		}
+		if r != nil && r.Hdoc != nil {
+			w.substs(r.Hdoc)
+		}
+	}
+}
+
+// hasSubst reports a command or process substitution anywhere inside n.
+func hasSubst(n syntax.Node) bool {
+	found := false
+	syntax.Walk(n, func(n syntax.Node) bool {
+		switch n.(type) {
+		case *syntax.CmdSubst, *syntax.ProcSubst:
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// wordHasSubst is hasSubst for a word, skipping the walk for plain words.
+func wordHasSubst(x *syntax.Word) bool {
+	if x == nil {
+		return false
+	}
+	for _, p := range x.Parts {
+		switch p.(type) {
+		case *syntax.Lit, *syntax.SglQuoted:
+		default:
+			return hasSubst(x)
+		}
+	}
+	return false
+}
+
+// pipeline walks a | b | c, recording the commands of each stage.
+func (w *walker) pipeline(s *syntax.Stmt) {
+	var stages []*syntax.Stmt
+	flattenPipe(s, &stages)
+	line := w.st.line
+	pi := len(line.Pipelines)
+	line.Pipelines = append(line.Pipelines, nil)
+	p := make(Pipeline, len(stages))
+	for i, stage := range stages {
+		start := len(line.Commands)
+		w.stmt(stage)
+		if i > 0 {
+			w.pipedScript(p[i-1], start)
+		}
+		idx := make([]int, 0, len(line.Commands)-start)
+		for k := start; k < len(line.Commands); k++ {
+			idx = append(idx, k)
+		}
+		p[i] = idx
+	}
+	line.Pipelines[pi] = p
+}
+
+func flattenPipe(s *syntax.Stmt, out *[]*syntax.Stmt) {
+	if b, ok := s.Cmd.(*syntax.BinaryCmd); ok && (b.Op == syntax.Pipe || b.Op == syntax.PipeAll) {
+		for _, x := range []*syntax.Stmt{b.X, b.Y} {
+			if x == nil {
+				continue
+			}
+			if xb, ok := x.Cmd.(*syntax.BinaryCmd); ok && (xb.Op == syntax.Pipe || xb.Op == syntax.PipeAll) &&
+				len(x.Redirs) == 0 && !x.Negated && !x.Background {
+				flattenPipe(x, out)
+				continue
+			}
+			*out = append(*out, x)
+		}
+		return
+	}
+	*out = append(*out, s)
+}
+
+// pipedScript handles echo 'rm -rf /' | sh: a shell reading its script
+// from a pipe fed by an echo or printf of static text runs that text.
+func (w *walker) pipedScript(prev []int, start int) {
+	m := w.st.meta
+	if len(prev) != 1 || start >= len(m) || !m[prev[0]].hasData || !m[start].stdinShell {
+		return
+	}
+	w.body(start, script{src: m[prev[0]].data})
+}
+
+// assignText renders an assignment as NAME=value (NAME+=value, NAME[i]=v).
+func (w *walker) assignText(a *syntax.Assign) string {
+	if a == nil {
+		return ""
+	}
+	if a.Name == nil {
+		return w.word(a.Value).s
+	}
+	var b strings.Builder
+	b.WriteString(a.Name.Value)
+	if a.Index != nil {
+		b.WriteString("[" + w.text(a.Index) + "]")
+	}
+	if a.Naked {
+		return b.String()
+	}
+	if a.Append {
+		b.WriteByte('+')
+	}
+	b.WriteByte('=')
+	switch {
+	case a.Array != nil:
+		b.WriteString(w.text(a.Array))
+	case a.Value != nil:
+		b.WriteString(w.word(a.Value).s)
+	}
+	return b.String()
+}
+
+// redirect normalizes one redirection.
+func (w *walker) redirect(r *syntax.Redirect) redir {
+	var out redir
+	if r == nil {
+		return out
+	}
+	if r.N != nil {
+		out.Op = r.N.Value
+	}
+	out.Op += r.Op.String()
+	out.subst = wordHasSubst(r.Word) || wordHasSubst(r.Hdoc)
+	switch r.Op {
+	case syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+		return out // data, not a file
+	}
+	t := w.word(r.Word)
+	out.Target, out.Dynamic = t.s, t.dyn
+	switch r.Op {
+	case syntax.RdrIn:
+		out.File = true
+	case syntax.DplIn, syntax.DplOut:
+		// 2>&1, >&-, 3>&2- duplicate or close descriptors; >&file (and a
+		// target unknown until run time) writes a file.
+		fd := strings.TrimSuffix(t.s, "-")
+		if !t.dyn && (fd == "" || allDigits(fd)) {
+			return out
+		}
+		out.File = true
+		out.Write = r.Op == syntax.DplOut
+	default:
+		out.File, out.Write = true, true
+	}
+	return out
+}
+
+// call normalizes a simple command and walks what is nested in it.
+func (w *walker) call(ce *syntax.CallExpr, redirs []*syntax.Redirect) {
+	subst := false
+	var assigns []string
+	for _, a := range ce.Assigns {
+		assigns = append(assigns, w.assignText(a))
+		subst = subst || a != nil && (wordHasSubst(a.Value) || a.Array != nil && hasSubst(a.Array))
+	}
+	for _, a := range ce.Args {
+		subst = subst || wordHasSubst(a)
+	}
+	rds := make([]Redirect, 0, len(redirs)+len(w.inherited))
+	for _, r := range redirs {
+		rd := w.redirect(r)
+		rds = append(rds, rd.Redirect)
+		subst = subst || rd.subst
+	}
+	for _, rd := range w.inherited {
+		rds = append(rds, rd.Redirect)
+		subst = subst || rd.subst
+	}
+	if len(rds) == 0 {
+		rds = nil
+	}
+	base := Command{Assigns: assigns, Redirects: rds, Substitution: subst, Depth: w.depth}
+	switch {
+	case len(ce.Args) > 0:
+		w.simple(w.argWords(ce.Args), base, nil, redirs)
+	case len(redirs) > 0:
+		// "> f" alone truncates f: report it as the null command ":" so
+		// the write is not lost with the missing program.
+		base.Implied = "redirection without a command"
+		w.simple([]word{{s: ":"}}, base, nil, nil)
+	default:
+		w.st.line.Assigns = append(w.st.line.Assigns, assigns...)
+	}
+	for _, a := range ce.Assigns {
+		if a != nil {
+			w.substs(a)
+		}
+	}
+	for _, a := range ce.Args {
+		if a != nil {
+			w.substs(a)
+		}
+	}
+	w.redirSubsts(redirs)
+}
+
+// decl handles export, declare, local, readonly, typeset and nameref,
+// which the parser keeps apart from simple commands.
+func (w *walker) decl(d *syntax.DeclClause, redirs []*syntax.Redirect) {
+	words := []word{{s: "declare"}}
+	if d.Variant != nil {
+		words[0].s = d.Variant.Value
+	}
+	subst := false
+	for _, a := range d.Args {
+		if a == nil {
+			continue
+		}
+		if a.Name == nil && a.Value != nil {
+			words = append(words, w.word(a.Value))
+		} else {
+			v := w.word(a.Value)
+			words = append(words, word{s: w.assignText(a), dyn: v.dyn})
+		}
+		subst = subst || wordHasSubst(a.Value) || a.Array != nil && hasSubst(a.Array)
+	}
+	var rds []Redirect
+	for _, r := range redirs {
+		rd := w.redirect(r)
+		rds = append(rds, rd.Redirect)
+		subst = subst || rd.subst
+	}
+	for _, rd := range w.inherited {
+		rds = append(rds, rd.Redirect)
+		subst = subst || rd.subst
+	}
+	w.simple(words, Command{Redirects: rds, Substitution: subst, Depth: w.depth}, nil, redirs)
+	for _, a := range d.Args {
+		if a != nil {
+			w.substs(a)
+		}
+	}
+	w.redirSubsts(redirs)
+}
+
+// add appends a command to the line.
+func (w *walker) add(c Command, m cmdMeta) int {
+	line := w.st.line
+	if len(line.Commands) >= maxCommands {
+		w.fail(fmt.Errorf("command line holds more than %d commands", maxCommands))
+		return -1
+	}
+	line.Commands = append(line.Commands, c)
+	w.st.meta = append(w.st.meta, m)
+	return len(line.Commands) - 1
+}
+
+// simple unwraps and records one command given its words, then what it
+// runs: its shell bodies and its find -exec commands. outer holds the
+// layers of an enclosing find; stmtRedirs are the command's own
+// redirections (a heredoc may feed a shell its script).
+func (w *walker) simple(words []word, base Command, outer [][]string, stmtRedirs []*syntax.Redirect) {
+	if len(words) == 0 || w.st.err != nil {
+		return
+	}
+	u := unwrap(words)
+	c := base
+	if len(u.assigns) > 0 {
+		c.Assigns = append(append([]string(nil), base.Assigns...), u.assigns...)
+	}
+	flat := strs(u.flat)
+	for _, s := range u.starts {
+		flat[s] = progName(u.flat[s])
+	}
+	c.Layers = make([][]string, 0, len(outer)+len(u.starts))
+	c.Layers = append(c.Layers, outer...)
+	for _, s := range u.starts {
+		c.Layers = append(c.Layers, flat[s:])
+	}
+	last := u.starts[len(u.starts)-1]
+	c.Argv = flat[last:]
+	c.Path = u.flat[last].s
+	c.Unknown = u.unknown
+	if u.implied != "" {
+		c.Implied = u.implied
+	}
+	c.Dynamic = base.Dynamic || u.runtime || w.runtime
+	for _, x := range u.flat {
+		c.Dynamic = c.Dynamic || x.dyn
+	}
+	inner := u.flat[last:]
+	var m cmdMeta
+	if c.Unknown == "" && !c.Dynamic && !c.Substitution {
+		m.data, m.hasData = echoData(c.Argv)
+	}
+	idx := w.add(c, m)
+	if idx < 0 || c.Unknown != "" {
+		return
+	}
+	name := c.Argv[0]
+
+	b := bodies(name, inner)
+	switch {
+	case b.why != "":
+		w.st.line.Commands[idx].Unknown = b.why
+		return
+	case b.stdin:
+		if src, ok, why := heredocScript(w, stmtRedirs); why != "" {
+			w.st.line.Commands[idx].Unknown = why
+			return
+		} else if ok {
+			w.body(idx, script{src: src})
+		} else {
+			w.st.meta[idx].stdinShell = true
+		}
+	}
+	for _, s := range b.scripts {
+		w.body(idx, s)
+	}
+
+	if name == "find" {
+		w.find(idx, inner, base)
+	}
+}
+
+// find records the commands a find runs: each -exec as its own command
+// wrapped by the find, and -delete as an implied rm -r -f of the roots.
+func (w *walker) find(idx int, l []word, base Command) {
+	r := findActions(l)
+	if r.why != "" {
+		w.st.line.Commands[idx].Unknown = r.why
+	}
+	layers := w.st.line.Commands[idx].Layers
+	child := Command{Assigns: base.Assigns, Redirects: base.Redirects, Substitution: base.Substitution, Depth: w.depth}
+	for _, ex := range r.execs {
+		w.simple(ex, child, layers, nil)
+	}
+	if r.delete != nil {
+		del := child
+		del.Implied = "find -delete"
+		words := append([]word{{s: "rm"}, {s: "-r"}, {s: "-f"}}, r.delete...)
+		w.simple(words, del, layers, nil)
+	}
+}
+
+// body parses and walks a script a command runs, one level deeper.
+func (w *walker) body(idx int, s script) {
+	c := &w.st.line.Commands[idx]
+	if w.depth+1 > MaxDepth {
+		c.Unknown = fmt.Sprintf("shell bodies nest deeper than %d", MaxDepth)
+		return
+	}
+	w.st.bodyBytes += len(s.src)
+	if w.st.bodyBytes > maxBodyBytes {
+		c.Unknown = fmt.Sprintf("nested bodies exceed %d bytes", maxBodyBytes)
+		return
+	}
+	f, err := w.st.parser.Parse(strings.NewReader(s.src), "")
+	if err != nil {
+		c.Unknown = fmt.Sprintf("parse %s body: %v", c.Argv[0], err)
+	}
+	if f == nil {
+		return
+	}
+	sub := &walker{st: w.st, src: s.src, depth: w.depth + 1, nest: w.nest, holes: s.holes, runtime: s.runtime}
+	sub.stmts(f.Stmts)
+}
+
+// heredocScript returns the script a heredoc or here-string feeds a shell
+// on standard input (bash <<'EOF' ... EOF). ok is false when standard
+// input is not one; why is set when it is one that is not static.
+func heredocScript(w *walker, redirs []*syntax.Redirect) (src string, ok bool, why string) {
+	var last *syntax.Redirect
+	for _, r := range redirs {
+		if r == nil || r.N != nil && r.N.Value != "0" {
+			continue
+		}
+		switch r.Op {
+		case syntax.RdrIn, syntax.RdrInOut, syntax.DplIn, syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+			last = r
+		}
+	}
+	if last == nil {
+		return "", false, ""
+	}
+	switch last.Op {
+	case syntax.WordHdoc:
+		x := w.word(last.Word)
+		if x.dyn {
+			return "", false, fmt.Sprintf("here-string script is not static: %s", x.s)
+		}
+		return x.s + "\n", true, ""
+	case syntax.Hdoc, syntax.DashHdoc:
+	default:
+		return "", false, ""
+	}
+	if last.Hdoc == nil {
+		return "", true, ""
+	}
+	quoted := false
+	if last.Word != nil {
+		for _, p := range last.Word.Parts {
+			if l, isLit := p.(*syntax.Lit); !isLit || strings.ContainsRune(l.Value, '\\') {
+				quoted = true
+			}
+		}
+	}
+	var b strings.Builder
+	for _, p := range last.Hdoc.Parts {
+		l, isLit := p.(*syntax.Lit)
+		if !isLit {
+			return "", false, fmt.Sprintf("heredoc script is not static: %s", w.text(p))
+		}
+		if quoted {
+			b.WriteString(l.Value)
+		} else {
+			b.WriteString(unescapeHeredoc(l.Value))
+		}
+	}
+	return b.String(), true, ""
+}
+
+// echoData returns what echo or printf writes when that is plain text
+// known statically (no echo -e escapes, no printf directives).
+func echoData(argv []string) (string, bool) {
+	switch argv[0] {
+	case "echo":
+		args := argv[1:]
+		for len(args) > 0 && (args[0] == "-n" || args[0] == "-E") {
+			args = args[1:]
+		}
+		if len(args) > 0 && strings.HasPrefix(args[0], "-e") {
+			return "", false
+		}
+		return strings.Join(args, " ") + "\n", true
+	case "printf":
+		if len(argv) < 2 || strings.ContainsRune(argv[1], '%') {
+			return "", false
+		}
+		return ansiC(argv[1]), true
+	}
+	return "", false
+}
