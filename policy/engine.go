@@ -13,6 +13,10 @@ import (
 	"github.com/agent-shell/agent-shell/policy/shellcmd"
 )
 
+// maxCommandBytes bounds the command line that is parsed; a longer one is
+// unknown.
+const maxCommandBytes = 64 << 10
+
 // ErrLoad wraps every failure to load the policy; a caller that sees it must
 // deny, and the reference tool's deny reason for it is its message.
 var ErrLoad = errors.New("Failed to load policy")
@@ -141,7 +145,14 @@ func (e *Engine) Decide(raw, cwd string) Decision {
 		return d
 	}
 	command := trimSpace(raw)
-	line := shellcmd.Parse(command)
+	var line *shellcmd.Line
+	if len(command) > maxCommandBytes {
+		// Parsing a megabyte of shell takes longer than a hook should; a
+		// command this long is not one a policy can vouch for.
+		line = &shellcmd.Line{Err: fmt.Errorf("command is %d bytes, longer than the %d bytes checked", len(command), maxCommandBytes)}
+	} else {
+		line = shellcmd.Parse(command)
+	}
 	d.Unknown = line.UnknownReason()
 
 	defaultAction, unknownAction := ActionAllow, ActionAsk
@@ -223,7 +234,7 @@ func (e *Engine) layerMatches(raw string, layer []string, c *shellcmd.Command, l
 	sub := &subject{argv: layer, canon: shellcmd.Canonical(layer), cmd: c, innermost: li == len(c.Layers)-1, effects: effects}
 	canon := strings.Join(sub.canon, " ")
 	for _, p := range e.deny {
-		if p.stages == nil && p.matchDeny(canon) {
+		if p.stages == nil && p.matchDeny(sub.canon) {
 			out = append(out, Match{Source: "policy.json deny", Rule: p.raw, Action: ActionDeny,
 				Reason: fmt.Sprintf("Command '%s' denied by policy rule: %s", raw, p.raw)})
 		}
@@ -355,13 +366,13 @@ func (e *Engine) pipelineDenies(raw string, line *shellcmd.Line) []Match {
 }
 
 // stageMatches: any layer of the stage's own command (its first) matches.
-func stageMatches(pattern string, line *shellcmd.Line, stage []int) bool {
+func stageMatches(pattern wordGlob, line *shellcmd.Line, stage []int) bool {
 	if len(stage) == 0 {
 		return false
 	}
 	c := &line.Commands[stage[0]]
 	for _, layer := range c.Layers {
-		if matchDenyGlob(pattern, strings.Join(shellcmd.Canonical(layer), " ")) {
+		if pattern.matchDeny(shellcmd.Canonical(layer)) {
 			return true
 		}
 	}
@@ -371,15 +382,22 @@ func stageMatches(pattern string, line *shellcmd.Line, stage []int) bool {
 // filePattern is a policy.json pattern normalized like a command: its words
 // unquoted, its program reduced to a basename, its flags canonicalized.
 type filePattern struct {
-	raw    string
-	glob   string
-	stages []string // for a pattern with a pipe: each stage's glob
+	raw string
+	wordGlob
+	stages []wordGlob // for a pattern with a pipe: each stage
+}
+
+// wordGlob is a normalized pattern: its glob, and the single-letter flags
+// it names.
+type wordGlob struct {
+	glob  string
+	flags map[string]bool
 }
 
 func compilePatterns(raws []string) []filePattern {
 	out := make([]filePattern, 0, len(raws))
 	for _, raw := range raws {
-		p := filePattern{raw: raw, glob: normalizePattern(raw)}
+		p := filePattern{raw: raw, wordGlob: normalizePattern(raw)}
 		if parts := splitPipe(raw); len(parts) > 1 {
 			for _, part := range parts {
 				p.stages = append(p.stages, normalizePattern(part))
@@ -390,10 +408,29 @@ func compilePatterns(raws []string) []filePattern {
 	return out
 }
 
-func (p filePattern) matchDeny(canon string) bool { return matchDenyGlob(p.glob, canon) }
+// matchDeny matches a command's canonical words. It is stricter than the
+// plain glob in two ways, since a deny can only get safer: a pattern ending
+// in " *" also stops the bare command (`sudo *` stops `sudo`), and flags
+// the pattern does not name are ignored when the pattern names some
+// (`rm -rf *` stops `rm -rfv /`).
+func (g wordGlob) matchDeny(canon []string) bool {
+	s := strings.Join(canon, " ")
+	if matchDenyGlob(g.glob, s) {
+		return true
+	}
+	if len(g.flags) == 0 {
+		return false
+	}
+	reduced := make([]string, 0, len(canon))
+	for _, w := range canon {
+		if isShortFlag(w) && !g.flags[w] {
+			continue
+		}
+		reduced = append(reduced, w)
+	}
+	return len(reduced) < len(canon) && matchDenyGlob(g.glob, strings.Join(reduced, " "))
+}
 
-// matchDenyGlob is globMatch, except that a deny pattern ending in " *" also
-// stops the bare command: `sudo *` stops `sudo`. Deny can only get stricter.
 func matchDenyGlob(pattern, s string) bool {
 	if globMatch(pattern, s) {
 		return true
@@ -404,18 +441,32 @@ func matchDenyGlob(pattern, s string) bool {
 	return false
 }
 
+func isShortFlag(w string) bool {
+	return len(w) == 2 && w[0] == '-' && (w[1] >= 'a' && w[1] <= 'z' || w[1] >= 'A' && w[1] <= 'Z')
+}
+
 // normalizePattern splits a pattern into words on whitespace, removes
 // quotes, reduces the program to its basename and canonicalizes flags, the
 // same normalization a command gets, so both sides compare alike.
-func normalizePattern(raw string) string {
+func normalizePattern(raw string) wordGlob {
 	words := patternWords(raw)
 	if len(words) == 0 {
-		return ""
+		return wordGlob{}
 	}
 	if !strings.Contains(words[0], "*") {
 		words[0] = filepath.Base(words[0])
 	}
-	return strings.Join(shellcmd.Canonical(words), " ")
+	canon := shellcmd.Canonical(words)
+	g := wordGlob{glob: strings.Join(canon, " ")}
+	for _, w := range canon {
+		if isShortFlag(w) {
+			if g.flags == nil {
+				g.flags = map[string]bool{}
+			}
+			g.flags[w] = true
+		}
+	}
+	return g
 }
 
 // patternWords splits on unquoted whitespace and drops the quotes.

@@ -412,3 +412,23 @@ func readBenchFile(name string) string {
 	}
 	return string(b)
 }
+
+func TestDenyIgnoresExtraFlags(t *testing.T) {
+	e := mustEngine(t, `{"deny":["rm -rf *","git push --force*"]}`, "")
+	runDecideCases(t, e, []decideCase{
+		{"rm -rfv /", ActionDeny, "rm -rf *"},
+		{"rm -v -r -f /", ActionDeny, "rm -rf *"},
+		{"rm -r --verbose --force /", ActionDeny, "rm -rf *"},
+		{"rm -rv /", ActionAllow, ""}, // -f missing: not what the pattern names
+		{"git push -fu origin main", ActionDeny, "git push --force*"},
+		{"git push --force-with-lease", ActionAllow, ""},
+	})
+}
+
+func TestOverlongCommandIsUnknown(t *testing.T) {
+	e := mustEngine(t, `{"allow":["echo *"]}`, "")
+	d := e.Decide("echo "+strings.Repeat("a", maxCommandBytes), "")
+	if d.Action != ActionDeny || !strings.Contains(d.Reason, "longer than") {
+		t.Errorf("%s: %s", d.Action, d.Reason)
+	}
+}
