@@ -3,19 +3,18 @@ module github.com/agent-shell/agent-shell
 go 1.26.0
 
 require (
+	github.com/BurntSushi/toml v1.6.0
+	github.com/bmatcuk/doublestar/v4 v4.10.4
 	github.com/google/uuid v1.6.0
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/spf13/cobra v1.10.2
 	golang.org/x/sys v0.50.0
+	golang.org/x/term v0.48.0
+	mvdan.cc/sh/v3 v3.14.1
 )
 
 require (
-	github.com/BurntSushi/toml v1.6.0 // indirect
-	github.com/bmatcuk/doublestar/v4 v4.10.4 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/spf13/pflag v1.0.9 // indirect
-	github.com/stretchr/testify v1.12.1 // indirect
-	golang.org/x/term v0.48.0 // indirect
 	golang.org/x/tools v0.38.0 // indirect
-	mvdan.cc/sh/v3 v3.14.1 // indirect
 )

@@ -1,0 +1,597 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/agent-shell/agent-shell/telemetry"
+)
+
+type logOptions struct {
+	last, actor, script, session, event string
+	failures, json, listSessions        bool
+}
+
+func newLogCmd(a *app) *cobra.Command {
+	var o logOptions
+	cmd := &cobra.Command{
+		Use:   "log",
+		Short: "Query the flight recorder",
+		Long: `Show recorded events, oldest first, merged across sessions in time order.
+
+Without a filter, only the most recent session is shown. Filters combine
+(all must hold). Damaged lines are skipped and reported on stderr.`,
+		Example: `  agent-shell log                      # the most recent session
+  agent-shell log --last 2h --failures # failed scripts, denials and shim errors
+  agent-shell log --actor claude-code --json | jq .command
+  agent-shell log --list-sessions
+  agent-shell log verify               # check every session's hash chain`,
+		Args: cobra.NoArgs,
+		RunE: runE(func(cmd *cobra.Command, _ []string) error {
+			return a.runLog(cmd, &o)
+		}),
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.last, "last", "", "only events from the last `DURATION` (30s, 15m, 2h, 7d)")
+	f.BoolVar(&o.failures, "failures", false, "only failed scripts, denied decisions and shim errors")
+	f.StringVar(&o.actor, "actor", "", "only events by `ACTOR` (exact)")
+	f.StringVar(&o.script, "script", "", "only script_end events of npm script `NAME` (exact)")
+	f.StringVar(&o.session, "session", "", "only session `ID`")
+	f.StringVar(&o.event, "event", "", "only events of `TYPE` (script_end, tool_use, policy_decision, shim_error)")
+	f.BoolVar(&o.json, "json", false, "print the matching lines as recorded, one JSON object per line")
+	f.BoolVar(&o.listSessions, "list-sessions", false, "list sessions (newest first) instead of events")
+	cmd.AddCommand(newLogVerifyCmd(a))
+	return cmd
+}
+
+// eventsDir is where log reads: found from the project (git) root, so it
+// works from any subdirectory.
+func (a *app) eventsDir() (string, error) {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("current directory: %w", err)
+	}
+	return telemetry.EventsDirForRead(telemetry.FindRoot(cwd), a.getenv)
+}
+
+func (a *app) runLog(cmd *cobra.Command, o *logOptions) error {
+	flags := cmd.Flags()
+	var flt telemetry.Filter
+	if flags.Changed("last") {
+		d, err := telemetry.ParseDuration(o.last)
+		if err != nil {
+			return fmt.Errorf("--last: %w", err)
+		}
+		flt.Since = a.now().Add(-d)
+	}
+	flt.Failures = o.failures
+	if flags.Changed("actor") {
+		flt.Actor = &o.actor
+	}
+	if flags.Changed("script") {
+		flt.Script = &o.script
+	}
+	if flags.Changed("event") {
+		flt.Event = &o.event
+	}
+
+	dir, err := a.eventsDir()
+	if err != nil {
+		return err
+	}
+	var files []string
+	if flags.Changed("session") {
+		p, err := telemetry.SessionFile(dir, o.session)
+		if err != nil {
+			return err
+		}
+		files = []string{p}
+	} else {
+		all, skipped, err := telemetry.ListFiles(dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			fmt.Fprintf(a.stdout, "No events recorded yet in %s.\n", displayPath(dir))
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("read events: %w", err)
+		}
+		for _, s := range skipped {
+			a.errorf("skipped %s: not a regular file", displayPath(s))
+		}
+		if len(all) == 0 && !o.listSessions {
+			fmt.Fprintf(a.stdout, "No events recorded yet in %s.\n", displayPath(dir))
+			return nil
+		}
+		files = all
+		if flt.IsZero() && !o.listSessions && len(files) > 0 {
+			newest, err := telemetry.NewestFile(files)
+			if err != nil {
+				return fmt.Errorf("find the most recent session: %w", err)
+			}
+			files = []string{newest}
+		}
+	}
+
+	out := bufio.NewWriterSize(a.stdout, 64<<10)
+	var damage []telemetry.Damage
+	if o.listSessions {
+		damage, err = a.listSessions(out, files, flt, o.json)
+	} else {
+		damage, err = a.listEvents(out, files, flt, o.json)
+	}
+	if ferr := out.Flush(); err == nil && ferr != nil {
+		err = fmt.Errorf("write output: %w", ferr)
+	}
+	// After the output, so the report is the last thing a reader sees.
+	for _, d := range damage {
+		a.errorf("skipped %d damaged line(s) in %s (first at line %d: %s)", d.Count, displayPath(d.File), d.FirstLine, sanitize(d.FirstErr, 200))
+	}
+	return err
+}
+
+func (a *app) listEvents(out *bufio.Writer, files []string, flt telemetry.Filter, asJSON bool) ([]telemetry.Damage, error) {
+	q := &telemetry.Query{Files: files, Filter: flt, Validate: asJSON, Decode: !asJSON}
+	n := 0
+	var tw *eventTable
+	if !asJSON {
+		tw = newEventTable(out, a.useColor())
+	}
+	damage, err := q.Run(func(r *telemetry.Record) error {
+		n++
+		if asJSON {
+			out.Write(r.Raw)
+			return out.WriteByte('\n')
+		}
+		return tw.add(r.Event)
+	})
+	if err != nil {
+		return damage, err
+	}
+	if n == 0 {
+		// JSON output stays parseable: no events is no lines.
+		if !asJSON {
+			fmt.Fprintln(out, "No matching events found.")
+		}
+		return damage, nil
+	}
+	if tw != nil {
+		return damage, tw.flush()
+	}
+	return damage, nil
+}
+
+func (a *app) listSessions(out *bufio.Writer, files []string, flt telemetry.Filter, asJSON bool) ([]telemetry.Damage, error) {
+	sessions, damage, err := telemetry.ListSessions(files, flt)
+	if err != nil {
+		return damage, err
+	}
+	if len(sessions) == 0 {
+		if !asJSON {
+			fmt.Fprintln(out, "No sessions found.")
+		}
+		return damage, nil
+	}
+	if asJSON {
+		enc := json.NewEncoder(out)
+		for _, s := range sessions {
+			v := struct {
+				SessionID string   `json:"session_id"`
+				First     string   `json:"first,omitempty"`
+				Last      string   `json:"last,omitempty"`
+				Events    int      `json:"events"`
+				Actors    []string `json:"actors"`
+			}{SessionID: s.ID, Events: s.Events, Actors: s.Actors}
+			if !s.First.IsZero() {
+				v.First = s.First.UTC().Format(telemetry.TimestampLayout)
+				v.Last = s.Last.UTC().Format(telemetry.TimestampLayout)
+			}
+			if v.Actors == nil {
+				v.Actors = []string{}
+			}
+			if err := enc.Encode(v); err != nil {
+				return damage, err
+			}
+		}
+		return damage, nil
+	}
+	rows := [][]string{{"SESSION", "FIRST EVENT", "LAST EVENT", "EVENTS", "ACTORS"}}
+	for _, s := range sessions {
+		actors := make([]string, len(s.Actors))
+		for i, act := range s.Actors {
+			actors[i] = sanitize(act, 40)
+		}
+		rows = append(rows, []string{
+			sanitize(s.ID, 0), tableTime(s.First), tableTime(s.Last), strconv.Itoa(s.Events),
+			dash(strings.Join(actors, ",")),
+		})
+	}
+	widths := make([]int, len(rows[0]))
+	for _, r := range rows {
+		for i, c := range r {
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+		}
+	}
+	for _, r := range rows {
+		writeRow(out, r, widths)
+	}
+	return damage, nil
+}
+
+// useColor: ANSI colour only for a terminal, and never when NO_COLOR is set
+// (https://no-color.org) or the terminal is dumb.
+func (a *app) useColor() bool {
+	f, ok := a.stdout.(*os.File)
+	if !ok || a.getenv("NO_COLOR") != "" || a.getenv("TERM") == "dumb" {
+		return false
+	}
+	return term.IsTerminal(int(f.Fd()))
+}
+
+const (
+	colorRed    = "\x1b[31m"
+	colorYellow = "\x1b[33m"
+	colorBold   = "\x1b[1m"
+	colorReset  = "\x1b[0m"
+)
+
+// Column caps: a long actor or tool name is cut rather than pushing the
+// command off the screen.
+var eventColumns = [...]struct {
+	name string
+	max  int
+}{{"TIME", 19}, {"EVENT", 15}, {"ACTOR", 20}, {"SCRIPT/TOOL", 24}, {"RESULT", 16}, {"DURATION", 8}, {"COMMAND", 0}}
+
+// commandRunes is how much of a command the table shows.
+const commandRunes = 60
+
+// tableSample is how many rows size the columns. The rest are streamed
+// with the same widths, so memory does not grow with the result.
+const tableSample = 500
+
+type eventTable struct {
+	w       *bufio.Writer
+	color   bool
+	pending []tableRow
+	widths  []int
+}
+
+type tableRow struct {
+	cells []string
+	color string
+}
+
+func newEventTable(w *bufio.Writer, color bool) *eventTable {
+	return &eventTable{w: w, color: color}
+}
+
+func (t *eventTable) add(e *telemetry.Event) error {
+	r := eventRow(e)
+	if t.widths == nil {
+		t.pending = append(t.pending, r)
+		if len(t.pending) < tableSample {
+			return nil
+		}
+		return t.flush()
+	}
+	t.write(r)
+	return nil
+}
+
+func (t *eventTable) flush() error {
+	if t.widths == nil {
+		t.widths = make([]int, len(eventColumns))
+		for i, c := range eventColumns {
+			t.widths[i] = len(c.name)
+		}
+		for _, r := range t.pending {
+			for i, c := range r.cells {
+				t.widths[i] = max(t.widths[i], utf8.RuneCountInString(c))
+			}
+		}
+		for i, c := range eventColumns {
+			if c.max > 0 {
+				t.widths[i] = min(t.widths[i], c.max)
+			}
+		}
+		header := make([]string, len(eventColumns))
+		for i, c := range eventColumns {
+			header[i] = c.name
+		}
+		t.write(tableRow{cells: header, color: t.boldIf()})
+		for _, r := range t.pending {
+			t.write(r)
+		}
+		t.pending = nil
+	}
+	return nil
+}
+
+func (t *eventTable) boldIf() string {
+	if t.color {
+		return colorBold
+	}
+	return ""
+}
+
+func (t *eventTable) write(r tableRow) {
+	for i, c := range r.cells {
+		if m := eventColumns[i].max; m > 0 {
+			r.cells[i] = cut(c, t.widths[i])
+		}
+	}
+	if t.color && r.color != "" {
+		t.w.WriteString(r.color)
+		writeCells(t.w, r.cells, t.widths)
+		t.w.WriteString(colorReset + "\n")
+		return
+	}
+	writeCells(t.w, r.cells, t.widths)
+	t.w.WriteByte('\n')
+}
+
+// writeRow writes one table line.
+func writeRow(w *bufio.Writer, cells []string, widths []int) {
+	writeCells(w, cells, widths)
+	w.WriteByte('\n')
+}
+
+// writeCells writes cells padded to widths, two spaces apart, the last cell
+// unpadded (no trailing spaces).
+func writeCells(w *bufio.Writer, cells []string, widths []int) {
+	for i, c := range cells {
+		if i > 0 {
+			w.WriteString("  ")
+		}
+		w.WriteString(c)
+		if i < len(cells)-1 {
+			for n := utf8.RuneCountInString(c); n < widths[i]; n++ {
+				w.WriteByte(' ')
+			}
+		}
+	}
+}
+
+func eventRow(e *telemetry.Event) tableRow {
+	tool, result, dur := "-", "-", "-"
+	color := ""
+	switch e.Event {
+	case telemetry.EventScriptEnd:
+		tool = dash(sanitize(e.Script, 0))
+		result = strconv.Itoa(e.ExitCode)
+		if e.Signal != "" {
+			result += " " + sanitize(e.Signal, 0)
+		}
+		dur = formatMillis(int64(e.DurationMS))
+		if e.ExitCode != 0 || e.Signal != "" {
+			color = colorRed
+		}
+	case telemetry.EventToolUse:
+		tool = dash(sanitize(e.ToolName, 0))
+	case telemetry.EventPolicyDecision:
+		result = dash(sanitize(e.Decision, 0))
+		switch e.Decision {
+		case "deny":
+			color = colorRed
+		case "ask":
+			color = colorYellow
+		}
+	case telemetry.EventShimError:
+		result = "error"
+		color = colorRed
+	}
+	return tableRow{
+		cells: []string{
+			tableTime(e.Timestamp), dash(sanitize(e.Event, 0)), dash(sanitize(e.Actor, 0)),
+			tool, result, dur, sanitize(e.Command, commandRunes),
+		},
+		color: color,
+	}
+}
+
+func tableTime(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.UTC().Format("2006-01-02 15:04:05")
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// formatMillis shows a duration as Nms below a second, N.Ns below a minute,
+// else N.Nm (tenths truncated, never rounded up into the next unit).
+func formatMillis(ms int64) string {
+	switch {
+	case ms < 0:
+		return "-"
+	case ms < 1000:
+		return strconv.FormatInt(ms, 10) + "ms"
+	case ms < 60_000:
+		return fmt.Sprintf("%d.%ds", ms/1000, ms%1000/100)
+	default:
+		return fmt.Sprintf("%d.%dm", ms/60_000, ms%60_000/6000)
+	}
+}
+
+// sanitize makes recorded text safe to print on a terminal: control
+// characters (which could move the cursor, clear the screen or fake extra
+// lines), Unicode line separators and bidirectional overrides become visible
+// escapes, and invalid UTF-8 becomes U+FFFD. With maxRunes > 0 the result is
+// cut to that many runes, ending in "…".
+func sanitize(s string, maxRunes int) string {
+	clean := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return cut(s, maxRunes)
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20 || (r >= 0x7f && r < 0xa0):
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case r == 0x2028 || r == 0x2029 || (r >= 0x200e && r <= 0x200f) ||
+			(r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0xfeff:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r) // invalid UTF-8 arrives here as U+FFFD
+		}
+		if maxRunes > 0 && b.Len() > 4*maxRunes+8 {
+			break // enough to cut from
+		}
+	}
+	return cut(b.String(), maxRunes)
+}
+
+// cut shortens s to at most n runes (n <= 0: no limit), ending in "…".
+func cut(s string, n int) string {
+	if n <= 0 || len(s) <= n {
+		return s
+	}
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	i, runes := 0, 0
+	for runes < n-1 {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		runes++
+	}
+	return s[:i] + "…"
+}
+
+// displayPath shows a path relative to the current directory when it is
+// inside it, else absolute; sanitized, since a file name can hold anything.
+func displayPath(p string) string {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return sanitize(p, 0)
+	}
+	rel, err := filepath.Rel(cwd, p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return sanitize(p, 0)
+	}
+	return sanitize(rel, 0)
+}
+
+func newLogVerifyCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "verify [SESSION...]",
+		Short: "Check the sessions' hash chains for edited, deleted or reordered lines",
+		Long: `Check every session file (or the sessions named) line by line: each line must
+be a JSON object, seq must count 1, 2, 3..., and each prev_sha256 must be the
+SHA-256 of the line before. Prints "ok" per intact file and FILE:LINE with the
+first break otherwise; exits 1 if any file is broken.
+
+A changed last line cannot be detected: no line after it carries its hash.`,
+		RunE: runE(func(_ *cobra.Command, args []string) error {
+			return a.runLogVerify(args)
+		}),
+	}
+}
+
+func (a *app) runLogVerify(ids []string) error {
+	dir, err := a.eventsDir()
+	if err != nil {
+		return err
+	}
+	var files []string
+	if len(ids) > 0 {
+		for _, id := range ids {
+			p, err := telemetry.SessionFile(dir, id)
+			if err != nil {
+				return err
+			}
+			files = append(files, p)
+		}
+	} else {
+		all, skipped, err := telemetry.ListFiles(dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			fmt.Fprintf(a.stdout, "No events recorded yet in %s.\n", displayPath(dir))
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("read events: %w", err)
+		}
+		for _, s := range skipped {
+			a.errorf("skipped %s: not a regular file", displayPath(s))
+		}
+		files = all
+	}
+	if len(files) == 0 {
+		fmt.Fprintln(a.stdout, "No sessions found.")
+		return nil
+	}
+	// Files are independent: check them on every core, report in order.
+	results := make([]telemetry.VerifyResult, len(files))
+	errs := make([]error, len(files))
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < min(len(files), runtime.GOMAXPROCS(0)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				results[i], errs[i] = telemetry.VerifyFile(files[i])
+			}
+		}()
+	}
+	for i := range files {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	broken := 0
+	for i, f := range files {
+		res, err := results[i], errs[i]
+		if err != nil {
+			return err
+		}
+		if res.OK() {
+			fmt.Fprintf(a.stdout, "ok  %s  %d %s\n", displayPath(f), res.Events, plural(res.Events, "event", "events"))
+			continue
+		}
+		broken++
+		fmt.Fprintf(a.stdout, "%s:%d: %s\n", displayPath(f), res.Line, res.Problem)
+	}
+	if broken > 0 {
+		a.errorf("%d of %d session file(s) failed verification", broken, len(files))
+		return exitCode(exitError)
+	}
+	return nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agent-shell/agent-shell/telemetry"
+)
+
+func TestSanitize(t *testing.T) {
+	tests := []struct {
+		in   string
+		max  int
+		want string
+	}{
+		{"npm test", 0, "npm test"},
+		{"a\nb\rc\td", 0, `a\nb\rc\td`},
+		{"\x1b[2J\x1b[Hclear", 0, `\x1b[2J\x1b[Hclear`},
+		{"bell\x07 del\x7f c1\u009b", 0, `bell\x07 del\x7f c1\x9b`},
+		{"rtl \u202eevil\u202c sep\u2028x", 0, `rtl \u202eevil\u202c sep\u2028x`},
+		{"bad \xff utf8", 0, "bad \ufffd utf8"},
+		{"ünïcode ☃ ok", 0, "ünïcode ☃ ok"},
+		{strings.Repeat("a", 70), 60, strings.Repeat("a", 59) + "…"},
+		{strings.Repeat("é", 70), 60, strings.Repeat("é", 59) + "…"},
+		{strings.Repeat("a", 60), 60, strings.Repeat("a", 60)},
+		{strings.Repeat("\n", 100), 10, `\n\n\n\n\` + "…"},
+	}
+	for _, tt := range tests {
+		if got := sanitize(tt.in, tt.max); got != tt.want {
+			t.Errorf("sanitize(%q, %d) = %q, want %q", tt.in, tt.max, got, tt.want)
+		}
+	}
+}
+
+func TestFormatMillis(t *testing.T) {
+	tests := []struct {
+		ms   int64
+		want string
+	}{
+		{0, "0ms"}, {999, "999ms"}, {1000, "1.0s"}, {1234, "1.2s"}, {59999, "59.9s"},
+		{60000, "1.0m"}, {85000, "1.4m"}, {3600000, "60.0m"}, {-5, "-"},
+	}
+	for _, tt := range tests {
+		if got := formatMillis(tt.ms); got != tt.want {
+			t.Errorf("formatMillis(%d) = %q, want %q", tt.ms, got, tt.want)
+		}
+	}
+}
+
+func TestEventRow(t *testing.T) {
+	ts := time.Date(2026, 1, 2, 3, 4, 5, 600e6, time.UTC)
+	tests := []struct {
+		e     telemetry.Event
+		cells string
+		color string
+	}{
+		{telemetry.Event{Event: "script_end", Actor: "human", Script: "test", ExitCode: 2, DurationMS: 1500, Command: "npm test", Timestamp: ts},
+			"2026-01-02 03:04:05|script_end|human|test|2|1.5s|npm test", colorRed},
+		{telemetry.Event{Event: "script_end", Actor: "human", Signal: "SIGKILL", ExitCode: 137, Timestamp: ts},
+			"2026-01-02 03:04:05|script_end|human|-|137 SIGKILL|0ms|", colorRed},
+		{telemetry.Event{Event: "script_end", Actor: "human", Script: "build"},
+			"-|script_end|human|build|0|0ms|", ""},
+		{telemetry.Event{Event: "tool_use", Actor: "claude-code", ToolName: "bash", Command: "ls"},
+			"-|tool_use|claude-code|bash|-|-|ls", ""},
+		{telemetry.Event{Event: "policy_decision", Decision: "deny", Command: "rm -rf /"},
+			"-|policy_decision|-|-|deny|-|rm -rf /", colorRed},
+		{telemetry.Event{Event: "policy_decision", Decision: "ask"},
+			"-|policy_decision|-|-|ask|-|", colorYellow},
+		{telemetry.Event{Event: "shim_error", Actor: "a\x1b]0;x\x07"},
+			`-|shim_error|a\x1b]0;x\x07|-|error|-|`, colorRed},
+		{telemetry.Event{Event: "future_event"},
+			"-|future_event|-|-|-|-|", ""},
+	}
+	for _, tt := range tests {
+		r := eventRow(&tt.e)
+		if got := strings.Join(r.cells, "|"); got != tt.cells || r.color != tt.color {
+			t.Errorf("eventRow(%+v) = %q %q, want %q %q", tt.e, got, r.color, tt.cells, tt.color)
+		}
+	}
+}
+
+// The table sizes its columns from the first rows, then streams the rest
+// with the same widths, cutting cells that would not fit.
+func TestEventTableStreams(t *testing.T) {
+	var buf bytes.Buffer
+	w := bufio.NewWriter(&buf)
+	tw := newEventTable(w, false)
+	for i := 0; i < tableSample+2; i++ {
+		actor := "a"
+		if i == tableSample+1 {
+			actor = "a-much-longer-actor-name-than-before"
+		}
+		if err := tw.add(&telemetry.Event{Event: "tool_use", Actor: actor, ToolName: "bash", Command: "ls"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tw.flush(); err != nil {
+		t.Fatal(err)
+	}
+	w.Flush()
+	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	if len(lines) != tableSample+3 {
+		t.Fatalf("%d lines, want %d", len(lines), tableSample+3)
+	}
+	if lines[0] != "TIME  EVENT     ACTOR  SCRIPT/TOOL  RESULT  DURATION  COMMAND" {
+		t.Errorf("header %q", lines[0])
+	}
+	if last := lines[len(lines)-1]; last != "-     tool_use  a-mu…  bash         -       -         ls" {
+		t.Errorf("last row %q", last)
+	}
+}
+
+func TestEventTableColor(t *testing.T) {
+	var buf bytes.Buffer
+	w := bufio.NewWriter(&buf)
+	tw := newEventTable(w, true)
+	tw.add(&telemetry.Event{Event: "shim_error", Actor: "x"})
+	tw.add(&telemetry.Event{Event: "tool_use", Actor: "x"})
+	tw.flush()
+	w.Flush()
+	want := colorBold + "TIME  EVENT       ACTOR  SCRIPT/TOOL  RESULT  DURATION  COMMAND" + colorReset + "\n" +
+		colorRed + "-     shim_error  x      -            error   -         " + colorReset + "\n" +
+		"-     tool_use    x      -            -       -         \n"
+	if buf.String() != want {
+		t.Errorf("got\n%q\nwant\n%q", buf.String(), want)
+	}
+}
+
+func TestUseColor(t *testing.T) {
+	a := newApp(nil, &bytes.Buffer{}, &bytes.Buffer{})
+	a.getenv = func(string) string { return "" }
+	if a.useColor() {
+		t.Error("colour for a buffer")
+	}
+	f, err := os.CreateTemp(t.TempDir(), "out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	a.stdout = f
+	if a.useColor() {
+		t.Error("colour for a regular file")
+	}
+}
