@@ -2,7 +2,7 @@
 # Times the real agent-shell binary as a whole process, beside the floors it is
 # judged against, and runs the Go benchmarks of the hot paths.
 #
-#   bench/run.sh [startup|log|append|all]     (default: all)
+#   bench/run.sh [startup|log|append|policy|all]     (default: all)
 #
 # Needs hyperfine (Debian: apt-get install hyperfine) and /usr/bin/time.
 set -euo pipefail
@@ -57,6 +57,29 @@ logquery() {
   rm -rf "$work"
 }
 
+policycheck() {
+  echo "== policy-check on a 20-pattern policy.json + 30-rule manifest, 5-command line ($runs runs each) =="
+  local work; work=$(mktemp -d); mkdir -p "$work/.git" "$work/.github/hooks/agent-shell"
+  cp policy/testdata/bench/policy.json policy/testdata/bench/agent-shell.toml "$work/.github/hooks/agent-shell/"
+  printf '%s' '{"sessionId":"bench","cwd":"/repo","toolName":"bash","toolArgs":"{\"command\":\"cd web && FOO=1 npm ci && npm test -- --coverage | tee out.log; git status --short\"}"}' >"$work/payload.json"
+  "$as" policy-check <"$work/payload.json" | grep -q permissionDecision
+  # hyperfine runs each command through a shell (for the < redirection) and
+  # subtracts the shell's own start-up from every figure.
+  (cd "$work" && hyperfine --warmup 20 --runs "$runs" --export-json "$out/policy.json" \
+    -n hello "$out/hello < payload.json" \
+    -n version "$as --version < payload.json" \
+    -n policy-check "$as policy-check < payload.json" >/dev/null)
+  local hello version check
+  hello=$(median "$out/policy.json" hello); version=$(median "$out/policy.json" version)
+  check=$(median "$out/policy.json" policy-check)
+  printf 'median ms: hello %s  agent-shell --version %s  agent-shell policy-check %s\n' "$hello" "$version" "$check"
+  python3 -c 'import sys; h,v,c=map(float,sys.argv[1:]); print("policy-check / --version = %.2f (goal <= 1.25)   policy-check / hello = %.2f (goal <= 1.6)" % (c/v, c/h))' "$hello" "$version" "$check"
+  echo "== Go benchmarks: normalize + decide =="
+  go test ./policy -run '^$' -bench 'Decide' -benchtime 2s
+  go test ./policy/shellcmd -run '^$' -bench . -benchtime 2s
+  rm -rf "$work"
+}
+
 append() {
   echo "== Go benchmarks: append throughput =="
   go test ./telemetry -run '^$' -bench 'Append' -benchtime 2s
@@ -66,6 +89,7 @@ case $what in
   startup) startup ;;
   log) logquery ;;
   append) append ;;
-  all) startup; logquery; append ;;
-  *) echo "usage: bench/run.sh [startup|log|append|all]" >&2; exit 2 ;;
+  policy) policycheck ;;
+  all) startup; logquery; append; policycheck ;;
+  *) echo "usage: bench/run.sh [startup|log|append|policy|all]" >&2; exit 2 ;;
 esac
