@@ -93,37 +93,24 @@ func (a *app) runLog(cmd *cobra.Command, o *logOptions) error {
 	if err != nil {
 		return err
 	}
-	var files []string
+	var ids []string
 	if flags.Changed("session") {
-		p, err := telemetry.SessionFile(dir, o.session)
+		ids = []string{o.session}
+	}
+	files, ok, err := a.sessionFiles(dir, ids)
+	if err != nil || !ok {
+		return err
+	}
+	if len(files) == 0 && !o.listSessions {
+		fmt.Fprintf(a.stdout, "No events recorded yet in %s.\n", displayPath(dir))
+		return nil
+	}
+	if len(ids) == 0 && flt.IsZero() && !o.listSessions && len(files) > 0 {
+		newest, err := telemetry.NewestFile(files)
 		if err != nil {
-			return err
+			return fmt.Errorf("find the most recent session: %w", err)
 		}
-		files = []string{p}
-	} else {
-		all, skipped, err := telemetry.ListFiles(dir)
-		if errors.Is(err, fs.ErrNotExist) {
-			fmt.Fprintf(a.stdout, "No events recorded yet in %s.\n", displayPath(dir))
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("read events: %w", err)
-		}
-		for _, s := range skipped {
-			a.errorf("skipped %s: not a regular file", displayPath(s))
-		}
-		if len(all) == 0 && !o.listSessions {
-			fmt.Fprintf(a.stdout, "No events recorded yet in %s.\n", displayPath(dir))
-			return nil
-		}
-		files = all
-		if flt.IsZero() && !o.listSessions && len(files) > 0 {
-			newest, err := telemetry.NewestFile(files)
-			if err != nil {
-				return fmt.Errorf("find the most recent session: %w", err)
-			}
-			files = []string{newest}
-		}
+		files = []string{newest}
 	}
 
 	out := bufio.NewWriterSize(a.stdout, 64<<10)
@@ -523,28 +510,9 @@ func (a *app) runLogVerify(ids []string) error {
 	if err != nil {
 		return err
 	}
-	var files []string
-	if len(ids) > 0 {
-		for _, id := range ids {
-			p, err := telemetry.SessionFile(dir, id)
-			if err != nil {
-				return err
-			}
-			files = append(files, p)
-		}
-	} else {
-		all, skipped, err := telemetry.ListFiles(dir)
-		if errors.Is(err, fs.ErrNotExist) {
-			fmt.Fprintf(a.stdout, "No events recorded yet in %s.\n", displayPath(dir))
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("read events: %w", err)
-		}
-		for _, s := range skipped {
-			a.errorf("skipped %s: not a regular file", displayPath(s))
-		}
-		files = all
+	files, ok, err := a.sessionFiles(dir, ids)
+	if err != nil || !ok {
+		return err
 	}
 	if len(files) == 0 {
 		fmt.Fprintln(a.stdout, "No sessions found.")
@@ -594,4 +562,32 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// sessionFiles lists the files of the sessions named by ids, or of every
+// session when ids is empty. ok is false when the events directory does not
+// exist, which has been said on stdout.
+func (a *app) sessionFiles(dir string, ids []string) (files []string, ok bool, err error) {
+	if len(ids) > 0 {
+		for _, id := range ids {
+			p, err := telemetry.SessionFile(dir, id)
+			if err != nil {
+				return nil, false, err
+			}
+			files = append(files, p)
+		}
+		return files, true, nil
+	}
+	all, skipped, err := telemetry.ListFiles(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(a.stdout, "No events recorded yet in %s.\n", displayPath(dir))
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("read events: %w", err)
+	}
+	for _, s := range skipped {
+		a.errorf("skipped %s: not a regular file", displayPath(s))
+	}
+	return all, true, nil
 }
