@@ -67,46 +67,63 @@ func (c Copilot) Parse(payload []byte, nativeEvent string) (*Event, error) {
 	if err := json.Unmarshal(payload, &fields); err != nil || fields == nil {
 		return nil, ErrInvalidJSON
 	}
+	keys := camelKeys
 	if _, ok := fields["hook_event_name"]; ok {
-		return c.parseSnake(fields)
+		keys = snakeKeys
+		nativeEvent = stringField(fields["hook_event_name"])
+		delete(fields, "hook_event_name")
+	} else if nativeEvent == "" {
+		nativeEvent = inferCopilotEvent(fields)
 	}
-	e := &Event{Agent: c.Name(), Meta: map[string]json.RawMessage{}}
-	e.NativeEvent = nativeEvent
-	if e.NativeEvent == "" {
-		e.NativeEvent = inferCopilotEvent(fields)
-	}
-	e.Kind = kindOf(copilotKinds, e.NativeEvent)
-	take := func(k string) json.RawMessage {
-		v := fields[k]
+	return c.parseFields(fields, keys, nativeEvent)
+}
+
+// payloadKeys name the fields of one of Copilot's two payload formats.
+type payloadKeys struct {
+	session, toolName, toolInput string
+	results                      []string
+}
+
+var (
+	camelKeys = payloadKeys{"sessionId", "toolName", "toolArgs", []string{"toolResult"}}
+	snakeKeys = payloadKeys{"session_id", "tool_name", "tool_input", []string{"tool_result", "tool_response"}}
+)
+
+func (c Copilot) parseFields(fields map[string]json.RawMessage, keys payloadKeys, nativeEvent string) (*Event, error) {
+	e := &Event{Agent: c.Name(), NativeEvent: nativeEvent, Kind: kindOf(copilotKinds, nativeEvent), Meta: map[string]json.RawMessage{}}
+	take := func(k string) (json.RawMessage, bool) {
+		v, ok := fields[k]
 		delete(fields, k)
-		return v
+		return v, ok
 	}
-	e.SessionID = stringField(take("sessionId"))
-	e.Cwd = stringField(take("cwd"))
+	raw, _ := take(keys.session)
+	e.SessionID = stringField(raw)
+	raw, _ = take("cwd")
+	e.Cwd = stringField(raw)
 	switch e.Kind {
 	case KindPreTool, KindPostTool:
-		name, ok := toolName(take("toolName"))
+		raw, _ = take(keys.toolName)
+		name, ok := toolName(raw)
 		if !ok {
 			return nil, ErrInvalidToolName
 		}
 		e.NativeTool, e.Tool = name, normalizeCopilotTool(name)
-		args, hasArgs := fields["toolArgs"]
-		delete(fields, "toolArgs")
+		args, hasArgs := take(keys.toolInput)
 		e.Input = args
-		if hasArgs {
-			if s, ok := jsonString(args); ok && json.Valid([]byte(s)) {
-				e.Input = json.RawMessage(s) // record the arguments, not their quoted form
-			}
+		if s, ok := jsonString(args); ok && json.Valid([]byte(s)) {
+			e.Input = json.RawMessage(s) // record the arguments, not their quoted form
 		}
 		if e.IsShell() {
 			e.Command, e.CommandErr = copilotCommand(args, hasArgs)
 		}
-		if r, ok := fields["toolResult"]; ok {
-			e.Result = r
-			delete(fields, "toolResult")
+		for _, k := range keys.results {
+			if r, ok := take(k); ok {
+				e.Result = r
+			}
 		}
 	case KindPrompt:
-		e.Prompt = stringField(take("prompt"))
+		raw, _ = take("prompt")
+		e.Prompt = stringField(raw)
 	}
 	for k, v := range fields {
 		e.Meta[k] = v
@@ -173,46 +190,6 @@ func copilotCommand(args json.RawMessage, present bool) (string, error) {
 		return "", errCommandNotString
 	}
 	return cmd, nil
-}
-
-// parseSnake reads the Claude-style payload of a PascalCase registration.
-func (c Copilot) parseSnake(fields map[string]json.RawMessage) (*Event, error) {
-	e := &Event{Agent: c.Name(), Meta: map[string]json.RawMessage{}}
-	take := func(k string) json.RawMessage {
-		v := fields[k]
-		delete(fields, k)
-		return v
-	}
-	e.NativeEvent = stringField(take("hook_event_name"))
-	e.Kind = kindOf(copilotKinds, e.NativeEvent)
-	e.SessionID = stringField(take("session_id"))
-	e.Cwd = stringField(take("cwd"))
-	switch e.Kind {
-	case KindPreTool, KindPostTool:
-		name, ok := toolName(take("tool_name"))
-		if !ok {
-			return nil, ErrInvalidToolName
-		}
-		e.NativeTool, e.Tool = name, normalizeCopilotTool(name)
-		input, hasInput := fields["tool_input"]
-		delete(fields, "tool_input")
-		e.Input = input
-		if e.IsShell() {
-			e.Command, e.CommandErr = copilotCommand(input, hasInput)
-		}
-		for _, k := range []string{"tool_result", "tool_response"} {
-			if r, ok := fields[k]; ok {
-				e.Result = r
-				delete(fields, k)
-			}
-		}
-	case KindPrompt:
-		e.Prompt = stringField(take("prompt"))
-	}
-	for k, v := range fields {
-		e.Meta[k] = v
-	}
-	return e, nil
 }
 
 func (c Copilot) Coverage(k Kind) Coverage {
