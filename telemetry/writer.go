@@ -63,6 +63,26 @@ func (w *Writer) Path() string { return w.path }
 // Close closes the session file.
 func (w *Writer) Close() error { return w.f.Close() }
 
+// Prepare reads the chain's tail now, under the lock, so that an Append
+// soon after only has to write when no other process has appended since.
+func (w *Writer) Prepare() error {
+	fd := int(w.f.Fd())
+	if err := flock(fd, syscall.LOCK_EX); err != nil {
+		return fmt.Errorf("lock %s: %w", w.path, err)
+	}
+	defer flock(fd, syscall.LOCK_UN) //nolint:errcheck // closing the file releases it too
+	fi, err := w.f.Stat()
+	if err != nil {
+		return fmt.Errorf("stat %s: %w", w.path, err)
+	}
+	if err := w.loadTail(fi.Size()); err != nil {
+		w.size = -1
+		return err
+	}
+	w.size = fi.Size()
+	return nil
+}
+
 // Append redacts e, stamps it (timestamp if unset, seq, prev_sha256) and
 // appends it as one line.
 func (w *Writer) Append(e *Event) error {

@@ -13,27 +13,54 @@ import (
 // answered or how it exits: it is reported on one stderr line and, where
 // the log can still be written, as a shim_error event.
 func (a *app) record(e *telemetry.Event, hostSession string) {
-	w, id, err := a.openSessionWriter(hostSession)
-	if err != nil {
-		a.errorf("telemetry write error: %v", err)
+	a.startRecording(hostSession).write(e)
+}
+
+// recording is an event about to be written: the session file open, the
+// context captured and the chain's tail read, so that what is left once
+// the event is known is one locked append. The shim prepares it while the
+// script runs.
+type recording struct {
+	a       *app
+	w       *telemetry.Writer
+	id      string
+	openErr error
+	actor   string
+	env     map[string]string
+	tags    map[string]string
+}
+
+func (a *app) startRecording(hostSession string) *recording {
+	r := &recording{a: a}
+	r.w, r.id, r.openErr = a.openSessionWriter(hostSession)
+	if r.openErr != nil {
+		return r
+	}
+	environ := a.environ()
+	r.actor = telemetry.DetectActor(a.getenv)
+	r.env = telemetry.CaptureEnv(environ)
+	r.tags = telemetry.CaptureTags(environ)
+	_ = r.w.Prepare() // an error here shows again, and is reported, on Append
+	return r
+}
+
+func (r *recording) write(e *telemetry.Event) {
+	if r.openErr != nil {
+		r.a.errorf("telemetry write error: %v", r.openErr)
 		return
 	}
-	defer w.Close()
-	a.fillContext(e, id)
-	if err := w.Append(e); err != nil {
-		a.errorf("telemetry write error: %v", err)
+	defer r.w.Close()
+	r.fill(e)
+	if err := r.w.Append(e); err != nil {
+		r.a.errorf("telemetry write error: %v", err)
 		se := &telemetry.Event{Event: telemetry.EventShimError, Command: e.Command, Agent: e.Agent, Error: err.Error()}
-		a.fillContext(se, id)
-		_ = w.Append(se)
+		r.fill(se)
+		_ = r.w.Append(se)
 	}
 }
 
-func (a *app) fillContext(e *telemetry.Event, sessionID string) {
-	env := a.environ()
-	e.SessionID = sessionID
-	e.Actor = telemetry.DetectActor(a.getenv)
-	e.Env = telemetry.CaptureEnv(env)
-	e.Tags = telemetry.CaptureTags(env)
+func (r *recording) fill(e *telemetry.Event) {
+	e.SessionID, e.Actor, e.Env, e.Tags = r.id, r.actor, r.env, r.tags
 	e.Timestamp = time.Time{} // taken under the file lock
 }
 

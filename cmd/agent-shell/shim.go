@@ -62,21 +62,17 @@ func runShim(a *app, args []string) int {
 		return 127
 	}
 	pgid := cmd.Process.Pid
-	done := make(chan struct{})
 	go func() {
-		for {
-			select {
-			case s := <-sigs:
-				_ = syscall.Kill(-pgid, s.(syscall.Signal))
-			case <-done:
-				return
-			}
+		for s := range sigs {
+			_ = syscall.Kill(-pgid, s.(syscall.Signal))
 		}
 	}()
+	// While the script runs, get everything ready to record it.
+	rec := a.startRecording("")
 	err = cmd.Wait()
 	elapsed := time.Since(start)
-	signal.Stop(sigs)
-	close(done)
+	// Signals stay caught and forwarded until we exit: stopping them costs
+	// time, and a signal now must not cut the recording short.
 	if foreground {
 		reclaimTerminal()
 	}
@@ -92,7 +88,7 @@ func runShim(a *app, args []string) int {
 		Package:        a.getenv("npm_package_name"),
 		PackageVersion: a.getenv("npm_package_version"),
 	}
-	a.record(e, "")
+	rec.write(e)
 	return code
 }
 
