@@ -3,6 +3,7 @@ package shellcmd
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -15,6 +16,9 @@ type script struct {
 	src     string
 	holes   []string // placeholders in src filled in at run time ({} of parallel)
 	runtime bool     // the script's commands get arguments at run time
+	// appendBy names what appends run-time arguments to the script
+	// (parallel with no replacement string in it), or is "".
+	appendBy string
 }
 
 // bodyResult is what bodies finds for one command.
@@ -22,6 +26,14 @@ type bodyResult struct {
 	scripts []script
 	stdin   bool   // the command reads its script from standard input
 	why     string // non-empty: the script is there but cannot be known
+	// missing names the script operand when it is not written ("bash -c
+	// script"): the command fails or reads standard input, unless an
+	// enclosing xargs or parallel appends it at run time.
+	missing string
+	// input is non-empty when the command runs what it reads at run time
+	// as commands (parallel with no command): the command is unknown,
+	// though a static script fed to it is still walked, for deny rules.
+	input string
 }
 
 func isShell(name string) bool {
@@ -39,7 +51,7 @@ func bodies(name string, l []word) bodyResult {
 		return shellBody(name, l)
 	case name == "eval":
 		if len(l) < 2 {
-			return bodyResult{}
+			return bodyResult{missing: "eval script"}
 		}
 		if r := allStatic("eval", l[1:]); r != "" {
 			return bodyResult{why: r}
@@ -53,13 +65,13 @@ func bodies(name string, l []word) bodyResult {
 		// Only reached when flock is no wrapper: flock [opts] FILE -c SCRIPT.
 		_, op, why := flockOpts.scan(l)
 		if why != "" || op+2 >= len(l) {
-			return bodyResult{why: why}
+			return bodyResult{why: why, missing: "flock -c script"}
 		}
 		return oneBody("flock -c", l[op+2])
 	case name == "watch":
 		_, op, why := watchOpts.scan(l)
 		if why != "" || op >= len(l) {
-			return bodyResult{why: why}
+			return bodyResult{why: why, missing: "watch command"}
 		}
 		if r := allStatic("watch", l[op:]); r != "" {
 			return bodyResult{why: r}
@@ -129,7 +141,7 @@ options:
 	case hasC && i < len(l):
 		return oneBody(name+" -c", l[i])
 	case hasC:
-		return bodyResult{} // -c without a script: the shell fails
+		return bodyResult{missing: name + " -c script"} // -c without a script: the shell fails
 	case stdin || i >= len(l):
 		return bodyResult{stdin: true}
 	}
@@ -159,6 +171,7 @@ func suBody(l []word) bodyResult {
 			if i+1 < len(l) {
 				return oneBody("su -c", l[i+1])
 			}
+			return bodyResult{missing: "su -c script"}
 		case strings.HasPrefix(s, "--command=") || strings.HasPrefix(s, "--session-command="):
 			_, v, _ := strings.Cut(s, "=")
 			return oneBody("su -c", word{s: v})
@@ -207,19 +220,18 @@ func parallelBody(l []word) bodyResult {
 	cmd := l[op:]
 	var args []word
 	static := !has(hits, "a", "arg-file", "pipe", "pipepart")
+	sep := false
 	for k, w := range cmd {
 		if w.s == ":::" || w.s == "::::" || w.s == ":::+" || w.s == "::::+" {
 			args = cmd[k+1:]
 			cmd = cmd[:k]
 			static = static && w.s == ":::"
+			sep = true
 			break
 		}
-		if k == len(cmd)-1 {
-			static = false // arguments come from standard input
-		}
 	}
-	if len(cmd) == 0 && len(args) == 0 {
-		static = false
+	if !sep {
+		static = false // arguments come from standard input
 	}
 	for _, a := range args {
 		if a.dyn || a.s == ":::" || a.s == "::::" || a.s == ":::+" || a.s == "::::+" {
@@ -236,9 +248,17 @@ func parallelBody(l []word) bodyResult {
 	line := joinQuoted(cmd, quote)
 	if !static {
 		if len(cmd) == 0 {
-			return bodyResult{stdin: true}
+			if has(hits, "help", "version", "h", "V") {
+				return bodyResult{}
+			}
+			// Each input line (or argument) is a command line.
+			return bodyResult{stdin: true, input: "parallel runs its input lines as commands"}
 		}
-		return bodyResult{scripts: []script{{src: line, holes: tokens, runtime: true}}}
+		sc := script{src: line, holes: tokens, runtime: true}
+		if !slices.ContainsFunc(tokens, func(t string) bool { return strings.Contains(line, t) }) {
+			sc.appendBy = "parallel" // no replacement string: the argument is appended
+		}
+		return bodyResult{scripts: []script{sc}}
 	}
 	var out []script
 	for _, a := range args {
@@ -357,10 +377,15 @@ func findActions(l []word) findRun {
 	if len(roots) == 0 {
 		roots = []word{{s: "."}}
 	}
-	for ; i < len(l); i++ {
+	for i < len(l) {
 		x := l[i]
-		if x.dyn && (x.multi || !strings.HasPrefix(l[i-1].s, "-")) && r.why == "" {
-			r.why = fmt.Sprintf("find: expression word %q is not static", x.s)
+		if x.dyn {
+			// A primary that is not static may be -delete or -exec.
+			if r.why == "" {
+				r.why = fmt.Sprintf("find: expression word %q is not static", x.s)
+			}
+			i++
+			continue
 		}
 		switch x.s {
 		case "-delete":
@@ -383,10 +408,48 @@ func findActions(l []word) findRun {
 				}
 				r.execs = append(r.execs, cmd)
 			}
-			i = end
+			i = end + 1
+			continue
 		}
+		// The arguments of a test or action are values, never primaries:
+		// find . -name -delete deletes nothing. An unquoted expansion
+		// there may split into more words, primaries among them.
+		n := findPrimaryArgs(x.s)
+		for k := i + 1; k <= i+n && k < len(l); k++ {
+			if l[k].multi && r.why == "" {
+				r.why = fmt.Sprintf("find: expression word %q is not static", l[k].s)
+			}
+		}
+		i += 1 + n
 	}
 	return r
+}
+
+// findPrimaryArgs returns how many arguments the find primary (test,
+// action, option) p takes: those of GNU find and BSD find. An unknown word
+// takes none, so that a word after it is read as a primary: find fails on
+// a primary it does not know, and reading too many primaries can only
+// report more than runs.
+func findPrimaryArgs(p string) int {
+	switch p {
+	case "-fprintf":
+		return 2
+	case "-amin", "-anewer", "-atime", "-cmin", "-cnewer", "-ctime", "-mmin", "-mtime",
+		"-Bmin", "-Bnewer", "-Btime", "-mnewer", "-newer", "-used",
+		"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename",
+		"-regex", "-iregex", "-lname", "-ilname", "-regextype",
+		"-gid", "-uid", "-group", "-user", "-inum", "-links", "-samefile",
+		"-size", "-perm", "-type", "-xtype", "-fstype", "-flags", "-context",
+		"-maxdepth", "-mindepth", "-files0-from", "-xattrname",
+		"-printf", "-fprint", "-fprint0", "-fls":
+		return 1
+	}
+	// -newerXY REFERENCE compares timestamp X with Y of REFERENCE (-newermt DATE).
+	if len(p) == len("-newerXY") && strings.HasPrefix(p, "-newer") &&
+		strings.IndexByte("aBcmt", p[6]) >= 0 && strings.IndexByte("aBcmt", p[7]) >= 0 {
+		return 1
+	}
+	return 0
 }
 
 func findExprStart(w word) bool {

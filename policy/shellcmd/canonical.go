@@ -65,7 +65,7 @@ func Canonical(argv []string) []string {
 	if len(argv) == 0 {
 		return []string{}
 	}
-	u := unwrap(lits(argv))
+	u := unwrap(lits(argv), "")
 	flat, starts := u.flat, u.starts
 	if u.implied != "" { // xargs alone: do not write the implied echo
 		flat, starts = flat[:len(flat)-1], starts[:len(starts)-1]

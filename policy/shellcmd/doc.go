@@ -23,14 +23,16 @@
 //     text; the words of eval (joined by spaces); the action of trap; su -c,
 //     flock FILE -c and watch (its arguments joined); GNU parallel's command
 //     (joined, once per static ::: argument, the argument quoted in place of
-//     {} or appended); the commands of find -exec, -execdir, -ok and -okdir.
+//     {} or appended); the commands of find -exec, -execdir, -ok and -okdir
+//     (primaries only: find . -name -exec is a name test).
 //     Shell bodies are parsed recursively, at most [MaxDepth] deep; each
 //     level adds one to [Command.Depth]. find runs its -exec commands at
 //     the same depth.
 //   - find -delete is reported as an extra command, [rm -r -f ROOT...]
 //     (Implied "find -delete"), so that a deny rule for "rm -rf *" also
 //     stops "find / -delete". It over-approximates: find . -name '*.o'
-//     -delete deletes less than rm -r -f . would.
+//     -delete deletes less than rm -r -f . would. A -delete that is the
+//     argument of a test or action (find . -name -delete) is none.
 //   - Normalization of each command: leading assignments go to
 //     [Command.Assigns]; wrappers are unwrapped into [Command.Layers] (env
 //     with its options, -S and assignments; command, builtin, exec, nohup,
@@ -45,7 +47,13 @@
 //     expansion could change what runs, a shell body or eval argument that
 //     is not static (bash -c "$X", bash -c "rm $DIR"), a body nested deeper
 //     than [MaxDepth], and a line that does not parse or nests too deeply
-//     ([Line.Err]). A caller must treat an unknown command or line as
+//     ([Line.Err]). So is what run-time input supplies in place of a
+//     missing part: the script of a shell -c, eval, watch, su -c or
+//     flock -c, or the program of a wrapper (sudo --, env, timeout 5),
+//     when xargs or parallel appends arguments to it (xargs bash -c,
+//     xargs sudo --); and a parallel with no command that reads its
+//     command lines from input (parallel, printf 'ls\n' | parallel),
+//     whose piped or heredoc script is still reported. A caller must treat an unknown command or line as
 //     unknown, never allow it.
 //   - What is data and so not a command: the arguments of echo, git commit
 //     -m and the like, single-quoted strings, quoted heredocs, comments.

@@ -171,6 +171,46 @@ var parseTests = []struct {
 	{"su -c 'rm -rf /' root", []string{`su -c "rm -rf /" root`, "rm -rf / @1"}},
 	{"su - root", []string{"su - root"}},
 
+	// xargs (or parallel) appends run-time arguments: a shell -c with no
+	// script, or a wrapper with no program, gets it from input.
+	{"echo ok | xargs bash -c", []string{"echo ok", "bash -c !unknown ~dyn"}},
+	{"echo 'rm -rf /' | xargs bash -c", []string{`echo "rm -rf /"`, "bash -c !unknown ~dyn"}},
+	{"echo ok | xargs sudo --", []string{"echo ok", "sudo -- !unknown ~dyn"}},
+	{"xargs sh -c", []string{"sh -c !unknown ~dyn"}},
+	{"xargs -0 bash -ec", []string{"bash -ec !unknown ~dyn"}},
+	{"xargs env", []string{"env !unknown ~dyn"}},
+	{"xargs env FOO=1", []string{"env FOO=1 !unknown ~dyn"}},
+	{"xargs env -u HOME", []string{"env -u HOME !unknown ~dyn"}},
+	{"xargs timeout 5", []string{"timeout 5 !unknown ~dyn"}},
+	{"xargs timeout", []string{"timeout !unknown ~dyn"}},
+	{"xargs nice -n 5", []string{"nice -n 5 !unknown ~dyn"}},
+	{"xargs sudo -u root env", []string{"env !unknown ~dyn"}},
+	{"xargs sudo -s", []string{"sudo -s !unknown ~dyn"}},
+	{"xargs sudo bash -c", []string{"bash -c !unknown ~dyn"}},
+	{"xargs chroot /mnt", []string{"chroot /mnt !unknown ~dyn"}},
+	{"xargs command", []string{"command !unknown ~dyn"}},
+	{"xargs busybox", []string{"busybox !unknown ~dyn"}},
+	{"xargs xargs", []string{"xargs !unknown ~dyn"}},
+	{"xargs eval", []string{"eval !unknown ~dyn"}},
+	{"xargs watch", []string{"watch !unknown ~dyn"}},
+	{"xargs flock /tmp/l", []string{"flock /tmp/l !unknown ~dyn"}},
+	{"xargs flock /tmp/l -c", []string{"flock /tmp/l -c !unknown ~dyn"}},
+	{"xargs su root -c", []string{"su root -c !unknown ~dyn"}},
+	{"xargs -J % sudo", []string{"sudo !unknown ~dyn"}},
+	{"echo ok | parallel bash -c", []string{"echo ok", "parallel bash -c", "bash -c @1 !unknown ~dyn"}},
+	{"echo x | parallel sudo", []string{"echo x", "parallel sudo", "sudo @1 !unknown ~dyn"}},
+	{"echo x | parallel env FOO=1", []string{"echo x", "parallel env FOO=1", "env FOO=1 @1 !unknown ~dyn"}},
+	// Nothing is appended: -I and a parallel {} fill a hole; find -exec
+	// only has {}, and what xargs appends to a find does not reach -exec.
+	{"xargs -I{} sudo", []string{"sudo ~dyn"}},
+	{"xargs -I{} bash -c", []string{"bash -c ~dyn"}},
+	{"xargs sudo rm", []string{"rm ~dyn"}},
+	{"xargs bash script.sh", []string{"bash script.sh ~dyn"}},
+	{"echo x | parallel 'sudo; echo {}'", []string{"echo x", `parallel "sudo; echo {}"`, "sudo @1 ~dyn", "echo {} @1 ~dyn"}},
+	{"find . -exec sudo \\;", []string{"find . -exec sudo ;", "sudo"}},
+	{"find . -exec env {} +", []string{"find . -exec env {} +", "env {} !unknown ~dyn"}},
+	{"echo x | xargs find . -exec sudo \\;", []string{"echo x", "find . -exec sudo ; ~dyn", "sudo"}},
+
 	// find runs commands and deletes.
 	{"find / -delete", []string{"find / -delete", "rm -r -f / =implied"}},
 	{"find . -name '*.o' -delete", []string{"find . -name *.o -delete", "rm -r -f . =implied"}},
@@ -187,6 +227,24 @@ var parseTests = []struct {
 	{"find . $ACTION", []string{"find . $ACTION !unknown ~dyn"}},
 	{"busybox find . -delete", []string{"find . -delete", "rm -r -f . =implied"}},
 	{"find . -name x", []string{"find . -name x"}},
+	// -delete and -exec as the value of a test are no primaries.
+	{"find . -name -delete -print", []string{"find . -name -delete -print"}},
+	{"find . -gid -delete", []string{"find . -gid -delete"}},
+	{"find . -inum -delete -print", []string{"find . -inum -delete -print"}},
+	{"find . -samefile -delete", []string{"find . -samefile -delete"}},
+	{"find . -path -delete -o -iname -delete -o -regex -delete", []string{"find . -path -delete -o -iname -delete -o -regex -delete"}},
+	{"find . -newer -delete -user -delete -group -delete", []string{"find . -newer -delete -user -delete -group -delete"}},
+	{"find . -size -delete -perm -delete -type -delete -mtime -delete", []string{"find . -size -delete -perm -delete -type -delete -mtime -delete"}},
+	{"find . -newermt -delete -printf -delete", []string{"find . -newermt -delete -printf -delete"}},
+	{"find . -fprintf out -delete -print", []string{"find . -fprintf out -delete -print"}},
+	{"find . -name -exec rm {} \\;", []string{"find . -name -exec rm {} ;"}},
+	{"find . -name -name -delete", []string{"find . -name -name -delete", "rm -r -f . =implied"}},
+	{"find . -fprint -delete -delete", []string{"find . -fprint -delete -delete", "rm -r -f . =implied"}},
+	{"find . -depth -delete", []string{"find . -depth -delete", "rm -r -f . =implied"}},
+	{"find . -maxdepth 1 -name x -delete", []string{"find . -maxdepth 1 -name x -delete", "rm -r -f . =implied"}},
+	{"find . -name x -exec rm {} \\; -delete", []string{"find . -name x -exec rm {} ; -delete", "rm {} ~dyn", "rm -r -f . =implied"}},
+	{`find . -print "$X"`, []string{"find . -print $X !unknown ~dyn"}},
+	{"find . -name $X -delete", []string{"find . -name $X -delete !unknown ~dyn", "rm -r -f . =implied"}},
 
 	// parallel joins its command and runs it with a shell per argument.
 	{"parallel rm -rf {} ::: /", []string{"parallel rm -rf {} ::: /", "rm -rf / @1"}},
@@ -196,7 +254,17 @@ var parseTests = []struct {
 	{"parallel -j2 --results out rm -rf {} ::: /", []string{"parallel -j2 --results out rm -rf {} ::: /", "rm -rf / @1"}},
 	{"echo / | parallel rm -rf", []string{"echo /", "parallel rm -rf", "rm -rf @1 ~dyn"}},
 	{"echo x | parallel bash -c {}", []string{"echo x", "parallel bash -c {}", "bash -c {} @1 !unknown ~dyn"}},
-	{"printf 'rm -rf /\\n' | parallel", []string{`printf "rm -rf /\\n"`, "parallel", "rm -rf / @1"}},
+	{"printf 'rm -rf /\\n' | parallel", []string{`printf "rm -rf /\\n"`, "parallel !unknown", "rm -rf / @1"}},
+	// parallel with no command runs its input lines: unknown, though a
+	// static script fed to it is still reported, for deny rules.
+	{"parallel", []string{"parallel !unknown"}},
+	{"printf 'echo ok\\n' | parallel", []string{`printf "echo ok\\n"`, "parallel !unknown", "echo ok @1"}},
+	{"parallel -a cmds.txt", []string{"parallel -a cmds.txt !unknown"}},
+	{"parallel :::: cmds.txt", []string{"parallel :::: cmds.txt !unknown"}},
+	{"parallel <<EOF\nrm -rf /\nEOF", []string{"parallel !unknown (<<)", "rm -rf / @1"}},
+	{"parallel --version", []string{"parallel --version"}},
+	{"parallel :::", []string{"parallel :::"}},
+	{"parallel echo :::", []string{"parallel echo :::"}},
 
 	// Data is not a command.
 	{`echo "rm -rf /"`, []string{`echo "rm -rf /"`}},
@@ -581,6 +649,22 @@ func TestUnknownReason(t *testing.T) {
 	}
 	if r := Parse("ls '").UnknownReason(); !strings.Contains(r, "parse command line") {
 		t.Errorf("parse error reason %q", r)
+	}
+}
+
+func TestUnknownReasonRunTime(t *testing.T) {
+	tests := map[string]string{
+		"echo ok | xargs bash -c":        "bash -c script supplied at run time by xargs",
+		"echo ok | xargs sudo --":        "sudo program supplied at run time by xargs",
+		"xargs timeout 5":                "timeout program supplied at run time by xargs",
+		"echo ok | parallel sh -c":       "sh -c script supplied at run time by parallel",
+		"parallel":                       "parallel runs its input lines as commands",
+		"printf 'echo ok\\n' | parallel": "parallel runs its input lines as commands",
+	}
+	for in, want := range tests {
+		if r := Parse(in).UnknownReason(); !strings.Contains(r, want) {
+			t.Errorf("Parse(%q): reason %q, want %q", in, r, want)
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package shellcmd
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -218,6 +219,14 @@ type step struct {
 	why     string // the reason, for stepUnknown and stepImplied
 	assigns []string
 	runtime bool // the wrapped command gets arguments at run time (xargs)
+	// appends: the wrapper appends run-time arguments to the command it
+	// runs (xargs without -I), so a program missing there comes from input.
+	appends bool
+	// missing: the wrapper would run a program that is not written (sudo
+	// --, timeout 5, env FOO=1, xargs alone): harmless on its own, but the
+	// program comes from input when an enclosing xargs or parallel
+	// appends arguments.
+	missing bool
 }
 
 func unknownStep(why string) step { return step{kind: stepUnknown, why: why} }
@@ -239,7 +248,7 @@ func wrapperStep(name string, l []word) step {
 		return wrapAt(op, l)
 	case "builtin", "busybox":
 		if len(l) < 2 {
-			return step{}
+			return step{missing: true}
 		}
 		if l[1].dyn {
 			return unknownStep(fmt.Sprintf("%s: program %q is not static", name, l[1].s))
@@ -283,9 +292,9 @@ func wrapperStep(name string, l []word) step {
 		case why != "":
 			return unknownStep(why)
 		case op >= len(l):
-			return step{}
+			return step{missing: true}
 		case op+1 == len(l):
-			return step{kind: stepImplied, implied: "sh", why: "chroot without a command runs a shell"}
+			return step{kind: stepImplied, implied: "sh", why: "chroot without a command runs a shell", missing: true}
 		}
 		return wrapAt(op+1, l)
 	case "flock":
@@ -293,8 +302,10 @@ func wrapperStep(name string, l []word) step {
 		switch {
 		case why != "":
 			return unknownStep(why)
-		case op+1 >= len(l), l[op+1].s == "-c", l[op+1].s == "--command":
-			return step{} // flock FD, or flock FILE -c SCRIPT (a shell body)
+		case op+1 >= len(l):
+			return step{missing: true} // flock FD, or flock FILE with its program to come
+		case l[op+1].s == "-c", l[op+1].s == "--command":
+			return step{} // flock FILE -c SCRIPT: a shell body
 		}
 		return wrapAt(op+1, l)
 	case "watch":
@@ -316,7 +327,7 @@ func wrapperStep(name string, l []word) step {
 		case has(hits, "C", "L"): // check a config, clear credentials
 			return step{}
 		case op >= len(l) && has(hits, "s"):
-			return step{kind: stepImplied, implied: "sh", why: "doas -s runs a shell"}
+			return step{kind: stepImplied, implied: "sh", why: "doas -s runs a shell", missing: true}
 		}
 		return wrapAt(op, l)
 	case "xargs":
@@ -329,7 +340,7 @@ func wrapperStep(name string, l []word) step {
 // (env alone prints the environment, nice alone its niceness).
 func wrapAt(n int, l []word) step {
 	if n >= len(l) {
-		return step{}
+		return step{missing: true}
 	}
 	return step{kind: stepWrap, n: n}
 }
@@ -394,7 +405,7 @@ options:
 		case s == "-u" || s == "-C" || s == "-P" || s == "--unset" || s == "--chdir":
 			// -P PATH (BSD) searches PATH for the program.
 			if i+1 >= len(layer) {
-				return step{}
+				return step{missing: true}
 			}
 			if layer[i+1].multi {
 				return unknownStep(fmt.Sprintf("env: argument of %s is an unquoted expansion", s))
@@ -412,7 +423,7 @@ options:
 				arg = word{s: s[2:]}
 			default:
 				if next >= len(layer) {
-					return step{}
+					return step{missing: true}
 				}
 				arg = layer[next]
 				next++
@@ -443,7 +454,7 @@ options:
 		return unknownStep(fmt.Sprintf("env: assignment or program %q is not static", layer[i].s))
 	}
 	if i >= len(layer) {
-		return step{}
+		return step{missing: true}
 	}
 	st := step{kind: stepWrap, n: i, assigns: assigns}
 	if rewritten {
@@ -533,9 +544,9 @@ func sudoStep(l []word) step {
 	}
 	if i >= len(l) {
 		if has(hits, "s", "shell", "i", "login") {
-			return step{kind: stepImplied, implied: "sh", why: "sudo -s/-i runs a shell", assigns: assigns}
+			return step{kind: stepImplied, implied: "sh", why: "sudo -s/-i runs a shell", assigns: assigns, missing: true}
 		}
-		return step{}
+		return step{missing: true}
 	}
 	return step{kind: stepWrap, n: i, assigns: assigns}
 }
@@ -548,22 +559,28 @@ func xargsStep(l []word) step {
 		return unknownStep(why)
 	}
 	if op >= len(l) {
-		return step{kind: stepImplied, implied: "echo", why: "xargs without a command runs echo", runtime: true}
+		return step{kind: stepImplied, implied: "echo", why: "xargs without a command runs echo", runtime: true, missing: true}
 	}
-	st := step{kind: stepWrap, n: op, runtime: true}
-	hole := ""
+	st := step{kind: stepWrap, n: op, runtime: true, appends: true}
+	hole, bsd := "", false
 	for _, h := range hits {
 		switch h.name {
 		case "I", "J":
-			hole = h.val.s
+			hole, bsd = h.val.s, h.name == "J"
 		case "i", "replace":
-			hole = h.val.s
+			hole, bsd = h.val.s, false
 			if hole == "" {
 				hole = "{}"
 			}
 		}
 	}
 	if hole != "" {
+		// -I puts the input in place of the replace string and appends
+		// nothing; BSD -J only when a word is the replace string.
+		st.appends = false
+		if bsd && !slices.ContainsFunc(l[op:], func(x word) bool { return x.s == hole }) {
+			st.appends = true
+		}
 		// Words holding the replace string get input at run time.
 		layer := append([]word(nil), l...)
 		for k := op; k < len(layer); k++ {
@@ -585,11 +602,17 @@ type unwrapped struct {
 	unknown string
 	implied string
 	runtime bool // the innermost command gets arguments at run time
+	// appendBy names what appends run-time arguments to the innermost
+	// command (xargs, parallel), or is "".
+	appendBy string
 }
 
-// unwrap peels wrappers off a command, outermost first.
-func unwrap(words []word) unwrapped {
-	u := unwrapped{flat: words, starts: []int{0}}
+// unwrap peels wrappers off a command, outermost first. appendBy names
+// what appends run-time arguments to the command ("parallel"), or is "".
+// A wrapper whose program is missing gets it from those arguments: the
+// command is unknown then.
+func unwrap(words []word, appendBy string) unwrapped {
+	u := unwrapped{flat: words, starts: []int{0}, appendBy: appendBy}
 	for {
 		s := u.starts[len(u.starts)-1]
 		prog := u.flat[s]
@@ -609,6 +632,13 @@ func unwrap(words []word) unwrapped {
 			return u
 		}
 		st := wrapperStep(progName(prog), u.flat[s:])
+		if st.missing && u.appendBy != "" {
+			u.unknown = fmt.Sprintf("%s program supplied at run time by %s", progName(prog), u.appendBy)
+			return u
+		}
+		if st.appends { // appended arguments go to the end, past every inner wrapper
+			u.appendBy = progName(prog)
+		}
 		if st.layer != nil {
 			u.flat = append(u.flat[:s:s], st.layer...)
 		}

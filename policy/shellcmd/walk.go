@@ -32,6 +32,7 @@ type walker struct {
 	nest      int
 	holes     []string // placeholders filled in at run time (parallel input)
 	runtime   bool     // commands get arguments at run time (parallel input)
+	appendBy  string   // what appends run-time arguments to the commands (parallel), or ""
 	inherited []redir  // redirections of the enclosing compound commands
 }
 
@@ -422,7 +423,7 @@ func (w *walker) simple(words []word, base Command, outer [][]string, stmtRedirs
 	if len(words) == 0 || w.st.err != nil {
 		return
 	}
-	u := unwrap(words)
+	u := unwrap(words, w.appendBy)
 	c := base
 	if len(u.assigns) > 0 {
 		c.Assigns = append(append([]string(nil), base.Assigns...), u.assigns...)
@@ -463,6 +464,9 @@ func (w *walker) simple(words []word, base Command, outer [][]string, stmtRedirs
 	case b.why != "":
 		w.st.line.Commands[idx].Unknown = b.why
 		return
+	case b.missing != "" && u.appendBy != "":
+		w.st.line.Commands[idx].Unknown = fmt.Sprintf("%s supplied at run time by %s", b.missing, u.appendBy)
+		return
 	case b.stdin:
 		if src, ok, why := heredocScript(w, stmtRedirs); why != "" {
 			w.st.line.Commands[idx].Unknown = why
@@ -472,6 +476,9 @@ func (w *walker) simple(words []word, base Command, outer [][]string, stmtRedirs
 		} else {
 			w.st.meta[idx].stdinShell = true
 		}
+	}
+	if b.input != "" {
+		w.st.line.Commands[idx].Unknown = b.input
 	}
 	for _, s := range b.scripts {
 		w.body(idx, s)
@@ -490,6 +497,11 @@ func (w *walker) find(idx int, l []word, base Command) {
 		w.st.line.Commands[idx].Unknown = r.why
 	}
 	layers := w.st.line.Commands[idx].Layers
+	if w.appendBy != "" { // arguments appended to the find do not reach its -exec commands
+		sub := *w
+		sub.appendBy = ""
+		w = &sub
+	}
 	child := Command{Assigns: base.Assigns, Redirects: base.Redirects, Substitution: base.Substitution, Depth: w.depth}
 	for _, ex := range r.execs {
 		w.simple(ex, child, layers, nil)
@@ -521,7 +533,7 @@ func (w *walker) body(idx int, s script) {
 	if f == nil {
 		return
 	}
-	sub := &walker{st: w.st, src: s.src, depth: w.depth + 1, nest: w.nest, holes: s.holes, runtime: s.runtime}
+	sub := &walker{st: w.st, src: s.src, depth: w.depth + 1, nest: w.nest, holes: s.holes, runtime: s.runtime, appendBy: s.appendBy}
 	sub.stmts(f.Stmts)
 }
 
