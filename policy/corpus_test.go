@@ -1,13 +1,14 @@
 package policy
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/agent-shell/agent-shell/internal/corpustsv"
 )
 
 // The peer corpora test: the default-context rows of the cc-safety-net and
@@ -87,63 +88,21 @@ func corpusDefaultContext(category string) bool {
 	return !(strings.HasSuffix(category, "}") && strings.Contains(category, " {"))
 }
 
-// corpusUnescape undoes the corpus escapes: \\ \t \n \r.
-func corpusUnescape(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+1 < len(s) {
-			i++
-			switch s[i] {
-			case 't':
-				b.WriteByte('\t')
-			case 'n':
-				b.WriteByte('\n')
-			case 'r':
-				b.WriteByte('\r')
-			default:
-				b.WriteByte(s[i])
-			}
-			continue
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
-}
-
-func corpusEscape(s string) string {
-	return strings.NewReplacer(`\`, `\\`, "\t", `\t`, "\n", `\n`, "\r", `\r`).Replace(s)
-}
-
-// corpusReadTSV reads a TSV with a header line, unescaping every field.
-// want is the number of columns each line must have.
+// corpusReadTSV reads a corpus TSV, unescaping every field, and appends
+// each row's line number as a last field. want is the number of columns
+// each line must have.
 func corpusReadTSV(t *testing.T, path string, want int) [][]string {
 	t.Helper()
-	f, err := os.Open(path)
+	rows, err := corpustsv.Read(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	var out [][]string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for n := 1; sc.Scan(); n++ {
-		if n == 1 {
-			continue
+	out := make([][]string, 0, len(rows))
+	for _, r := range rows {
+		if len(r.Fields) != want {
+			t.Fatalf("%s:%d: %d columns, want %d", path, r.Line, len(r.Fields), want)
 		}
-		fields := strings.Split(sc.Text(), "\t")
-		if len(fields) != want {
-			t.Fatalf("%s:%d: %d columns, want %d", path, n, len(fields), want)
-		}
-		for i := range fields {
-			fields[i] = corpusUnescape(fields[i])
-		}
-		out = append(out, append(fields, fmt.Sprint(n)))
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
+		out = append(out, append(r.Fields, fmt.Sprint(r.Line)))
 	}
 	return out
 }
@@ -284,7 +243,7 @@ func TestCorpusPolicy(t *testing.T) {
 			case k == nil:
 				t.Errorf("%s:%d: %q: labelled %s, got %s (rule %q, reason %q), and not a known difference",
 					file, row.line, row.command, row.label, string(d.Action), d.Rule, d.Reason)
-				missing = append(missing, fmt.Sprintf("%s\t%s\t%s\tTODO: %s", corpusEscape(row.command), row.label, got, row.category))
+				missing = append(missing, fmt.Sprintf("%s\t%s\t%s\tTODO: %s", corpustsv.Escape(row.command), row.label, got, row.category))
 			default:
 				k.seen++
 				if k.ours != got {

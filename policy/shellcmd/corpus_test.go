@@ -1,62 +1,26 @@
 package shellcmd
 
 import (
-	"bufio"
 	"errors"
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
+
+	"github.com/agent-shell/agent-shell/internal/corpustsv"
 )
 
 // corpusCommands reads the command column of a corpus TSV (see
-// testdata/corpus/README.md), undoing its escapes.
+// testdata/corpus/README.md).
 func corpusCommands(t testing.TB, file string) []string {
 	t.Helper()
-	f, err := os.Open(file)
+	rows, err := corpustsv.Read(file)
 	if err != nil {
-		t.Fatalf("open corpus: %v", err)
+		t.Fatalf("read corpus: %v", err)
 	}
-	defer f.Close()
-	var out []string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for first := true; sc.Scan(); first = false {
-		if first {
-			continue // header
-		}
-		cmd, _, _ := strings.Cut(sc.Text(), "\t")
-		out = append(out, unescapeTSV(cmd))
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatalf("read corpus %s: %v", file, err)
+	out := make([]string, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, r.Fields[0])
 	}
 	return out
-}
-
-func unescapeTSV(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+1 < len(s) {
-			i++
-			switch s[i] {
-			case 't':
-				b.WriteByte('\t')
-			case 'n':
-				b.WriteByte('\n')
-			case 'r':
-				b.WriteByte('\r')
-			default:
-				b.WriteByte(s[i])
-			}
-			continue
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
 }
 
 // TestCorpus parses every command of the peer corpora: no panic, no
