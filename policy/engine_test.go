@@ -271,8 +271,9 @@ func TestManifestLoadErrors(t *testing.T) {
 	}{
 		{"unknown top-level key", "version = 1\nfoo = 2\n", "agent-shell.toml:2: foo: unknown key"},
 		{"unknown matcher key", "version = 1\n[[rule]]\nid = \"a\"\naction = \"deny\"\nmatch = { argumnt = \"x\" }\n", "agent-shell.toml:5: rule.match.argumnt: unknown key"},
-		{"wrong type", "version = 1\n[[rule]]\nid = 3\n", "agent-shell.toml:3: rule.id: incompatible types"},
-		{"bad action", "version = 1\n[[rule]]\nid = \"a\"\naction = \"maybe\"\n", "want allow, ask or deny"},
+		{"unknown nested matcher key", "version = 1\n[[rule]]\nid = \"a\"\naction = \"deny\"\nmatch = { all = [{ basenme = \"x\" }] }\n", "agent-shell.toml:5: rule.match.all.basenme: unknown key"},
+		{"wrong type", "version = 1\n[[rule]]\nid = 3\n", "agent-shell.toml:3: rule.id: cannot decode TOML integer"},
+		{"bad action", "version = 1\n[[rule]]\nid = \"a\"\naction = \"maybe\"\n", "agent-shell.toml:4: rule[1].action: rule \"a\": action \"maybe\": want allow, ask or deny"},
 		{"bad version", "version = 2\n", "version: must be 1"},
 		{"no version", "[policy]\n", "version: must be 1"},
 		{"missing id", "version = 1\n[[rule]]\naction = \"deny\"\nmatch = { basename = \"rm\" }\n", "agent-shell.toml:2: rule[1].id: every rule needs an id"},
@@ -281,7 +282,8 @@ func TestManifestLoadErrors(t *testing.T) {
 		{"bad effect", "version = 1\n[[rule]]\nid = \"a\"\naction = \"deny\"\nmatch = { effect = \"explode\" }\n", "unknown kind \"explode\""},
 		{"empty match", "version = 1\n[[rule]]\nid = \"a\"\naction = \"deny\"\nmatch = {}\n", "empty match table"},
 		{"script reserved", "version = 1\n[[rule]]\nid = \"a\"\naction = \"deny\"\nmatch = { script = \"tf\" }\n", "Starlark"},
-		{"syntax error", "version = 1\n[[rule]\n", "expected end of table array name"},
+		{"syntax error", "version = 1\n[[rule]\n", "agent-shell.toml:2: expected ']]' to close array table name"},
+		{"bad default", "version = 1\n[policy]\ndefault = \"sometimes\"\n", "agent-shell.toml:3: policy.default: \"sometimes\": want allow, ask or deny"},
 		{"list of numbers", "version = 1\n[[rule]]\nid = \"a\"\naction = \"deny\"\nmatch = { basename = [1] }\n", "list of strings"},
 	}
 	for _, tt := range tests {

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -8,8 +9,8 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/BurntSushi/toml"
 	"github.com/bmatcuk/doublestar/v4"
+	"github.com/pelletier/go-toml/v2"
 
 	"github.com/agent-shell/agent-shell/policy/shellcmd"
 )
@@ -39,13 +40,8 @@ func (a Action) severity() int {
 	return 0
 }
 
-func (a *Action) UnmarshalText(b []byte) error {
-	switch v := Action(b); v {
-	case ActionAllow, ActionAsk, ActionDeny:
-		*a = v
-		return nil
-	}
-	return fmt.Errorf("action %q: want allow, ask or deny", b)
+func (a Action) valid() bool {
+	return a == ActionAllow || a == ActionAsk || a == ActionDeny
 }
 
 // Manifest is agent-shell.toml: the project's rules.
@@ -104,8 +100,13 @@ type Matcher struct {
 // stringList accepts a string or a list of strings.
 type stringList []string
 
-func (l *stringList) UnmarshalTOML(v any) error {
-	switch v := v.(type) {
+// UnmarshalTOML receives the value's raw TOML text.
+func (l *stringList) UnmarshalTOML(raw []byte) error {
+	var v struct{ V any }
+	if err := toml.Unmarshal(append([]byte("V = "), raw...), &v); err != nil {
+		return err
+	}
+	switch v := v.V.(type) {
 	case string:
 		*l = stringList{v}
 		return nil
@@ -121,7 +122,7 @@ func (l *stringList) UnmarshalTOML(v any) error {
 		*l = out
 		return nil
 	}
-	return fmt.Errorf("want a string or a list of strings, got %T", v)
+	return fmt.Errorf("want a string or a list of strings, got %T", v.V)
 }
 
 // ErrNoManifest is returned when there is no manifest file.
@@ -164,17 +165,9 @@ func LoadManifest(root string) (*Manifest, error) {
 // ParseManifest decodes and validates manifest text; path names it in errors.
 func ParseManifest(path string, data []byte) (*Manifest, error) {
 	m := &Manifest{}
-	md, err := toml.Decode(string(data), m)
-	if err != nil {
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			return nil, &ManifestError{Path: path, Line: pe.Position.Line, Key: pe.LastKey, Msg: pe.Message}
-		}
-		return nil, decodeError(path, err)
-	}
-	if und := md.Undecoded(); len(und) > 0 {
-		k := und[0]
-		return nil, &ManifestError{Path: path, Line: locateKey(string(data), k), Key: k.String(), Msg: "unknown key"}
+	dec := toml.NewDecoder(bytes.NewReader(data)).DisallowUnknownFields().EnableUnmarshalerInterface()
+	if err := dec.Decode(m); err != nil {
+		return nil, decodeError(path, data, err)
 	}
 	m.Path, m.src = path, string(data)
 	if err := m.validate(string(data)); err != nil {
@@ -183,11 +176,25 @@ func ParseManifest(path string, data []byte) (*Manifest, error) {
 	return m, nil
 }
 
+// decodeError locates a TOML error: the first unknown key, or where the
+// syntax or a type is wrong.
+func decodeError(path string, data []byte, err error) error {
+	var strict *toml.StrictMissingError
+	if errors.As(err, &strict) && len(strict.Errors) > 0 {
+		de := &strict.Errors[0]
+		line, _ := de.Position()
+		return &ManifestError{Path: path, Line: line, Key: inlineKey(data, line, de.Key()), Msg: "unknown key"}
+	}
+	var de *toml.DecodeError
+	if errors.As(err, &de) {
+		line, _ := de.Position()
+		return &ManifestError{Path: path, Line: line, Key: strings.Join(de.Key(), "."), Msg: strings.TrimPrefix(de.Error(), "toml: ")}
+	}
+	return &ManifestError{Path: path, Msg: strings.TrimPrefix(err.Error(), "toml: ")}
+}
+
 func (m *Manifest) validate(src string) error {
 	fail := func(key []string, line int, format string, args ...any) error {
-		if line == 0 {
-			line = locateKey(src, key)
-		}
 		return &ManifestError{Path: m.Path, Line: line, Key: strings.Join(key, "."), Msg: fmt.Sprintf(format, args...)}
 	}
 	if m.Version != 1 {
@@ -199,10 +206,18 @@ func (m *Manifest) validate(src string) error {
 	if m.Policy.Unknown == "" {
 		m.Policy.Unknown = ActionAsk
 	}
+	for k, a := range map[string]Action{"default": m.Policy.Default, "unknown": m.Policy.Unknown} {
+		if !a.valid() {
+			return fail([]string{"policy", k}, keyLine(src, "policy", k), "%q: want allow, ask or deny", a)
+		}
+	}
 	ids := map[string]bool{}
+	m.ruleLines = ruleLines(src)
 	for i, r := range m.Rules {
-		line := ruleLine(src, i)
-		m.ruleLines = append(m.ruleLines, line)
+		line := 0
+		if i < len(m.ruleLines) {
+			line = m.ruleLines[i]
+		}
 		key := func(k string) []string { return []string{fmt.Sprintf("rule[%d]", i+1), k} }
 		if r.ID == "" {
 			return fail(key("id"), line, "every rule needs an id")
@@ -211,8 +226,8 @@ func (m *Manifest) validate(src string) error {
 			return fail(key("id"), line, "duplicate rule id %q", r.ID)
 		}
 		ids[r.ID] = true
-		if r.Action == "" {
-			return fail(key("action"), line, "rule %q needs an action (allow, ask or deny)", r.ID)
+		if !r.Action.valid() {
+			return fail(key("action"), m.ruleKeyLine(i, "action"), "rule %q: action %q: want allow, ask or deny", r.ID, r.Action)
 		}
 		if r.Match == nil {
 			return fail(key("match"), line, "rule %q needs a match table", r.ID)
@@ -286,46 +301,62 @@ func validEffectPattern(p string) error {
 	return fmt.Errorf("effect %q: unknown kind %q (want read, write, network, child_processes, arbitrary_code, privilege_change or unknown)", p, kind)
 }
 
-// ruleLine is the line of the i-th [[rule]] header (0-based i), or 0.
-func ruleLine(src string, i int) int {
-	n := -1
-	for ln, line := range strings.Split(src, "\n") {
+// ruleLines lists the line of each [[rule]] header, in order.
+func ruleLines(src string) []int {
+	var lines []int
+	ln := 0
+	for rest := src; rest != ""; ln++ {
+		line, after, _ := strings.Cut(rest, "\n")
+		rest = after
 		if strings.TrimSpace(line) == "[[rule]]" {
-			n++
-			if n == i {
-				return ln + 1
+			lines = append(lines, ln+1)
+		}
+	}
+	return lines
+}
+
+// inlineKey puts back the inline tables that the decoder leaves out of an
+// unknown key's path: `match = { argumnt = "x" }` in a [[rule]] is
+// rule.match.argumnt, not rule.argumnt.
+func inlineKey(data []byte, line int, key []string) string {
+	if len(key) == 0 || line < 1 {
+		return strings.Join(key, ".")
+	}
+	lines := strings.Split(string(data), "\n")
+	if line > len(lines) {
+		return strings.Join(key, ".")
+	}
+	text := lines[line-1]
+	leaf := key[len(key)-1]
+	end := strings.Index(text, leaf)
+	if end < 0 {
+		return strings.Join(key, ".")
+	}
+	var tables []string
+	for _, part := range strings.Split(text[:end], "{")[:max(0, strings.Count(text[:end], "{"))] {
+		f := strings.Fields(strings.TrimRight(strings.TrimSpace(part), "=[ "))
+		if len(f) > 0 {
+			name := strings.Trim(f[len(f)-1], ",")
+			if !contains(key, name) {
+				tables = append(tables, name)
 			}
 		}
 	}
-	return 0
+	full := append(append(append([]string{}, key[:len(key)-1]...), tables...), leaf)
+	return strings.Join(full, ".")
 }
 
-// locateKey finds the line where key (a dotted path, array indexes dropped)
-// is written: the first line, under a table header naming the key's
-// parents, that assigns the key's last part. The TOML decoder keeps key
-// positions private, so this reads the text again; 0 when not found.
-func locateKey(src string, key []string) int {
-	if len(key) == 0 {
-		return 0
-	}
-	leaf := key[len(key)-1]
-	parents := strings.Join(key[:len(key)-1], ".")
-	table := ""
+// keyLine is the line of key in [table], or 0.
+func keyLine(src, table, key string) int {
+	in := false
 	for ln, line := range strings.Split(src, "\n") {
 		t := strings.TrimSpace(line)
 		if strings.HasPrefix(t, "[") {
-			table = strings.Trim(t, "[] ")
+			in = t == "["+table+"]"
 			continue
 		}
-		if parents != "" && !strings.HasPrefix(parents, table) {
-			continue
-		}
-		if i := strings.Index(t, leaf); i >= 0 {
-			rest := strings.TrimSpace(t[i+len(leaf):])
-			before := t[:i]
-			if strings.HasPrefix(rest, "=") && (before == "" || strings.ContainsAny(before[len(before)-1:], " {,.")) {
-				return ln + 1
-			}
+		if rest, ok := strings.CutPrefix(t, key); in && ok && strings.HasPrefix(strings.TrimSpace(rest), "=") {
+			return ln + 1
 		}
 	}
 	return 0
@@ -348,28 +379,4 @@ func (m *Manifest) ruleKeyLine(i int, key string) int {
 		}
 	}
 	return m.ruleLines[i]
-}
-
-// decodeError locates a TOML type error, which the decoder reports only as
-// text: "toml: line N (last key "K"): message".
-func decodeError(path string, err error) error {
-	msg := strings.TrimPrefix(err.Error(), "toml: ")
-	rest, ok := strings.CutPrefix(msg, "line ")
-	if !ok {
-		return &ManifestError{Path: path, Msg: msg}
-	}
-	n := 0
-	i := 0
-	for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
-		n = n*10 + int(rest[i]-'0')
-		i++
-	}
-	rest = rest[i:]
-	key := ""
-	if k, ok := strings.CutPrefix(rest, ` (last key "`); ok {
-		if j := strings.Index(k, `"): `); j >= 0 {
-			key, rest = k[:j], k[j+len(`"): `):]
-		}
-	}
-	return &ManifestError{Path: path, Line: n, Key: key, Msg: strings.TrimPrefix(rest, ": ")}
 }
