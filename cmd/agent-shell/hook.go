@@ -49,7 +49,11 @@ func (a *app) copilot() hostapi.Copilot {
 
 // runPreTool answers one pre-tool hook call. The answer is written in full
 // before anything is recorded, and every failure is the host's own deny.
+// Loading the policy does not depend on the payload, so it runs while the
+// payload is read and parsed.
 func (a *app) runPreTool(ad hostapi.Adapter, nativeEvent string) {
+	engines := make(chan *policy.Engine, 1)
+	go func() { engines <- a.loadPolicy() }()
 	payload, err := hostapi.ReadPayload(a.stdin, hostapi.DefaultMaxPayload)
 	if err != nil {
 		a.answer(ad.Failure(nil, fmt.Errorf("unexpected error reading the hook payload: %w", err)))
@@ -62,13 +66,15 @@ func (a *app) runPreTool(ad hostapi.Adapter, nativeEvent string) {
 		a.recordDecision(ad, nil, policy.Decision{Action: policy.ActionDeny, Reason: err.Error()})
 		return
 	}
-	engine := a.loadPolicy()
+	rec := make(chan *recording, 1)
+	go func() { rec <- a.startRecording(ev.SessionID) }()
+	engine := <-engines
 	if engine.LoadErr != nil {
 		a.errorf("policy load error: %v", engine.LoadErr)
 	}
 	d := engine.DecideEvent(ev)
 	a.answer(ad.Render(ev, d.Verdict()))
-	a.recordDecision(ad, ev, d)
+	(<-rec).write(decisionEvent(ad, ev, d))
 }
 
 // loadPolicy loads the policy of the repository around the current
@@ -92,6 +98,14 @@ func (a *app) answer(r hostapi.Response) {
 }
 
 func (a *app) recordDecision(ad hostapi.Adapter, ev *hostapi.Event, d policy.Decision) {
+	session := ""
+	if ev != nil {
+		session = ev.SessionID
+	}
+	a.record(decisionEvent(ad, ev, d), session)
+}
+
+func decisionEvent(ad hostapi.Adapter, ev *hostapi.Event, d policy.Decision) *telemetry.Event {
 	e := &telemetry.Event{
 		Event:       telemetry.EventPolicyDecision,
 		Decision:    string(d.Action),
@@ -101,14 +115,10 @@ func (a *app) recordDecision(ad hostapi.Adapter, ev *hostapi.Event, d policy.Dec
 		Reason:      d.Reason,
 		Effects:     d.Effects,
 	}
-	session := ""
-	if ev != nil {
-		session = ev.SessionID
-		if ev.IsShell() {
-			e.Command = policy.TrimCommand(ev.Command)
-		}
+	if ev != nil && ev.IsShell() {
+		e.Command = policy.TrimCommand(ev.Command)
 	}
-	a.record(e, session)
+	return e
 }
 
 // runPostTool records one post-tool hook call. It never fails the host.

@@ -119,7 +119,9 @@ func newRootCmd(a *app) *cobra.Command {
 hash-chained JSONL under .agent-shell/events/, and lets you query it.
 
 As npm's script-shell it is invoked as: agent-shell -c COMMAND [ARG0 ARG...]`,
-		Version:       version(),
+		// The real version is read from the build info only when asked for
+		// (see the version template), not on every hook call.
+		Version:       "-",
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Args:          cobra.NoArgs,
@@ -130,7 +132,8 @@ As npm's script-shell it is invoked as: agent-shell -c COMMAND [ARG0 ARG...]`,
 	root.SetIn(a.stdin)
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
-	root.SetVersionTemplate("agent-shell {{.Version}}\n")
+	cobra.AddTemplateFunc("buildVersion", version)
+	root.SetVersionTemplate("agent-shell {{buildVersion}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return err })
 	root.AddCommand(newLogCmd(a), newPolicyCheckCmd(a), newRecordCmd(a), newPolicyCmd(a))
 	return root
