@@ -32,10 +32,11 @@ startup() {
     -n shim "$as -c true" \
     -n version "$as --version" \
     -n passthrough "env AGENTSHELL_PASSTHROUGH=1 $as -c true" >/dev/null)
-  local hello sh shim version
+  local hello sh shim version pass
   hello=$(median "$out/startup.json" hello); sh=$(median "$out/startup.json" sh)
   shim=$(median "$out/startup.json" shim); version=$(median "$out/startup.json" version)
-  printf 'median ms: hello %s  /bin/sh -c true %s  agent-shell -c true %s  agent-shell --version %s\n' "$hello" "$sh" "$shim" "$version"
+  pass=$(median "$out/startup.json" passthrough)
+  printf 'median ms: hello %s  /bin/sh -c true %s  agent-shell -c true %s  agent-shell --version %s  passthrough (via env) %s\n' "$hello" "$sh" "$shim" "$version" "$pass"
   python3 -c 'import sys; h,s,m=map(float,sys.argv[1:]); print("shim overhead (shim - sh) / hello = %.2f   (goal <= 1.3)" % ((m-s)/h))' "$hello" "$sh" "$shim"
   rm -rf "$work"
 }
