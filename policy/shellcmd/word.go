@@ -343,43 +343,31 @@ func isGlob(s string) bool {
 	return i >= 0 && strings.IndexByte(s[i:], ']') > 0
 }
 
-// unescapeDquote removes the backslashes that double quotes honour: before
-// $, `, ", \ and newline.
-func unescapeDquote(s string) string {
-	if strings.IndexByte(s, '\\') < 0 {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+1 < len(s) {
-			switch s[i+1] {
-			case '$', '`', '"', '\\':
-				i++
-			case '\n':
-				i++
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
-}
+// Backslashes in double quotes escape $, `, ", \ and newline; in an
+// unquoted heredoc body, the same but the double quote.
+const (
+	dquoteEscapable  = "$`\"\\"
+	heredocEscapable = "$`\\"
+)
 
-// unescapeHeredoc removes the backslashes an unquoted heredoc body honours:
-// before $, `, \ and newline.
-func unescapeHeredoc(s string) string {
+func unescapeDquote(s string) string  { return unescapeIn(s, dquoteEscapable) }
+func unescapeHeredoc(s string) string { return unescapeIn(s, heredocEscapable) }
+
+// unescapeIn removes each backslash before one of the escapable bytes, and
+// each backslash-newline pair; other backslashes stay as written.
+func unescapeIn(s, escapable string) string {
 	if strings.IndexByte(s, '\\') < 0 {
 		return s
 	}
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		if s[i] == '\\' && i+1 < len(s) {
-			switch s[i+1] {
-			case '$', '`', '\\':
-				i++
-			case '\n':
+			switch {
+			case s[i+1] == '\n':
 				i++
 				continue
+			case strings.IndexByte(escapable, s[i+1]) >= 0:
+				i++
 			}
 		}
 		b.WriteByte(s[i])
