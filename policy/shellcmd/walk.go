@@ -89,21 +89,7 @@ func (w *walker) stmt(s *syntax.Stmt) {
 		// Compound commands: if, while, for, case, { }, ( ), functions,
 		// [[ ]], (( )), let, time, coproc. Their words are not commands, but
 		// substitutions in them are, and their statements are.
-		sub := w.withRedirs(s.Redirs)
-		syntax.Walk(c, func(n syntax.Node) bool {
-			switch n := n.(type) {
-			case *syntax.Stmt:
-				sub.stmt(n)
-				return false
-			case *syntax.CmdSubst:
-				sub.substStmts(n.Stmts)
-				return false
-			case *syntax.ProcSubst:
-				sub.substStmts(n.Stmts)
-				return false
-			}
-			return true
-		})
+		w.withRedirs(s.Redirs).substs(c)
 		w.redirSubsts(s.Redirs)
 	}
 }
@@ -146,10 +132,14 @@ func (w *walker) substStmts(list []*syntax.Stmt) {
 	sub.stmts(list)
 }
 
-// substs walks every command or process substitution inside n.
+// substs walks every command or process substitution inside n, and the
+// statements of n when it is a compound command.
 func (w *walker) substs(n syntax.Node) {
 	syntax.Walk(n, func(n syntax.Node) bool {
 		switch n := n.(type) {
+		case *syntax.Stmt: // the statements of a compound command
+			w.stmt(n)
+			return false
 		case *syntax.CmdSubst:
 			w.substStmts(n.Stmts)
 			return false
