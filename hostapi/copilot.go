@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"path/filepath"
 	"strings"
 )
 
@@ -63,73 +64,32 @@ func normalizeCopilotTool(name string) string {
 }
 
 func (c Copilot) Parse(payload []byte, nativeEvent string) (*Event, error) {
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(payload, &fields); err != nil || fields == nil {
-		return nil, ErrInvalidJSON
+	fields, err := objectFields(payload)
+	if err != nil {
+		return nil, err
 	}
-	keys := camelKeys
+	d := copilotCamel
 	if _, ok := fields["hook_event_name"]; ok {
-		keys = snakeKeys
-		nativeEvent = stringField(fields["hook_event_name"])
-		delete(fields, "hook_event_name")
+		d = copilotSnake
+		nativeEvent = ""
 	} else if nativeEvent == "" {
 		nativeEvent = inferCopilotEvent(fields)
 	}
-	return c.parseFields(fields, keys, nativeEvent)
+	return d.parse(fields, nativeEvent)
 }
 
-// payloadKeys name the fields of one of Copilot's two payload formats.
-type payloadKeys struct {
-	session, toolName, toolInput string
-	results                      []string
-}
-
+// Copilot's two payload formats.
 var (
-	camelKeys = payloadKeys{"sessionId", "toolName", "toolArgs", []string{"toolResult"}}
-	snakeKeys = payloadKeys{"session_id", "tool_name", "tool_input", []string{"tool_result", "tool_response"}}
+	copilotCamel = dialect{
+		agent: "copilot", kinds: copilotKinds, tool: normalizeCopilotTool, command: copilotCommand,
+		session: "sessionId", toolName: "toolName", toolInput: "toolArgs", results: []string{"toolResult"},
+	}
+	copilotSnake = dialect{
+		agent: "copilot", kinds: copilotKinds, tool: normalizeCopilotTool, command: copilotCommand,
+		eventKey: "hook_event_name", session: "session_id", toolName: "tool_name", toolInput: "tool_input",
+		results: []string{"tool_result", "tool_response"},
+	}
 )
-
-func (c Copilot) parseFields(fields map[string]json.RawMessage, keys payloadKeys, nativeEvent string) (*Event, error) {
-	e := &Event{Agent: c.Name(), NativeEvent: nativeEvent, Kind: kindOf(copilotKinds, nativeEvent), Meta: map[string]json.RawMessage{}}
-	take := func(k string) (json.RawMessage, bool) {
-		v, ok := fields[k]
-		delete(fields, k)
-		return v, ok
-	}
-	raw, _ := take(keys.session)
-	e.SessionID = stringField(raw)
-	raw, _ = take("cwd")
-	e.Cwd = stringField(raw)
-	switch e.Kind {
-	case KindPreTool, KindPostTool:
-		raw, _ = take(keys.toolName)
-		name, ok := toolName(raw)
-		if !ok {
-			return nil, ErrInvalidToolName
-		}
-		e.NativeTool, e.Tool = name, normalizeCopilotTool(name)
-		args, hasArgs := take(keys.toolInput)
-		e.Input = args
-		if s, ok := jsonString(args); ok && json.Valid([]byte(s)) {
-			e.Input = json.RawMessage(s) // record the arguments, not their quoted form
-		}
-		if e.IsShell() {
-			e.Command, e.CommandErr = copilotCommand(args, hasArgs)
-		}
-		for _, k := range keys.results {
-			if r, ok := take(k); ok {
-				e.Result = r
-			}
-		}
-	case KindPrompt:
-		raw, _ = take("prompt")
-		e.Prompt = stringField(raw)
-	}
-	for k, v := range fields {
-		e.Meta[k] = v
-	}
-	return e, nil
-}
 
 // inferCopilotEvent names the event of a camelCase payload, which does not
 // carry its own name, from the fields each event has.
@@ -207,17 +167,16 @@ func (c Copilot) Render(e *Event, v Verdict) Response {
 	if e == nil || e.Kind != KindPreTool {
 		return Response{}
 	}
-	decision, reason := v.Decision, v.Reason
-	if decision == Ask && !c.Coverage(KindPreTool).NativeAsk {
-		decision = Deny
-		reason = "needs approval, and Copilot's cloud agent cannot ask: " + reason
+	v = rewriteAsDeny(v)
+	if !c.Coverage(KindPreTool).NativeAsk {
+		v = askAsDeny(v, "Copilot's cloud agent")
 	}
 	if isSnake(e) {
-		return Response{Stdout: marshalLine(map[string]any{"hookSpecificOutput": permissionOutput(e.NativeEvent, decision, reason)})}
+		return Response{Stdout: marshalLine(map[string]any{"hookSpecificOutput": permissionOutput(e.NativeEvent, v.Decision, v.Reason)})}
 	}
-	out := map[string]any{"permissionDecision": string(decision)}
-	if decision != Allow {
-		out["permissionDecisionReason"] = reason
+	out := map[string]any{"permissionDecision": string(v.Decision)}
+	if v.Decision != Allow {
+		out["permissionDecisionReason"] = v.Reason
 	}
 	return Response{Stdout: marshalLine(out)}
 }
@@ -242,4 +201,51 @@ func permissionOutput(event string, d Decision, reason string) map[string]any {
 		out["permissionDecisionReason"] = reason
 	}
 	return out
+}
+
+var _ Adapter = Copilot{}
+
+func init() {
+	register("copilot", func(getenv func(string) string) Adapter {
+		// The cloud agent runs in GitHub Actions and has no human to ask.
+		return Copilot{CloudAgent: getenv("GITHUB_ACTIONS") == "true" || getenv("COPILOT_AGENT") != ""}
+	})
+}
+
+func (Copilot) Events() []string {
+	return []string{"preToolUse", "postToolUse", "postToolUseFailure", "userPromptSubmitted", "sessionStart", "sessionEnd", "PreToolUse"}
+}
+
+// CopilotHooksFile is where agent-shell registers its Copilot hooks.
+const CopilotHooksFile = ".github/hooks/agent-shell/hooks.json"
+
+// Install registers agent-shell for Copilot's tool, prompt and session
+// events. An entry that already runs agent-shell for an event (including
+// the older `agent-shell policy-check` and `agent-shell record`) counts.
+func (c Copilot) Install(root string) ([]string, error) {
+	path := filepath.Join(root, CopilotHooksFile)
+	changed, err := mergeJSONFile(path, func(doc map[string]any) bool {
+		changed := false
+		if _, ok := doc["version"]; !ok {
+			doc["version"] = 1
+			changed = true
+		}
+		hooks, ok := object(doc, "hooks")
+		if !ok {
+			return changed
+		}
+		for _, ev := range []string{"preToolUse", "postToolUse", "userPromptSubmitted", "sessionStart", "sessionEnd"} {
+			entry := map[string]any{"type": "command", "bash": HookCommand + "copilot", "timeoutSec": 10}
+			changed = appendOnce(hooks, ev, entry, func(it any) bool {
+				m, _ := it.(map[string]any)
+				cmd, _ := m["bash"].(string)
+				return strings.HasPrefix(cmd, "agent-shell ")
+			}) || changed
+		}
+		return changed
+	})
+	if err != nil || !changed {
+		return nil, err
+	}
+	return []string{path}, nil
 }

@@ -16,6 +16,7 @@ const (
 	KindPrompt       Kind = "prompt"
 	KindSessionStart Kind = "session_start"
 	KindSessionEnd   Kind = "session_end"
+	KindStop         Kind = "stop" // the agent finished a turn
 	KindUnknown      Kind = "unknown"
 )
 
@@ -66,6 +67,9 @@ type Verdict struct {
 	Reason       string
 	UpdatedInput json.RawMessage
 	Context      string
+	// SoleGate renders an allow as an explicit allow, which makes most hosts
+	// skip their own permission prompt; otherwise an allow abstains.
+	SoleGate bool
 }
 
 // Response is what the hook process writes and how it exits.
@@ -86,6 +90,9 @@ type Coverage struct {
 // Adapter speaks one agent's native hook protocol.
 type Adapter interface {
 	Name() string
+	// Events lists the native event names the adapter handles; the
+	// conformance suite holds it to a fixture for each.
+	Events() []string
 	// Parse reads one payload. nativeEvent names the hook event when the
 	// registration says which it is (the payload may not); "" infers it.
 	Parse(payload []byte, nativeEvent string) (*Event, error)
@@ -94,6 +101,10 @@ type Adapter interface {
 	// pre-tool event, the host's own deny, never something it reads as allow.
 	Failure(e *Event, err error) Response
 	Coverage(k Kind) Coverage
+	// Install writes or merges the host's hook registration under the
+	// repository root, keeping every other entry and key. It returns the
+	// files it changed (none when the registration is already there).
+	Install(root string) ([]string, error)
 }
 
 // DefaultMaxPayload caps how much of stdin a hook call reads.
@@ -132,4 +143,30 @@ func WriteResponse(stdout, stderr io.Writer, r Response) error {
 		_ = f.Sync() // pipes cannot be synced; a plain Write to them is already complete
 	}
 	return nil
+}
+
+// rewriteAsDeny turns an allow that carries a rewrite into a deny naming
+// the suggested input, for hosts that cannot apply a rewrite: dropping it
+// would silently run the original command.
+func rewriteAsDeny(v Verdict) Verdict {
+	if v.Decision != Allow || len(v.UpdatedInput) == 0 {
+		return v
+	}
+	suggestion := string(v.UpdatedInput)
+	var in struct {
+		Command string `json:"command"`
+	}
+	if json.Unmarshal(v.UpdatedInput, &in) == nil && in.Command != "" {
+		suggestion = in.Command
+	}
+	return Verdict{Decision: Deny, Reason: "agent-shell suggests running instead: " + suggestion}
+}
+
+// askAsDeny turns an ask into a deny for a host that cannot ask a human,
+// saying why, so that the agent can tell the user how to get approval.
+func askAsDeny(v Verdict, host string) Verdict {
+	if v.Decision != Ask {
+		return v
+	}
+	return Verdict{Decision: Deny, Reason: "needs approval, and " + host + " cannot ask: " + v.Reason}
 }

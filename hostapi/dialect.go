@@ -1,0 +1,89 @@
+package hostapi
+
+import "encoding/json"
+
+// dialect describes the JSON payload of one host: which fields carry what
+// the contract models. Every other field is kept in Event.Meta.
+type dialect struct {
+	agent string
+	kinds map[string]Kind
+	// tool normalizes the host's tool name.
+	tool func(native string) string
+	// command reads the shell command out of a shell tool's input.
+	command func(input json.RawMessage, present bool) (string, error)
+
+	eventKey  string // field naming the event ("" when the registration says it)
+	session   string
+	cwd       string // "" means "cwd"
+	toolName  string
+	toolInput string
+	results   []string
+	prompt    string // "" means "prompt"
+}
+
+// objectFields decodes a payload's top level; anything but a JSON object
+// is ErrInvalidJSON.
+func objectFields(payload []byte) (map[string]json.RawMessage, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(payload, &fields); err != nil || fields == nil {
+		return nil, ErrInvalidJSON
+	}
+	return fields, nil
+}
+
+// parse builds the Event of a payload's fields. nativeEvent names the event
+// when the payload does not (eventKey is ""). Tool events must name their
+// tool; nothing else is required.
+func (d dialect) parse(fields map[string]json.RawMessage, nativeEvent string) (*Event, error) {
+	take := func(k string) (json.RawMessage, bool) {
+		if k == "" {
+			return nil, false
+		}
+		v, ok := fields[k]
+		delete(fields, k)
+		return v, ok
+	}
+	or := func(k, def string) string {
+		if k == "" {
+			return def
+		}
+		return k
+	}
+	if raw, ok := take(d.eventKey); ok {
+		nativeEvent = stringField(raw)
+	}
+	e := &Event{Agent: d.agent, NativeEvent: nativeEvent, Kind: kindOf(d.kinds, nativeEvent), Meta: map[string]json.RawMessage{}}
+	raw, _ := take(d.session)
+	e.SessionID = stringField(raw)
+	raw, _ = take(or(d.cwd, "cwd"))
+	e.Cwd = stringField(raw)
+	switch e.Kind {
+	case KindPreTool, KindPostTool:
+		raw, _ = take(d.toolName)
+		name, ok := toolName(raw)
+		if !ok {
+			return nil, ErrInvalidToolName
+		}
+		e.NativeTool, e.Tool = name, d.tool(name)
+		input, hasInput := take(d.toolInput)
+		e.Input = input
+		if s, ok := jsonString(input); ok && json.Valid([]byte(s)) {
+			e.Input = json.RawMessage(s) // record the arguments, not their quoted form
+		}
+		if e.IsShell() {
+			e.Command, e.CommandErr = d.command(input, hasInput)
+		}
+		for _, k := range d.results {
+			if r, ok := take(k); ok {
+				e.Result = r
+			}
+		}
+	case KindPrompt:
+		raw, _ = take(or(d.prompt, "prompt"))
+		e.Prompt = stringField(raw)
+	}
+	for k, v := range fields {
+		e.Meta[k] = v
+	}
+	return e, nil
+}
