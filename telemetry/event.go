@@ -1,6 +1,7 @@
 package telemetry
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"sort"
@@ -15,6 +16,12 @@ const (
 	EventToolUse        = "tool_use"
 	EventPolicyDecision = "policy_decision"
 	EventShimError      = "shim_error"
+	// Hook events beyond v1, one per kind of agent event that is not a tool call.
+	EventPrompt       = "prompt"
+	EventSessionStart = "session_start"
+	EventSessionEnd   = "session_end"
+	EventStop         = "stop"
+	EventUnknown      = "unknown" // an agent event agent-shell does not know yet
 )
 
 // SchemaVersion is the value of every event's "v" field.
@@ -53,12 +60,16 @@ type Event struct {
 	ToolName string `json:"tool_name"`
 
 	// Optional fields beyond v1.
-	Agent      string      `json:"agent"`
-	Rule       string      `json:"rule"`
-	Reason     string      `json:"reason"`
-	Effects    []string    `json:"effects"`
-	Error      string      `json:"error"` // what went wrong, for shim_error
-	ToolResult *ToolResult `json:"tool_result"`
+	Agent       string          `json:"agent"`
+	NativeEvent string          `json:"native_event"`
+	Prompt      string          `json:"prompt"`
+	Input       json.RawMessage `json:"input"` // the tool input as sent, redacted (RedactJSON)
+	Meta        json.RawMessage `json:"meta"`  // the payload's other fields, redacted (RedactJSON)
+	Rule        string          `json:"rule"`
+	Reason      string          `json:"reason"`
+	Effects     []string        `json:"effects"`
+	Error       string          `json:"error"` // what went wrong, for shim_error
+	ToolResult  *ToolResult     `json:"tool_result"`
 
 	// Chain fields, set by the Writer under its lock.
 	Seq        int64  `json:"seq"`
@@ -123,6 +134,10 @@ func (e *Event) AppendJSON(b []byte) []byte {
 		b = appendCommonTail(b, e)
 	}
 	b = appendOptionalString(b, "agent", e.Agent)
+	b = appendOptionalString(b, "native_event", e.NativeEvent)
+	b = appendOptionalString(b, "prompt", e.Prompt)
+	b = appendRaw(b, "input", e.Input)
+	b = appendRaw(b, "meta", e.Meta)
 	b = appendOptionalString(b, "rule", e.Rule)
 	b = appendOptionalString(b, "reason", e.Reason)
 	if len(e.Effects) > 0 {
@@ -178,6 +193,15 @@ func appendKey(b []byte, k string) []byte {
 	b = append(b, ',', '"')
 	b = append(b, k...)
 	return append(b, '"', ':')
+}
+
+// appendRaw writes a JSON value that RedactJSON produced: compact, valid,
+// one line.
+func appendRaw(b []byte, k string, v json.RawMessage) []byte {
+	if len(v) == 0 {
+		return b
+	}
+	return append(appendKey(b, k), v...)
 }
 
 func appendOptionalString(b []byte, k, v string) []byte {

@@ -146,6 +146,7 @@ func flock(fd, how int) error {
 // redactEvent scrubs every free-text field before it reaches the disk.
 func redactEvent(e *Event) {
 	e.Command = truncateUTF8(Redact(e.Command), MaxCommandBytes)
+	e.Prompt = truncateUTF8(Redact(e.Prompt), MaxCommandBytes)
 	e.Reason = Redact(e.Reason)
 	e.Error = Redact(e.Error)
 }

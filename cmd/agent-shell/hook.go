@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -12,65 +13,181 @@ import (
 	"github.com/agent-shell/agent-shell/telemetry"
 )
 
-func newPolicyCheckCmd(a *app) *cobra.Command {
-	return &cobra.Command{
-		Use:   "policy-check",
-		Short: "Copilot preToolUse hook: allow or deny a tool call by the project's policy",
-		Long: `Reads a Copilot preToolUse payload on stdin and answers with Copilot's
-{"permissionDecision": ...} on stdout (always exit 0: Copilot ignores exit
-codes on preToolUse). Anything that cannot be read or decided is denied.
-The decision is recorded after the answer is written.`,
+func newHookCmd(a *app) *cobra.Command {
+	var agent, event string
+	cmd := &cobra.Command{
+		Use:   "hook --agent NAME",
+		Short: "Handle one hook call of an agent: decide on tool calls, record every event",
+		Long: `Reads one hook payload of the named agent on stdin and answers in that agent's
+own protocol. A pre-tool event is decided by the project's policy; every event
+is recorded after the answer is written. Anything that cannot be read or
+decided on a pre-tool event is that agent's own deny.
+
+Agents: ` + strings.Join(hostapi.Names(), ", "),
+		Example: `  agent-shell hook --agent claude < payload.json
+  agent-shell hook install --agent claude`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(*cobra.Command, []string) error {
-			a.runPreTool(a.copilot(), "preToolUse")
+			ad, err := a.adapter(agent)
+			if err != nil {
+				return err
+			}
+			return exitCode(a.runHook(ad, event))
+		}),
+	}
+	cmd.Flags().StringVar(&agent, "agent", "", "the agent that calls: "+strings.Join(hostapi.Names(), ", "))
+	cmd.Flags().StringVar(&event, "event", "", "the agent's `NAME` for the event, for agents whose payloads do not carry it")
+	_ = cmd.MarkFlagRequired("agent")
+
+	var installAgent string
+	install := &cobra.Command{
+		Use:   "install --agent NAME",
+		Short: "Register agent-shell in the agent's hook configuration of this repository",
+		Args:  cobra.NoArgs,
+		RunE: runE(func(*cobra.Command, []string) error {
+			ad, err := a.adapter(installAgent)
+			if err != nil {
+				return err
+			}
+			cwd, err := os.Getwd()
+			if err != nil {
+				return err
+			}
+			files, err := ad.Install(telemetry.FindRoot(cwd))
+			if err != nil {
+				return fmt.Errorf("install %s hooks: %w", ad.Name(), err)
+			}
+			if len(files) == 0 {
+				fmt.Fprintf(a.stdout, "%s hooks already registered; nothing changed\n", ad.Name())
+			}
+			for _, f := range files {
+				fmt.Fprintf(a.stdout, "wrote %s\n", rel(f))
+			}
 			return nil
 		}),
 	}
+	install.Flags().StringVar(&installAgent, "agent", "", "the agent: "+strings.Join(hostapi.Names(), ", "))
+	_ = install.MarkFlagRequired("agent")
+	cmd.AddCommand(install)
+	return cmd
+}
+
+func (a *app) adapter(name string) (hostapi.Adapter, error) {
+	ad, ok := hostapi.ByName(name, a.getenv)
+	if !ok {
+		return nil, &runtimeError{err: fmt.Errorf("unknown agent %q (known: %s)", name, strings.Join(hostapi.Names(), ", ")), code: exitUsage}
+	}
+	return ad, nil
+}
+
+// The compatible entries of the reference tool: Copilot's preToolUse and
+// postToolUse hooks, or any agent's with --agent or a payload that names it.
+func newPolicyCheckCmd(a *app) *cobra.Command {
+	var agent string
+	cmd := &cobra.Command{
+		Use:   "policy-check",
+		Short: "Pre-tool hook (Copilot's by default): allow or deny a tool call by the project's policy",
+		Long: `Reads a pre-tool hook payload on stdin and answers in the agent's format:
+Copilot's {"permissionDecision": ...} by default (always exit 0: Copilot
+ignores exit codes on preToolUse). Another agent is taken from --agent or
+recognized from its payload. Anything that cannot be read or decided is
+denied. The decision is recorded after the answer is written.`,
+		Args: cobra.NoArgs,
+		RunE: runE(func(*cobra.Command, []string) error {
+			return exitCode(a.runAlias(agent, "preToolUse", hostapi.KindPreTool))
+		}),
+	}
+	cmd.Flags().StringVar(&agent, "agent", "", "the agent that calls (default: recognized from the payload, else copilot)")
+	return cmd
 }
 
 func newRecordCmd(a *app) *cobra.Command {
-	return &cobra.Command{
+	var agent string
+	cmd := &cobra.Command{
 		Use:   "record",
-		Short: "Copilot postToolUse hook: record a tool call in the flight recorder",
-		Long: `Reads a Copilot postToolUse payload on stdin and appends a tool_use event with
-a redacted summary of the tool's result. It always exits 0.`,
+		Short: "Post-tool hook (Copilot's by default): record a tool call in the flight recorder",
+		Long: `Reads a post-tool hook payload on stdin and appends a tool_use event with a
+redacted summary of the tool's result. It always exits 0.`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(*cobra.Command, []string) error {
-			a.runPostTool(a.copilot(), "postToolUse")
-			return nil
+			a.runAlias(agent, "postToolUse", hostapi.KindPostTool)
+			return exitCode(0)
 		}),
 	}
+	cmd.Flags().StringVar(&agent, "agent", "", "the agent that calls (default: recognized from the payload, else copilot)")
+	return cmd
 }
 
-func (a *app) copilot() hostapi.Copilot {
-	// The cloud agent runs in GitHub Actions and has no human to ask.
-	return hostapi.Copilot{CloudAgent: a.getenv("GITHUB_ACTIONS") == "true" || a.getenv("COPILOT_AGENT") != ""}
-}
-
-// runPreTool answers one pre-tool hook call. The answer is written in full
-// before anything is recorded, and every failure is the host's own deny.
-// (Loading the policy in a goroutine while the payload is read was measured
-// slower: a fresh process pays more for a second thread than it saves.)
-func (a *app) runPreTool(ad hostapi.Adapter, nativeEvent string) {
-	payload, err := hostapi.ReadPayload(a.stdin, hostapi.DefaultMaxPayload)
+// runAlias runs policy-check or record: the payload names its agent unless
+// --agent does; copilotEvent names the event for Copilot's camelCase
+// payloads, which do not carry it, and kind says which the alias is for.
+func (a *app) runAlias(agent, copilotEvent string, kind hostapi.Kind) int {
+	payload, readErr := hostapi.ReadPayload(a.stdin, hostapi.DefaultMaxPayload)
+	if agent == "" {
+		agent = hostapi.Detect(payload)
+	}
+	if agent == "" {
+		agent = "copilot"
+	}
+	ad, err := a.adapter(agent)
 	if err != nil {
-		a.answer(ad.Failure(nil, fmt.Errorf("unexpected error reading the hook payload: %w", err)))
-		a.recordDecision(ad, nil, policy.Decision{Action: policy.ActionDeny, Reason: err.Error()})
-		return
+		a.errorf("%v", err)
+		ad, _ = hostapi.ByName("copilot", a.getenv)
+	}
+	event := ""
+	if ad.Name() == "copilot" {
+		event = copilotEvent
+	}
+	return a.handle(ad, event, kind, payload, readErr)
+}
+
+func (a *app) runHook(ad hostapi.Adapter, nativeEvent string) int {
+	payload, err := hostapi.ReadPayload(a.stdin, hostapi.DefaultMaxPayload)
+	// An unreadable payload may have been a pre-tool call: deny it.
+	return a.handle(ad, nativeEvent, hostapi.KindPreTool, payload, err)
+}
+
+// handle answers one hook call and records it. The answer is written in
+// full before anything is recorded, and a call that cannot be read or
+// decided is, on a pre-tool event, the host's own deny. unreadable is the
+// kind to assume when the payload cannot be read. It returns the exit code
+// the host reads.
+func (a *app) handle(ad hostapi.Adapter, nativeEvent string, unreadable hostapi.Kind, payload []byte, readErr error) int {
+	if readErr != nil {
+		return a.fail(ad, unreadable, fmt.Errorf("unexpected error reading the hook payload: %w", readErr))
 	}
 	ev, err := ad.Parse(payload, nativeEvent)
 	if err != nil {
-		a.answer(ad.Failure(nil, err))
-		a.recordDecision(ad, nil, policy.Decision{Action: policy.ActionDeny, Reason: err.Error()})
-		return
+		return a.fail(ad, unreadable, err)
 	}
+	if ev.Kind != hostapi.KindPreTool {
+		code := a.answer(ad.Render(ev, hostapi.Verdict{Decision: hostapi.Allow}))
+		a.record(observedEvent(ev), ev.SessionID)
+		return code
+	}
+	// Loading the policy in a goroutine while the payload is read was
+	// measured slower: a fresh process pays more for a second thread than
+	// it saves.
 	engine := a.loadPolicy()
 	if engine.LoadErr != nil {
 		a.errorf("policy load error: %v", engine.LoadErr)
 	}
 	d := engine.DecideEvent(ev)
-	a.answer(ad.Render(ev, d.Verdict()))
-	a.recordDecision(ad, ev, d)
+	code := a.answer(ad.Render(ev, d.Verdict()))
+	a.record(decisionEvent(ad, ev, d), ev.SessionID)
+	return code
+}
+
+// fail answers a call that could not be read: a pre-tool call is denied in
+// the host's own terms and the denial recorded; anything else is reported.
+func (a *app) fail(ad hostapi.Adapter, kind hostapi.Kind, err error) int {
+	if kind != hostapi.KindPreTool {
+		a.errorf("%s hook: %v", ad.Name(), err)
+		return a.answer(ad.Failure(&hostapi.Event{Kind: kind}, err))
+	}
+	code := a.answer(ad.Failure(nil, err))
+	a.record(decisionEvent(ad, nil, policy.Decision{Action: policy.ActionDeny, Reason: err.Error()}), "")
+	return code
 }
 
 // loadPolicy loads the policy of the repository around the current
@@ -87,20 +204,16 @@ func (a *app) loadPolicy() *policy.Engine {
 	return policy.Load(root, a.getenv)
 }
 
-func (a *app) answer(r hostapi.Response) {
+// answer writes a hook response and returns its exit code.
+func (a *app) answer(r hostapi.Response) int {
 	if err := hostapi.WriteResponse(a.stdout, a.stderr, r); err != nil {
 		a.errorf("%v", err)
 	}
+	return r.Exit
 }
 
-func (a *app) recordDecision(ad hostapi.Adapter, ev *hostapi.Event, d policy.Decision) {
-	session := ""
-	if ev != nil {
-		session = ev.SessionID
-	}
-	a.record(decisionEvent(ad, ev, d), session)
-}
-
+// decisionEvent records a pre-tool decision; ev is nil when the payload
+// could not be read.
 func decisionEvent(ad hostapi.Adapter, ev *hostapi.Event, d policy.Decision) *telemetry.Event {
 	e := &telemetry.Event{
 		Event:       telemetry.EventPolicyDecision,
@@ -111,35 +224,50 @@ func decisionEvent(ad hostapi.Adapter, ev *hostapi.Event, d policy.Decision) *te
 		Reason:      d.Reason,
 		Effects:     d.Effects,
 	}
-	if ev != nil && ev.IsShell() {
-		e.Command = policy.TrimCommand(ev.Command)
+	if ev != nil {
+		describe(e, ev)
+		if ev.IsShell() {
+			e.Command = policy.TrimCommand(ev.Command)
+		}
 	}
 	return e
 }
 
-// runPostTool records one post-tool hook call. It never fails the host.
-func (a *app) runPostTool(ad hostapi.Adapter, nativeEvent string) {
-	payload, err := hostapi.ReadPayload(a.stdin, hostapi.DefaultMaxPayload)
-	if err != nil {
-		a.errorf("record: %v", err)
-		return
+// observedEvent records an event agent-shell does not decide on.
+func observedEvent(ev *hostapi.Event) *telemetry.Event {
+	e := &telemetry.Event{}
+	switch ev.Kind {
+	case hostapi.KindPostTool:
+		e.Event = telemetry.EventToolUse
+		e.ToolResult = summarizeResult(ev.Result)
+		if ev.IsShell() {
+			e.Command = ev.Command
+		}
+	case hostapi.KindPrompt:
+		e.Event, e.Prompt = telemetry.EventPrompt, ev.Prompt
+	case hostapi.KindSessionStart:
+		e.Event = telemetry.EventSessionStart
+	case hostapi.KindSessionEnd:
+		e.Event = telemetry.EventSessionEnd
+	case hostapi.KindStop:
+		e.Event = telemetry.EventStop
+	default:
+		e.Event = telemetry.EventUnknown
 	}
-	ev, err := ad.Parse(payload, nativeEvent)
-	if err != nil {
-		a.errorf("record: %v", err)
-		return
+	describe(e, ev)
+	return e
+}
+
+// describe copies what every recorded hook event carries: the agent, its
+// own event and tool names, and every field of the payload, redacted.
+func describe(e *telemetry.Event, ev *hostapi.Event) {
+	e.Agent, e.NativeEvent, e.ToolName = ev.Agent, ev.NativeEvent, ev.NativeTool
+	e.Input = telemetry.RedactJSON(ev.Input)
+	if len(ev.Meta) > 0 {
+		if meta, err := json.Marshal(ev.Meta); err == nil {
+			e.Meta = telemetry.RedactJSON(meta)
+		}
 	}
-	a.answer(ad.Render(ev, hostapi.Verdict{Decision: hostapi.Allow}))
-	e := &telemetry.Event{
-		Event:      telemetry.EventToolUse,
-		ToolName:   ev.NativeTool,
-		Agent:      ad.Name(),
-		ToolResult: summarizeResult(ev.Result),
-	}
-	if ev.IsShell() {
-		e.Command = ev.Command
-	}
-	a.record(e, ev.SessionID)
 }
 
 // summarizeResult keeps the shape of a tool's result, not its text: the
