@@ -12,10 +12,11 @@ func kindOf(kinds map[string]Kind, native string) Kind {
 	return KindUnknown
 }
 
-// jsonString decodes raw when it is a JSON string.
+// jsonString decodes raw when it is a JSON string (null is not one).
 func jsonString(raw json.RawMessage) (string, bool) {
+	raw = bytes.TrimSpace(raw)
 	var s string
-	if len(raw) == 0 || json.Unmarshal(raw, &s) != nil {
+	if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
 		return "", false
 	}
 	return s, true

@@ -115,7 +115,7 @@ type Decision struct {
 
 // Verdict turns a decision into the host-neutral verdict.
 func (d Decision) Verdict() hostapi.Verdict {
-	return hostapi.Verdict{Decision: hostapi.Decision(d.Action), Reason: d.Reason}
+	return hostapi.Verdict{Decision: hostapi.Decision(d.Action), Reason: d.Reason, SoleGate: d.SoleGate}
 }
 
 // DecideEvent decides on one hook event.

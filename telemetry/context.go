@@ -251,3 +251,15 @@ func ValidSessionID(id string) bool {
 	}
 	return true
 }
+
+// AgentActor is the actor name of a hook adapter's agent: the names
+// DetectActor gives the same agents.
+func AgentActor(agent string) string {
+	switch agent {
+	case "claude":
+		return "claude-code"
+	case "gemini":
+		return "gemini-cli"
+	}
+	return agent
+}

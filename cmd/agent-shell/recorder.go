@@ -61,6 +61,12 @@ func (r *recording) write(e *telemetry.Event) {
 
 func (r *recording) fill(e *telemetry.Event) {
 	e.SessionID, e.Actor, e.Env, e.Tags = r.id, r.actor, r.env, r.tags
+	// A hook call comes from the agent whose hook it is, whatever its
+	// environment shows (hooks run with a cleaned one); AGENTSHELL_ACTOR
+	// still names the actor when set.
+	if e.Agent != "" && r.a.getenv("AGENTSHELL_ACTOR") == "" {
+		e.Actor = telemetry.AgentActor(e.Agent)
+	}
 	e.Timestamp = time.Time{} // taken under the file lock
 }
 

@@ -1,0 +1,225 @@
+package hostapi
+
+import (
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"strings"
+)
+
+// Codex speaks OpenAI Codex CLI's command hooks (reference/hosts.md §5,
+// source of codex-rs/hooks and captures of 0.145.0): Claude-shaped
+// payloads, but a stricter answer parser. Codex has no ask, rejects a bare
+// allow, and treats a deny without a non-empty reason as a failed hook,
+// which lets the tool run.
+type Codex struct{}
+
+func (Codex) Name() string { return "codex" }
+
+func (Codex) Events() []string {
+	return []string{"PreToolUse", "PostToolUse", "UserPromptSubmit", "SessionStart", "Stop"}
+}
+
+var codexKinds = map[string]Kind{
+	"PreToolUse": KindPreTool, "PostToolUse": KindPostTool, "UserPromptSubmit": KindPrompt,
+	"SessionStart": KindSessionStart, "Stop": KindStop,
+}
+
+// codexTool: Codex names every shell-like tool Bash, and sends file edits
+// as apply_patch with the patch text in tool_input.command, which is not a
+// shell command.
+func codexTool(native string) string {
+	switch native {
+	case "Bash":
+		return ToolBash
+	case "apply_patch":
+		return ToolEdit
+	}
+	return native
+}
+
+var (
+	errCodexInputMissing   = errors.New("missing tool_input for a shell tool")
+	errCodexInputNotObject = errors.New("tool_input must be a JSON object for a shell tool")
+	errCodexCommandMissing = errors.New("missing command field in tool_input")
+	errCodexCommandType    = errors.New("command field in tool_input must be a string or an array of strings")
+	errCodexCommandEmpty   = errors.New("command field in tool_input is an empty argv array")
+)
+
+// codexCommand reads tool_input.command, a command line or an argv array.
+// An argv array is joined into a shell-quoted line, so that the policy
+// parser sees the same words: ["bash","-lc","rm -rf /"] reads as
+// bash -lc 'rm -rf /', whose nested command the parser checks.
+func codexCommand(input json.RawMessage, present bool) (string, error) {
+	if !present {
+		return "", errCodexInputMissing
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(input, &m) != nil || m == nil {
+		return "", errCodexInputNotObject
+	}
+	raw, ok := m["command"]
+	if !ok {
+		return "", errCodexCommandMissing
+	}
+	if cmd, ok := claudeString(raw); ok {
+		return cmd, nil
+	}
+	var words []json.RawMessage
+	if err := json.Unmarshal(raw, &words); err != nil || words == nil {
+		return "", errCodexCommandType
+	}
+	if len(words) == 0 {
+		return "", errCodexCommandEmpty
+	}
+	argv := make([]string, len(words))
+	for i, w := range words {
+		s, ok := claudeString(w) // a null word is no word, not ""
+		if !ok {
+			return "", errCodexCommandType
+		}
+		argv[i] = s
+	}
+	return codexShellJoin(argv), nil
+}
+
+// codexShellJoin quotes each word for a POSIX shell and joins them.
+func codexShellJoin(argv []string) string {
+	var b strings.Builder
+	for i, w := range argv {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(codexQuote(w))
+	}
+	return b.String()
+}
+
+// codexQuote leaves a word made only of characters no shell treats
+// specially as it is, and single-quotes anything else.
+func codexQuote(w string) string {
+	if w == "" {
+		return "''"
+	}
+	for _, r := range w {
+		safe := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@%+,", r)
+		if !safe {
+			return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+		}
+	}
+	return w
+}
+
+var codexDialect = dialect{
+	agent: "codex", kinds: codexKinds, tool: codexTool, command: codexCommand,
+	eventKey: "hook_event_name", session: "session_id", toolName: "tool_name", toolInput: "tool_input",
+	results: []string{"tool_response"},
+}
+
+func (Codex) Parse(payload []byte, nativeEvent string) (*Event, error) {
+	fields, err := objectFields(payload)
+	if err != nil {
+		return nil, err
+	}
+	// Codex, like Claude, always names the event in hook_event_name.
+	if err := claudeEventName(fields, nativeEvent); err != nil {
+		return nil, err
+	}
+	return codexDialect.parse(fields, nativeEvent)
+}
+
+// Coverage (reference/hosts.md §5.4, §5.6):
+//   - pre-tool: deny only. NativeAsk is false: an ask is rejected as
+//     unsupported, the hook counts as failed and the tool runs.
+//     UpdatedInput is false: it works only with permissionDecision allow
+//     in builds from about May 2026, and older builds reject it, which
+//     again lets the original command run; a deny naming the suggestion is
+//     safe on every version. Context is false: additionalContext on
+//     PreToolUse is UNCERTAIN (rejected by the parser read in source), and
+//     a rejected answer would discard the deny with it.
+//   - post-tool, prompt, session start: hookSpecificOutput.additionalContext.
+//   - stop: nothing (only decision:block, a continuation, not a context).
+func (Codex) Coverage(k Kind) Coverage {
+	switch k {
+	case KindPreTool:
+		return Coverage{Deny: true}
+	case KindPostTool, KindPrompt, KindSessionStart:
+		return Coverage{Context: true}
+	}
+	return Coverage{}
+}
+
+// codexDefaultReason replaces a blank deny reason, which Codex would
+// reject, failing open.
+const codexDefaultReason = "blocked by agent-shell policy"
+
+// Render answers a pre-tool call with a JSON deny on exit 0 or nothing at
+// all: an allow abstains even as the sole gate, since Codex rejects a bare
+// allow (and would only log a failed hook).
+func (c Codex) Render(e *Event, v Verdict) Response {
+	if e == nil {
+		return Response{}
+	}
+	if e.Kind == KindPreTool {
+		v = rewriteAsDeny(v)
+		if v.Decision == Ask && strings.TrimSpace(v.Reason) == "" {
+			v.Reason = "agent-shell policy asks for a human's approval"
+		}
+		v = askAsDeny(v, "Codex")
+		if v.Decision == Allow {
+			return Response{}
+		}
+		reason := v.Reason
+		if strings.TrimSpace(reason) == "" {
+			reason = codexDefaultReason
+		}
+		return Response{Stdout: marshalLine(map[string]any{"hookSpecificOutput": map[string]any{
+			"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": reason,
+		}})}
+	}
+	if v.Context == "" || !c.Coverage(e.Kind).Context || e.NativeEvent == "" {
+		return Response{}
+	}
+	return Response{Stdout: marshalLine(map[string]any{"hookSpecificOutput": map[string]any{
+		"hookEventName": e.NativeEvent, "additionalContext": v.Context,
+	}})}
+}
+
+// Failure denies a pre-tool call, and a call whose payload could not be
+// read (e is nil), which is answered as a PreToolUse.
+func (c Codex) Failure(e *Event, err error) Response {
+	if e == nil {
+		e = &Event{Agent: "codex", Kind: KindPreTool, NativeEvent: "PreToolUse"}
+	}
+	if e.Kind != KindPreTool {
+		return Response{}
+	}
+	reason := "agent-shell failed"
+	if err != nil {
+		reason = err.Error()
+	}
+	return c.Render(e, Verdict{Decision: Deny, Reason: reason})
+}
+
+// CodexHooksFile is where agent-shell registers its Codex hooks. Codex
+// loads a project's hooks only once the project is trusted.
+const CodexHooksFile = ".codex/hooks.json"
+
+// Install registers agent-shell for every event the adapter handles, in
+// the same layout as Claude's settings (§5.1), with an explicit timeout:
+// Codex's default is 600 s.
+func (Codex) Install(root string) ([]string, error) {
+	path := filepath.Join(root, CodexHooksFile)
+	tools := map[string]bool{"PreToolUse": true, "PostToolUse": true}
+	changed, err := claudeMergeHooks(path, HookCommand+"codex", Codex{}.Events(), tools)
+	if err != nil || !changed {
+		return nil, err
+	}
+	return []string{path}, nil
+}
+
+var _ Adapter = Codex{}
+
+func init() {
+	register("codex", func(getenv func(string) string) Adapter { return Codex{} })
+}

@@ -1,0 +1,324 @@
+package hostapi
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// Cursor speaks Cursor's hooks (IDE agent and cursor-agent CLI, hosts.md
+// §7): payloads that name their own event, answered with a JSON object on
+// exit 0. Besides the generic preToolUse, Cursor has a gate per action
+// (beforeShellExecution, beforeMCPExecution, beforeReadFile) whose payloads
+// and answers differ.
+type Cursor struct{}
+
+func (Cursor) Name() string { return "cursor" }
+
+func (Cursor) Events() []string {
+	return []string{"preToolUse", "beforeShellExecution", "beforeMCPExecution", "beforeReadFile", "postToolUse"}
+}
+
+var cursorKinds = map[string]Kind{
+	"preToolUse": KindPreTool, "beforeShellExecution": KindPreTool, "beforeMCPExecution": KindPreTool,
+	"beforeReadFile": KindPreTool, "postToolUse": KindPostTool,
+}
+
+// cursorNativeAsk are the gates where Cursor enforces "ask" (§7.4, §2.2);
+// preToolUse accepts it but does not enforce it.
+var cursorNativeAsk = map[string]bool{"beforeShellExecution": true, "beforeMCPExecution": true}
+
+// cursorTool maps Cursor's tool names (§2.3 table: edits collapse into
+// Write). Shell is matched in any case so that a differently cased shell
+// tool is never waved through as a non-shell tool.
+func cursorTool(native string) string {
+	switch strings.ToLower(native) {
+	case "shell":
+		return ToolBash
+	case "write":
+		return ToolWrite
+	case "read":
+		return ToolRead
+	}
+	return native
+}
+
+var (
+	errCursorNoEvent         = errors.New("missing or invalid hook_event_name")
+	errCursorInputMissing    = errors.New("missing tool_input for the Shell tool")
+	errCursorInputNotObject  = errors.New("tool_input of the Shell tool must be a JSON object")
+	errCursorCommandMissing  = errors.New("missing command field in tool_input")
+	errCursorCommandType     = errors.New("command field in tool_input must be a string")
+	errCursorShellNoCommand  = errors.New("missing command field in beforeShellExecution")
+	errCursorShellBadCommand = errors.New("command field in beforeShellExecution must be a string")
+)
+
+// cursorCommand reads tool_input.command of the Shell tool on preToolUse
+// and postToolUse. tool_input is an object there; a JSON-encoded object (as
+// beforeMCPExecution sends its input) is read too.
+func cursorCommand(input json.RawMessage, present bool) (string, error) {
+	if !present {
+		return "", errCursorInputMissing
+	}
+	if s, ok := jsonString(input); ok {
+		input = json.RawMessage(s)
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(input, &m) != nil || m == nil {
+		return "", errCursorInputNotObject
+	}
+	raw, ok := m["command"]
+	if !ok {
+		return "", errCursorCommandMissing
+	}
+	cmd, ok := jsonString(raw)
+	if !ok {
+		return "", errCursorCommandType
+	}
+	return cmd, nil
+}
+
+// cursorDialect: the session is the conversation (§7.3: conversation_id is
+// documented, session_id only seen in captures, equal to it); postToolUse's
+// result is tool_output, a JSON string. generation_id, workspace_roots,
+// cursor_version, user_email and the rest land in Meta.
+var cursorDialect = dialect{
+	agent: "cursor", kinds: cursorKinds, tool: cursorTool, command: cursorCommand,
+	eventKey: "hook_event_name", session: "conversation_id", toolName: "tool_name", toolInput: "tool_input",
+	results: []string{"tool_output"},
+}
+
+// Parse reads a Cursor payload. Cursor always names the event; a payload
+// without it is refused unless the caller names the event, since guessing
+// could let a gate call through as an unknown, observe-only event.
+func (Cursor) Parse(payload []byte, nativeEvent string) (*Event, error) {
+	fields, err := objectFields(payload)
+	if err != nil {
+		return nil, err
+	}
+	if raw, ok := fields["hook_event_name"]; ok {
+		name, isString := jsonString(raw)
+		if !isString || name == "" {
+			return nil, errCursorNoEvent
+		}
+		nativeEvent = name
+	} else if nativeEvent == "" {
+		return nil, errCursorNoEvent
+	}
+	d := cursorDialect
+	if _, ok := fields["conversation_id"]; !ok {
+		d.session = "session_id"
+	}
+	var e *Event
+	switch nativeEvent {
+	case "beforeShellExecution":
+		e = cursorActionEvent(d, fields, nativeEvent, "Shell", "command")
+	case "beforeReadFile":
+		e = cursorActionEvent(d, fields, nativeEvent, "Read", "file_path")
+	default:
+		if e, err = d.parse(fields, nativeEvent); err != nil {
+			return nil, err
+		}
+	}
+	if e.Cwd == "" {
+		// cwd is "" in real captures (§2.3.5); the workspace is the best guess.
+		e.Cwd = cursorWorkspaceRoot(e.Meta["workspace_roots"])
+	}
+	return e, nil
+}
+
+// cursorActionEvent parses a gate whose payload names no tool because the
+// event is the tool: beforeShellExecution carries the command at the top
+// level, beforeReadFile the file_path (§7.3). The tool is named as
+// preToolUse would name it, so that both gates record the same tool, and
+// the argument becomes the Input; the other fields (sandbox, the file's
+// content, attachments) stay in Meta.
+func cursorActionEvent(d dialect, fields map[string]json.RawMessage, event, nativeTool, arg string) *Event {
+	d.kinds = nil // parse only what every event has; the tool is filled in here
+	e, _ := d.parse(fields, event)
+	e.Kind = KindPreTool
+	e.NativeTool, e.Tool = nativeTool, cursorTool(nativeTool)
+	raw, present := e.Meta[arg]
+	delete(e.Meta, arg)
+	if present {
+		e.Input, _ = json.Marshal(map[string]json.RawMessage{arg: raw})
+	}
+	if e.IsShell() {
+		switch cmd, ok := jsonString(raw); {
+		case !present:
+			e.CommandErr = errCursorShellNoCommand
+		case !ok:
+			e.CommandErr = errCursorShellBadCommand
+		default:
+			e.Command = cmd
+		}
+	}
+	return e
+}
+
+// cursorWorkspaceRoot is the first of workspace_roots, or "".
+func cursorWorkspaceRoot(raw json.RawMessage) string {
+	var roots []json.RawMessage
+	if json.Unmarshal(raw, &roots) != nil || len(roots) == 0 {
+		return ""
+	}
+	return stringField(roots[0])
+}
+
+// Coverage follows hosts.md §7.4 and §7.5. Coverage takes a kind, and the
+// four pre-tool gates differ, so it claims what all of them can carry: a
+// deny. NativeAsk is false because preToolUse accepts "ask" without
+// enforcing it (§2.2); Render still asks natively on beforeShellExecution
+// and beforeMCPExecution, which enforce it. UpdatedInput is false because
+// only preToolUse takes updated_input, documented only beside an explicit
+// permission (which would make agent-shell the sole gate, §2.1): every
+// rewrite becomes a deny naming it. postToolUse takes additional_context.
+func (Cursor) Coverage(k Kind) Coverage {
+	switch k {
+	case KindPreTool:
+		return Coverage{Deny: true}
+	case KindPostTool:
+		return Coverage{Context: true}
+	}
+	return Coverage{}
+}
+
+// cursorDefaultReason stands in for an empty reason, which would tell the
+// user and the agent nothing.
+const cursorDefaultReason = "blocked by agent-shell policy"
+
+// Render always prints a JSON object on exit 0: some Cursor versions treat
+// invalid or empty output on a permission hook as a block (§2.1, §7.4), so
+// abstaining is {}. An allow abstains unless agent-shell is the sole gate.
+func (c Cursor) Render(e *Event, v Verdict) Response {
+	if e == nil {
+		e = &Event{Agent: "cursor", Kind: KindPreTool}
+	}
+	switch e.Kind {
+	case KindPreTool:
+		return cursorPermission(e.NativeEvent, v)
+	case KindPostTool:
+		if v.Context != "" {
+			return Response{Stdout: marshalLine(map[string]any{"additional_context": v.Context})}
+		}
+	}
+	return cursorAbstain()
+}
+
+// cursorPermission answers a gate: {"permission": ..., "user_message": ...,
+// "agent_message": ...} (§7.4); beforeReadFile takes no agent_message.
+func cursorPermission(event string, v Verdict) Response {
+	v = rewriteAsDeny(v)
+	if !cursorNativeAsk[event] {
+		host := "Cursor"
+		if event != "" {
+			host = "Cursor's " + event
+		}
+		v = askAsDeny(v, host)
+	}
+	if v.Decision == Allow {
+		if !v.SoleGate {
+			return cursorAbstain()
+		}
+		return Response{Stdout: marshalLine(map[string]any{"permission": "allow"})}
+	}
+	permission := "deny" // and any decision this adapter does not know
+	if v.Decision == Ask {
+		permission = "ask"
+	}
+	reason := v.Reason
+	if strings.TrimSpace(reason) == "" {
+		reason = cursorDefaultReason
+	}
+	out := map[string]any{"permission": permission, "user_message": reason}
+	if event != "beforeReadFile" {
+		out["agent_message"] = reason
+	}
+	return Response{Stdout: marshalLine(out)}
+}
+
+func cursorAbstain() Response { return Response{Stdout: marshalLine(map[string]any{})} }
+
+// Failure denies a gate, and a call whose payload could not be read (e is
+// nil): Cursor fails open on a crash unless failClosed is set (§7.4), so
+// only its own deny stops the tool. Other events abstain with {}.
+func (c Cursor) Failure(e *Event, err error) Response {
+	if e == nil {
+		e = &Event{Agent: "cursor", Kind: KindPreTool}
+	}
+	if e.Kind != KindPreTool {
+		return cursorAbstain()
+	}
+	reason := "agent-shell failed"
+	if err != nil {
+		reason = err.Error()
+	}
+	return c.Render(e, Verdict{Decision: Deny, Reason: reason})
+}
+
+// CursorHooksFile is where agent-shell registers its Cursor hooks: the
+// project's hooks, run from the project root in trusted workspaces (§7.1).
+const CursorHooksFile = ".cursor/hooks.json"
+
+// cursorTimeoutSeconds bounds one hook call; Cursor's timeout is in
+// seconds (§7.1).
+const cursorTimeoutSeconds = 10
+
+// Install merges agent-shell's hooks into .cursor/hooks.json ("version": 1),
+// keeping every other entry and key. An event that already runs agent-shell
+// is left alone.
+func (Cursor) Install(root string) ([]string, error) {
+	path := filepath.Join(root, CursorHooksFile)
+	var bad error
+	changed, err := mergeJSONFile(path, func(doc map[string]any) bool {
+		hooks, ok := doc["hooks"].(map[string]any)
+		if _, present := doc["hooks"]; present && !ok {
+			bad = fmt.Errorf("%s: \"hooks\" is not an object; fix or move it, it was left unchanged", path)
+			return false
+		}
+		for _, ev := range cursorInstallEvents() {
+			if list, present := hooks[ev]; present {
+				if _, isList := list.([]any); !isList {
+					bad = fmt.Errorf("%s: hooks.%s is not a list; fix or move it, it was left unchanged", path, ev)
+					return false
+				}
+			}
+		}
+		changed := false
+		if _, ok := doc["version"]; !ok {
+			doc["version"] = 1
+			changed = true
+		}
+		hooks, _ = object(doc, "hooks")
+		for _, ev := range cursorInstallEvents() {
+			entry := map[string]any{"command": HookCommand + "cursor", "timeout": cursorTimeoutSeconds}
+			changed = appendOnce(hooks, ev, entry, cursorRunsAgentShell) || changed
+		}
+		return changed
+	})
+	if bad != nil {
+		return nil, bad
+	}
+	if err != nil || !changed {
+		return nil, err // mergeJSONFile's errors name the file
+	}
+	return []string{path}, nil
+}
+
+// cursorInstallEvents are the events Install registers: every one the
+// adapter claims.
+func cursorInstallEvents() []string { return Cursor{}.Events() }
+
+func cursorRunsAgentShell(entry any) bool {
+	m, _ := entry.(map[string]any)
+	cmd, _ := m["command"].(string)
+	return strings.HasPrefix(cmd, "agent-shell ")
+}
+
+var _ Adapter = Cursor{}
+
+func init() {
+	register("cursor", func(func(string) string) Adapter { return Cursor{} })
+}

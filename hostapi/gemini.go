@@ -1,0 +1,303 @@
+package hostapi
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// Gemini speaks Gemini CLI's hooks (hosts.md §6): snake_case payloads that
+// name their own event, answered with JSON on exit 0.
+type Gemini struct{}
+
+func (Gemini) Name() string { return "gemini" }
+
+func (Gemini) Events() []string {
+	return []string{"BeforeTool", "AfterTool", "BeforeAgent", "SessionStart"}
+}
+
+var geminiKinds = map[string]Kind{
+	"BeforeTool": KindPreTool, "AfterTool": KindPostTool,
+	"BeforeAgent": KindPrompt, "SessionStart": KindSessionStart,
+}
+
+// geminiTools maps Gemini's built-in tool names (§2.3 table, §6.3); MCP
+// tools and the rest keep their names, and mcp_context stays in Meta.
+var geminiTools = map[string]string{
+	"run_shell_command": ToolBash, "write_file": ToolWrite, "replace": ToolEdit,
+	"read_file": ToolRead, "web_fetch": ToolWebFetch,
+}
+
+func geminiTool(native string) string {
+	if t, ok := geminiTools[native]; ok {
+		return t
+	}
+	return native
+}
+
+var (
+	errGeminiNoEvent        = errors.New("missing or invalid hook_event_name")
+	errGeminiInputMissing   = errors.New("missing tool_input for run_shell_command")
+	errGeminiInputNotObject = errors.New("tool_input of run_shell_command must be a JSON object")
+	errGeminiCommandMissing = errors.New("missing command field in tool_input")
+	errGeminiCommandType    = errors.New("command field in tool_input must be a string")
+)
+
+// geminiCommand reads tool_input.command of run_shell_command.
+func geminiCommand(input json.RawMessage, present bool) (string, error) {
+	if !present {
+		return "", errGeminiInputMissing
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(input, &m) != nil || m == nil {
+		return "", errGeminiInputNotObject
+	}
+	raw, ok := m["command"]
+	if !ok {
+		return "", errGeminiCommandMissing
+	}
+	cmd, ok := jsonString(raw)
+	if !ok {
+		return "", errGeminiCommandType
+	}
+	return cmd, nil
+}
+
+// geminiDialect: AfterTool adds tool_response {llmContent, returnDisplay,
+// error?} (§6.3); transcript_path, timestamp, mcp_context and the like land
+// in Meta.
+var geminiDialect = dialect{
+	agent: "gemini", kinds: geminiKinds, tool: geminiTool, command: geminiCommand,
+	eventKey: "hook_event_name", session: "session_id", toolName: "tool_name", toolInput: "tool_input",
+	results: []string{"tool_response"},
+}
+
+// Parse reads a Gemini payload. Gemini always names the event
+// (hook_event_name, §6.3); a payload without it is refused unless the
+// caller names the event, since guessing could let a BeforeTool through as
+// an unknown, observe-only event.
+func (Gemini) Parse(payload []byte, nativeEvent string) (*Event, error) {
+	fields, err := objectFields(payload)
+	if err != nil {
+		return nil, err
+	}
+	if raw, ok := fields["hook_event_name"]; ok {
+		name, isString := jsonString(raw)
+		if !isString || name == "" {
+			return nil, errGeminiNoEvent
+		}
+	} else if nativeEvent == "" {
+		return nil, errGeminiNoEvent
+	}
+	return geminiDialect.parse(fields, nativeEvent)
+}
+
+// Coverage follows hosts.md §6.4 and §6.5. BeforeTool: a deny with a
+// reason, no ask tier (ask is a no-op, so it must become a deny, §2.2), and
+// a rewrite through hookSpecificOutput.tool_input, which Gemini merges over
+// the model's arguments; no additionalContext (undocumented on BeforeTool,
+// §6.5). AfterTool, BeforeAgent and SessionStart take additionalContext;
+// BeforeAgent can also deny (the prompt is discarded).
+func (Gemini) Coverage(k Kind) Coverage {
+	switch k {
+	case KindPreTool:
+		return Coverage{Deny: true, UpdatedInput: true}
+	case KindPrompt:
+		return Coverage{Deny: true, Context: true}
+	case KindPostTool, KindSessionStart:
+		return Coverage{Context: true}
+	}
+	return Coverage{}
+}
+
+// geminiDefaultReason stands in for an empty reason: Gemini sends the
+// reason to the model as the tool error, and builds no decision from an
+// empty one on exit 2 (§2.3), so a deny never goes out without one.
+const geminiDefaultReason = "blocked by agent-shell policy"
+
+// Render answers as JSON on exit 0 (§6.4). An allow abstains with {}
+// unless agent-shell is the sole gate (§2.1); an ask becomes a deny (§2.2).
+// A rewrite is sent as hookSpecificOutput.tool_input without a decision,
+// so Gemini's own confirmation still applies; one a merge cannot express
+// becomes a deny naming it.
+func (g Gemini) Render(e *Event, v Verdict) Response {
+	if e == nil {
+		e = &Event{Agent: "gemini", Kind: KindPreTool, NativeEvent: "BeforeTool"}
+	}
+	switch e.Kind {
+	case KindPreTool:
+		return geminiBeforeTool(e, v)
+	case KindPrompt:
+		if v = askAsDeny(v, "Gemini CLI"); v.Decision != Allow {
+			return geminiDeny(v.Reason)
+		}
+		return geminiContext(e.NativeEvent, v.Context)
+	case KindPostTool, KindSessionStart:
+		return geminiContext(e.NativeEvent, v.Context)
+	}
+	return geminiAbstain()
+}
+
+func geminiBeforeTool(e *Event, v Verdict) Response {
+	if !geminiMergeable(e.Input, v.UpdatedInput) {
+		v = rewriteAsDeny(v)
+	}
+	v = askAsDeny(v, "Gemini CLI")
+	if v.Decision != Allow { // deny, and any decision this adapter does not know
+		return geminiDeny(v.Reason)
+	}
+	out := map[string]any{}
+	if v.SoleGate {
+		out["decision"] = "allow"
+	}
+	if len(v.UpdatedInput) > 0 {
+		event := e.NativeEvent
+		if event == "" {
+			event = "BeforeTool"
+		}
+		out["hookSpecificOutput"] = map[string]any{"hookEventName": event, "tool_input": json.RawMessage(v.UpdatedInput)}
+	}
+	return Response{Stdout: marshalLine(out)}
+}
+
+// geminiMergeable reports whether Gemini's Object.assign of updated over
+// the original arguments yields exactly updated: both must be objects, and
+// updated must keep every original key, since a merge cannot remove one.
+// No rewrite at all is trivially mergeable.
+func geminiMergeable(original, updated json.RawMessage) bool {
+	if len(updated) == 0 {
+		return true
+	}
+	var upd, orig map[string]json.RawMessage
+	if json.Unmarshal(updated, &upd) != nil || upd == nil {
+		return false
+	}
+	if len(original) > 0 && (json.Unmarshal(original, &orig) != nil || orig == nil) {
+		return false
+	}
+	for k := range orig {
+		if _, ok := upd[k]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func geminiDeny(reason string) Response {
+	if strings.TrimSpace(reason) == "" {
+		reason = geminiDefaultReason
+	}
+	return Response{Stdout: marshalLine(map[string]any{"decision": "deny", "reason": reason})}
+}
+
+func geminiContext(event, context string) Response {
+	if context == "" || event == "" {
+		return geminiAbstain()
+	}
+	return Response{Stdout: marshalLine(map[string]any{"hookSpecificOutput": map[string]any{
+		"hookEventName": event, "additionalContext": context,
+	}})}
+}
+
+// geminiAbstain is {} rather than nothing: both abstain (§6.4), and {}
+// is what §2.1 names for Gemini.
+func geminiAbstain() Response { return Response{Stdout: marshalLine(map[string]any{})} }
+
+// Failure denies a BeforeTool, and a call whose payload could not be read
+// (e is nil): Gemini fails open on a crash (§1.3), so only its own deny
+// stops the tool. Other events abstain: a broken agent-shell must not
+// discard the user's prompt.
+func (g Gemini) Failure(e *Event, err error) Response {
+	if e == nil {
+		e = &Event{Agent: "gemini", Kind: KindPreTool, NativeEvent: "BeforeTool"}
+	}
+	if e.Kind != KindPreTool {
+		return geminiAbstain()
+	}
+	reason := "agent-shell failed"
+	if err != nil {
+		reason = err.Error()
+	}
+	return g.Render(e, Verdict{Decision: Deny, Reason: reason})
+}
+
+// GeminiSettingsFile is where agent-shell registers its Gemini CLI hooks:
+// the project settings, which take precedence over the user's (§6.1).
+const GeminiSettingsFile = ".gemini/settings.json"
+
+// geminiTimeoutMillis bounds one hook call. Gemini's timeout is in
+// milliseconds (§1.3, §6.1); 10 s is far above a decision's cost.
+const geminiTimeoutMillis = 10000
+
+// Install merges agent-shell's hooks into .gemini/settings.json, keeping
+// every other key (including the reserved enabled/disabled/notifications
+// inside "hooks"). An event whose definitions already run agent-shell is
+// left alone.
+func (Gemini) Install(root string) ([]string, error) {
+	path := filepath.Join(root, GeminiSettingsFile)
+	var bad error
+	changed, err := mergeJSONFile(path, func(doc map[string]any) bool {
+		hooks, ok := doc["hooks"].(map[string]any)
+		if _, present := doc["hooks"]; present && !ok {
+			bad = fmt.Errorf("%s: \"hooks\" is not an object; fix or move it, it was left unchanged", path)
+			return false
+		}
+		for _, ev := range geminiInstallEvents() {
+			if list, present := hooks[ev]; present {
+				if _, isList := list.([]any); !isList {
+					bad = fmt.Errorf("%s: hooks.%s is not a list; fix or move it, it was left unchanged", path, ev)
+					return false
+				}
+			}
+		}
+		hooks, _ = object(doc, "hooks")
+		changed := false
+		for _, ev := range geminiInstallEvents() {
+			group := map[string]any{"hooks": []any{map[string]any{
+				"name": "agent-shell", "type": "command",
+				"command": HookCommand + "gemini", "timeout": geminiTimeoutMillis,
+			}}}
+			if geminiKinds[ev] == KindPreTool || geminiKinds[ev] == KindPostTool {
+				group["matcher"] = "*" // tool matchers are regexes; "*" is every tool (§6.1)
+			}
+			changed = appendOnce(hooks, ev, group, geminiRunsAgentShell) || changed
+		}
+		return changed
+	})
+	if bad != nil {
+		return nil, bad
+	}
+	if err != nil || !changed {
+		return nil, err // mergeJSONFile's errors name the file
+	}
+	return []string{path}, nil
+}
+
+// geminiInstallEvents are the events Install registers: every one the
+// adapter claims.
+func geminiInstallEvents() []string { return Gemini{}.Events() }
+
+// geminiRunsAgentShell reports whether a hook definition (a matcher group
+// with its "hooks" list, or a bare hook) already runs agent-shell.
+func geminiRunsAgentShell(def any) bool {
+	m, _ := def.(map[string]any)
+	if cmd, _ := m["command"].(string); strings.HasPrefix(cmd, "agent-shell ") {
+		return true
+	}
+	list, _ := m["hooks"].([]any)
+	for _, h := range list {
+		hm, _ := h.(map[string]any)
+		if cmd, _ := hm["command"].(string); strings.HasPrefix(cmd, "agent-shell ") {
+			return true
+		}
+	}
+	return false
+}
+
+var _ Adapter = Gemini{}
+
+func init() {
+	register("gemini", func(func(string) string) Adapter { return Gemini{} })
+}
