@@ -133,6 +133,9 @@ func (e *Event) AppendJSON(b []byte) []byte {
 		b = appendString(b, e.Actor)
 		b = appendCommonTail(b, e)
 	}
+	if e.Event != EventToolUse { // tool_use has it among the v1 fields
+		b = appendOptionalString(b, "tool_name", e.ToolName)
+	}
 	b = appendOptionalString(b, "agent", e.Agent)
 	b = appendOptionalString(b, "native_event", e.NativeEvent)
 	b = appendOptionalString(b, "prompt", e.Prompt)

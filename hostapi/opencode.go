@@ -1,0 +1,231 @@
+package hostapi
+
+import (
+	"bytes"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Opencode speaks to agent-shell's opencode plugin. opencode hooks are
+// functions in an in-process JS plugin (hosts.md §8), so there is no native
+// wire format: the plugin (opencode_plugin.js, written by Install) sends
+// each tool.execute.before and tool.execute.after call to
+// `agent-shell hook --agent=opencode` as a request agent-shell defines,
+//
+//	{"v":1,"event":"tool.execute.before","tool":"bash","sessionID":"ses_…",
+//	 "callID":"call_…","args":{"command":"…"},"cwd":"/project"}
+//
+// with the names of opencode's V1 API (input.tool, input.sessionID,
+// input.callID, output.args; the plugin's directory as cwd), plus
+// "result" ({title, output, metadata}) after the call. The answer to a
+// tool.execute.before is one JSON object on exit 0: {"decision":"allow"},
+// optionally with "args" to merge over output.args, or
+// {"decision":"deny","reason":"…"}, on which the plugin throws. The plugin
+// blocks the call on anything else.
+type Opencode struct{}
+
+// OpencodeProtocol is the request version this agent-shell speaks. It
+// changes only when a change is incompatible: added fields are kept in Meta.
+const OpencodeProtocol = 1
+
+//go:embed opencode_plugin.js
+var opencodePlugin []byte
+
+func (Opencode) Name() string { return "opencode" }
+
+func (Opencode) Events() []string {
+	return []string{"tool.execute.before", "tool.execute.after"}
+}
+
+var opencodeKinds = map[string]Kind{"tool.execute.before": KindPreTool, "tool.execute.after": KindPostTool}
+
+// opencodeTools maps opencode's built-in tool ids.
+var opencodeTools = map[string]string{
+	"bash": ToolBash, "edit": ToolEdit, "multiedit": ToolEdit, "patch": ToolEdit,
+	"write": ToolWrite, "read": ToolRead, "webfetch": ToolWebFetch,
+}
+
+func normalizeOpencodeTool(name string) string {
+	if t, ok := opencodeTools[strings.ToLower(name)]; ok {
+		return t
+	}
+	return name
+}
+
+var (
+	errOpencodeArgs       = errors.New("bash args must be a JSON object")
+	errOpencodeCommand    = errors.New("missing command field in the bash args")
+	errOpencodeCommandStr = errors.New("command field must be a string")
+)
+
+func opencodeCommand(args json.RawMessage, present bool) (string, error) {
+	var m map[string]json.RawMessage
+	if !present || json.Unmarshal(args, &m) != nil || m == nil {
+		return "", errOpencodeArgs
+	}
+	raw, ok := m["command"]
+	if !ok {
+		return "", errOpencodeCommand
+	}
+	cmd, ok := jsonString(raw)
+	if !ok {
+		return "", errOpencodeCommandStr
+	}
+	return cmd, nil
+}
+
+var opencodeDialect = dialect{
+	agent: "opencode", kinds: opencodeKinds, tool: normalizeOpencodeTool, command: opencodeCommand,
+	eventKey: "event", session: "sessionID", toolName: "tool", toolInput: "args", results: []string{"result"},
+}
+
+// Parse reads one plugin request. Its "v" must be OpencodeProtocol: the
+// plugin always sends it, and a plugin from another agent-shell version may
+// mean something else by the same fields.
+func (Opencode) Parse(payload []byte, nativeEvent string) (*Event, error) {
+	fields, err := objectFields(payload)
+	if err != nil {
+		return nil, err
+	}
+	v, ok := fields["v"]
+	if !ok {
+		return nil, errors.New(`opencode request has no protocol version "v": it does not come from agent-shell's opencode plugin`)
+	}
+	if string(bytes.TrimSpace(v)) != "1" {
+		return nil, fmt.Errorf("opencode plugin speaks protocol %s, this agent-shell speaks %d: run `agent-shell hook install --agent=opencode` with this agent-shell", bytes.TrimSpace(v), OpencodeProtocol)
+	}
+	delete(fields, "v")
+	e, err := opencodeDialect.parse(fields, nativeEvent)
+	if err != nil {
+		return nil, fmt.Errorf("opencode request: %w", err)
+	}
+	return e, nil
+}
+
+// Coverage: the plugin blocks by throwing and rewrites by changing
+// output.args; it has no way to ask before a call (opencode asks only through
+// permission.ask, for calls that already need permission) and none to add
+// context (hosts.md §1.2, §2.2, §8).
+func (Opencode) Coverage(k Kind) Coverage {
+	if k != KindPreTool {
+		return Coverage{}
+	}
+	return Coverage{Deny: true, UpdatedInput: true}
+}
+
+// Render answers a tool.execute.before. Returning normally skips no prompt
+// of opencode's (its permission checks are separate), so allow is
+// {"decision":"allow"} with or without sole_gate. An ask becomes a deny; a
+// rewrite is an allow with the new args, unless they are not an object.
+// Other events get no answer: the plugin only records them.
+func (Opencode) Render(e *Event, v Verdict) Response {
+	if e == nil || e.Kind != KindPreTool {
+		return Response{}
+	}
+	v = askAsDeny(v, "opencode")
+	if v.Decision == Allow && len(v.UpdatedInput) > 0 {
+		if in := bytes.TrimSpace(v.UpdatedInput); len(in) > 0 && in[0] == '{' && json.Valid(in) {
+			return Response{Stdout: marshalLine(map[string]any{"decision": "allow", "args": json.RawMessage(in)})}
+		}
+		v = rewriteAsDeny(v)
+	}
+	if v.Decision == Allow {
+		return Response{Stdout: marshalLine(map[string]any{"decision": "allow"})}
+	}
+	reason := v.Reason
+	if reason == "" {
+		reason = "denied by agent-shell's policy"
+	}
+	return Response{Stdout: marshalLine(map[string]any{"decision": "deny", "reason": reason})}
+}
+
+// Failure denies a tool.execute.before (or a request that could not be
+// read); the plugin throws on it.
+func (o Opencode) Failure(e *Event, err error) Response {
+	if e == nil {
+		e = &Event{Agent: "opencode", Kind: KindPreTool}
+	}
+	return o.Render(e, Verdict{Decision: Deny, Reason: err.Error()})
+}
+
+var _ Adapter = Opencode{}
+
+func init() {
+	register("opencode", func(func(string) string) Adapter { return Opencode{} })
+}
+
+// OpencodePluginFile is where Install writes the plugin; opencode loads every
+// file in .opencode/plugins/ at startup.
+const OpencodePluginFile = ".opencode/plugins/agent-shell.js"
+
+// opencodeChecksumPrefix starts the header line holding the checksum of the
+// plugin below it, which tells an unedited plugin from an edited one.
+const opencodeChecksumPrefix = "// agent-shell-sha256: "
+
+// opencodePluginFile is the plugin as Install writes it.
+func opencodePluginFile() []byte { return opencodeWithHeader(opencodePlugin) }
+
+// opencodeWithHeader puts a header above a plugin's source, with a checksum
+// of everything but the checksum line itself.
+func opencodeWithHeader(body []byte) []byte {
+	head := "// agent-shell's opencode plugin, written by `agent-shell hook install --agent=opencode`.\n" +
+		"// Install replaces this file while it is as written; once edited, it is left alone.\n"
+	h := sha256.New()
+	h.Write([]byte(head))
+	h.Write(body)
+	var b bytes.Buffer
+	b.WriteString(head)
+	b.WriteString(opencodeChecksumPrefix + hex.EncodeToString(h.Sum(nil)) + "\n")
+	b.Write(body)
+	return b.Bytes()
+}
+
+// opencodeUnedited reports whether data is a plugin file agent-shell wrote
+// (this version or another) that nobody has changed since.
+func opencodeUnedited(data []byte) bool {
+	i := bytes.Index(data, []byte("\n"+opencodeChecksumPrefix))
+	if i < 0 {
+		return false
+	}
+	rest := data[i+1+len(opencodeChecksumPrefix):]
+	nl := bytes.IndexByte(rest, '\n')
+	if nl < 0 {
+		return false
+	}
+	want, err := hex.DecodeString(string(rest[:nl]))
+	h := sha256.New()
+	h.Write(data[:i+1])
+	h.Write(rest[nl+1:])
+	return err == nil && bytes.Equal(want, h.Sum(nil))
+}
+
+// Install writes the plugin to .opencode/plugins/agent-shell.js. An identical
+// file is left as it is and an unedited one from another agent-shell
+// version is replaced; any other file there is an error and is left
+// unchanged, since it is the user's own (or their edit of ours).
+func (Opencode) Install(root string) ([]string, error) {
+	path := filepath.Join(root, OpencodePluginFile)
+	want := opencodePluginFile()
+	old, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return nil, fmt.Errorf("opencode install: %w", err)
+	case bytes.Equal(old, want):
+		return nil, nil
+	case !opencodeUnedited(old):
+		return nil, fmt.Errorf("opencode install: %s was edited or is not agent-shell's plugin; it was left unchanged: move it away and install again (then merge your changes), or keep it", path)
+	}
+	if err := writeFileAtomic(path, want); err != nil {
+		return nil, fmt.Errorf("opencode install: %w", err)
+	}
+	return []string{path}, nil
+}
