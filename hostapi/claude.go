@@ -1,9 +1,6 @@
 package hostapi
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -44,48 +41,10 @@ func claudeTool(native string) string {
 	return native
 }
 
-var (
-	errClaudeNoEvent = errors.New("missing or invalid hook_event_name")
-
-	errClaudeInputMissing   = errors.New("missing tool_input for a shell tool")
-	errClaudeInputNotObject = errors.New("tool_input must be a JSON object for a shell tool")
-	errClaudeCommandMissing = errors.New("missing command field in tool_input")
-	errClaudeCommandType    = errors.New("command field in tool_input must be a string")
-)
-
-// claudeCommand reads tool_input.command of Bash and PowerShell.
-func claudeCommand(input json.RawMessage, present bool) (string, error) {
-	if !present {
-		return "", errClaudeInputMissing
-	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(input, &m) != nil || m == nil {
-		return "", errClaudeInputNotObject
-	}
-	raw, ok := m["command"]
-	if !ok {
-		return "", errClaudeCommandMissing
-	}
-	cmd, ok := claudeString(raw)
-	if !ok {
-		return "", errClaudeCommandType
-	}
-	return cmd, nil
-}
-
-// claudeString decodes raw only when it is a JSON string: jsonString also
-// takes null, which is no command.
-func claudeString(raw json.RawMessage) (string, bool) {
-	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '"' {
-		return "", false
-	}
-	return jsonString(raw)
-}
-
 // claudeDialect: PostToolUseFailure carries the failure in "error" instead
 // of a tool_response; it is that call's result.
 var claudeDialect = dialect{
-	agent: "claude", kinds: claudeKinds, tool: claudeTool, command: claudeCommand,
+	agent: "claude", kinds: claudeKinds, tool: claudeTool, command: shellCommand,
 	eventKey: "hook_event_name", session: "session_id", toolName: "tool_name", toolInput: "tool_input",
 	results: []string{"tool_response", "error"},
 }
@@ -95,27 +54,10 @@ func (Claude) Parse(payload []byte, nativeEvent string) (*Event, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := claudeEventName(fields, nativeEvent); err != nil {
+	if err := requireEventName(fields, nativeEvent); err != nil {
 		return nil, err
 	}
 	return claudeDialect.parse(fields, nativeEvent)
-}
-
-// claudeEventName checks that the event is named: Claude (and Codex) always
-// send hook_event_name, and a tool call whose name is lost or garbled must
-// not pass as an observe-only unknown event.
-func claudeEventName(fields map[string]json.RawMessage, nativeEvent string) error {
-	raw, ok := fields["hook_event_name"]
-	if !ok {
-		if nativeEvent == "" {
-			return errClaudeNoEvent
-		}
-		return nil
-	}
-	if s, ok := jsonString(raw); !ok || s == "" {
-		return errClaudeNoEvent
-	}
-	return nil
 }
 
 // Coverage (reference/hosts.md §3.4, §3.5):

@@ -159,9 +159,9 @@ func TestClaudeRejectsBadPayloads(t *testing.T) {
 		{"array", `[{"hook_event_name":"PreToolUse"}]`, "", ErrInvalidJSON},
 		{"null", `null`, "", ErrInvalidJSON},
 		{"empty", ``, "PreToolUse", ErrInvalidJSON},
-		{"event not named", `{"tool_name":"Bash","tool_input":{"command":"ls"}}`, "", errClaudeNoEvent},
-		{"event name not a string", `{"hook_event_name":7,"tool_name":"Bash","tool_input":{"command":"ls"}}`, "", errClaudeNoEvent},
-		{"event name empty", `{"hook_event_name":"","tool_name":"Bash"}`, "PreToolUse", errClaudeNoEvent},
+		{"event not named", `{"tool_name":"Bash","tool_input":{"command":"ls"}}`, "", errNoEvent},
+		{"event name not a string", `{"hook_event_name":7,"tool_name":"Bash","tool_input":{"command":"ls"}}`, "", errNoEvent},
+		{"event name empty", `{"hook_event_name":"","tool_name":"Bash"}`, "PreToolUse", errNoEvent},
 		{"tool event without tool_name", `{"hook_event_name":"PreToolUse","tool_input":{}}`, "", ErrInvalidToolName},
 		{"permission request without tool_name", `{"hook_event_name":"PermissionRequest"}`, "", ErrInvalidToolName},
 	}

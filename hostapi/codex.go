@@ -39,11 +39,8 @@ func codexTool(native string) string {
 }
 
 var (
-	errCodexInputMissing   = errors.New("missing tool_input for a shell tool")
-	errCodexInputNotObject = errors.New("tool_input must be a JSON object for a shell tool")
-	errCodexCommandMissing = errors.New("missing command field in tool_input")
-	errCodexCommandType    = errors.New("command field in tool_input must be a string or an array of strings")
-	errCodexCommandEmpty   = errors.New("command field in tool_input is an empty argv array")
+	errCodexCommandType  = errors.New("command field in tool_input must be a string or an array of strings")
+	errCodexCommandEmpty = errors.New("command field in tool_input is an empty argv array")
 )
 
 // codexCommand reads tool_input.command, a command line or an argv array.
@@ -51,18 +48,11 @@ var (
 // parser sees the same words: ["bash","-lc","rm -rf /"] reads as
 // bash -lc 'rm -rf /', whose nested command the parser checks.
 func codexCommand(input json.RawMessage, present bool) (string, error) {
-	if !present {
-		return "", errCodexInputMissing
+	raw, err := commandField(input, present)
+	if err != nil {
+		return "", err
 	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(input, &m) != nil || m == nil {
-		return "", errCodexInputNotObject
-	}
-	raw, ok := m["command"]
-	if !ok {
-		return "", errCodexCommandMissing
-	}
-	if cmd, ok := claudeString(raw); ok {
+	if cmd, ok := jsonString(raw); ok {
 		return cmd, nil
 	}
 	var words []json.RawMessage
@@ -74,7 +64,7 @@ func codexCommand(input json.RawMessage, present bool) (string, error) {
 	}
 	argv := make([]string, len(words))
 	for i, w := range words {
-		s, ok := claudeString(w) // a null word is no word, not ""
+		s, ok := jsonString(w) // a null word is no word, not ""
 		if !ok {
 			return "", errCodexCommandType
 		}
@@ -122,7 +112,7 @@ func (Codex) Parse(payload []byte, nativeEvent string) (*Event, error) {
 		return nil, err
 	}
 	// Codex, like Claude, always names the event in hook_event_name.
-	if err := claudeEventName(fields, nativeEvent); err != nil {
+	if err := requireEventName(fields, nativeEvent); err != nil {
 		return nil, err
 	}
 	return codexDialect.parse(fields, nativeEvent)

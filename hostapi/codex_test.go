@@ -179,8 +179,8 @@ func TestCodexRejectsBadPayloads(t *testing.T) {
 	}{
 		{"not json", `hello`, "", ErrInvalidJSON},
 		{"array", `[]`, "", ErrInvalidJSON},
-		{"event not named", `{"tool_name":"Bash","tool_input":{"command":"ls"}}`, "", errClaudeNoEvent},
-		{"event name not a string", `{"hook_event_name":["PreToolUse"],"tool_name":"Bash"}`, "", errClaudeNoEvent},
+		{"event not named", `{"tool_name":"Bash","tool_input":{"command":"ls"}}`, "", errNoEvent},
+		{"event name not a string", `{"hook_event_name":["PreToolUse"],"tool_name":"Bash"}`, "", errNoEvent},
 		{"tool event without tool_name", `{"hook_event_name":"PreToolUse","tool_input":{"command":"ls"}}`, "", ErrInvalidToolName},
 	}
 	for _, tt := range tests {

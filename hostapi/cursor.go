@@ -46,46 +46,16 @@ func cursorTool(native string) string {
 }
 
 var (
-	errCursorNoEvent         = errors.New("missing or invalid hook_event_name")
-	errCursorInputMissing    = errors.New("missing tool_input for the Shell tool")
-	errCursorInputNotObject  = errors.New("tool_input of the Shell tool must be a JSON object")
-	errCursorCommandMissing  = errors.New("missing command field in tool_input")
-	errCursorCommandType     = errors.New("command field in tool_input must be a string")
 	errCursorShellNoCommand  = errors.New("missing command field in beforeShellExecution")
 	errCursorShellBadCommand = errors.New("command field in beforeShellExecution must be a string")
 )
-
-// cursorCommand reads tool_input.command of the Shell tool on preToolUse
-// and postToolUse. tool_input is an object there; a JSON-encoded object (as
-// beforeMCPExecution sends its input) is read too.
-func cursorCommand(input json.RawMessage, present bool) (string, error) {
-	if !present {
-		return "", errCursorInputMissing
-	}
-	if s, ok := jsonString(input); ok {
-		input = json.RawMessage(s)
-	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(input, &m) != nil || m == nil {
-		return "", errCursorInputNotObject
-	}
-	raw, ok := m["command"]
-	if !ok {
-		return "", errCursorCommandMissing
-	}
-	cmd, ok := jsonString(raw)
-	if !ok {
-		return "", errCursorCommandType
-	}
-	return cmd, nil
-}
 
 // cursorDialect: the session is the conversation (§7.3: conversation_id is
 // documented, session_id only seen in captures, equal to it); postToolUse's
 // result is tool_output, a JSON string. generation_id, workspace_roots,
 // cursor_version, user_email and the rest land in Meta.
 var cursorDialect = dialect{
-	agent: "cursor", kinds: cursorKinds, tool: cursorTool, command: cursorCommand,
+	agent: "cursor", kinds: cursorKinds, tool: cursorTool, command: shellCommand,
 	eventKey: "hook_event_name", session: "conversation_id", toolName: "tool_name", toolInput: "tool_input",
 	results: []string{"tool_output"},
 }
@@ -98,14 +68,11 @@ func (Cursor) Parse(payload []byte, nativeEvent string) (*Event, error) {
 	if err != nil {
 		return nil, err
 	}
-	if raw, ok := fields["hook_event_name"]; ok {
-		name, isString := jsonString(raw)
-		if !isString || name == "" {
-			return nil, errCursorNoEvent
-		}
+	if err := requireEventName(fields, nativeEvent); err != nil {
+		return nil, err
+	}
+	if name := stringField(fields["hook_event_name"]); name != "" {
 		nativeEvent = name
-	} else if nativeEvent == "" {
-		return nil, errCursorNoEvent
 	}
 	d := cursorDialect
 	if _, ok := fields["conversation_id"]; !ok {

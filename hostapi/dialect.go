@@ -1,6 +1,9 @@
 package hostapi
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"errors"
+)
 
 // dialect describes the JSON payload of one host: which fields carry what
 // the contract models. Every other field is kept in Event.Meta.
@@ -86,4 +89,65 @@ func (d dialect) parse(fields map[string]json.RawMessage, nativeEvent string) (*
 		e.Meta[k] = v
 	}
 	return e, nil
+}
+
+// Errors of the hosts whose payloads name their event and carry the shell
+// command in tool_input.command (Claude, Codex, Gemini, Cursor).
+var (
+	errNoEvent             = errors.New("missing or invalid hook_event_name")
+	errShellInputMissing   = errors.New("missing tool_input for a shell tool")
+	errShellInputNotObject = errors.New("tool_input must be a JSON object for a shell tool")
+	errShellCommandMissing = errors.New("missing command field in tool_input")
+	errShellCommandType    = errors.New("command field in tool_input must be a string")
+)
+
+// requireEventName checks that a payload names its event in
+// hook_event_name, or that the caller named it: these hosts always send
+// it, and a tool call whose name is lost or garbled must not pass as an
+// observe-only unknown event.
+func requireEventName(fields map[string]json.RawMessage, nativeEvent string) error {
+	raw, ok := fields["hook_event_name"]
+	if !ok {
+		if nativeEvent == "" {
+			return errNoEvent
+		}
+		return nil
+	}
+	if s, ok := jsonString(raw); !ok || s == "" {
+		return errNoEvent
+	}
+	return nil
+}
+
+// commandField returns the raw command field of a shell tool's input, an
+// object (or, as some hosts send it, a JSON string holding one).
+func commandField(input json.RawMessage, present bool) (json.RawMessage, error) {
+	if !present {
+		return nil, errShellInputMissing
+	}
+	if s, ok := jsonString(input); ok {
+		input = json.RawMessage(s)
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(input, &m) != nil || m == nil {
+		return nil, errShellInputNotObject
+	}
+	raw, ok := m["command"]
+	if !ok {
+		return nil, errShellCommandMissing
+	}
+	return raw, nil
+}
+
+// shellCommand reads tool_input.command, which must be a string.
+func shellCommand(input json.RawMessage, present bool) (string, error) {
+	raw, err := commandField(input, present)
+	if err != nil {
+		return "", err
+	}
+	cmd, ok := jsonString(raw)
+	if !ok {
+		return "", errShellCommandType
+	}
+	return cmd, nil
 }

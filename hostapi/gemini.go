@@ -2,7 +2,6 @@ package hostapi
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -37,39 +36,13 @@ func geminiTool(native string) string {
 	return native
 }
 
-var (
-	errGeminiNoEvent        = errors.New("missing or invalid hook_event_name")
-	errGeminiInputMissing   = errors.New("missing tool_input for run_shell_command")
-	errGeminiInputNotObject = errors.New("tool_input of run_shell_command must be a JSON object")
-	errGeminiCommandMissing = errors.New("missing command field in tool_input")
-	errGeminiCommandType    = errors.New("command field in tool_input must be a string")
-)
-
-// geminiCommand reads tool_input.command of run_shell_command.
-func geminiCommand(input json.RawMessage, present bool) (string, error) {
-	if !present {
-		return "", errGeminiInputMissing
-	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(input, &m) != nil || m == nil {
-		return "", errGeminiInputNotObject
-	}
-	raw, ok := m["command"]
-	if !ok {
-		return "", errGeminiCommandMissing
-	}
-	cmd, ok := jsonString(raw)
-	if !ok {
-		return "", errGeminiCommandType
-	}
-	return cmd, nil
-}
+var ()
 
 // geminiDialect: AfterTool adds tool_response {llmContent, returnDisplay,
 // error?} (§6.3); transcript_path, timestamp, mcp_context and the like land
 // in Meta.
 var geminiDialect = dialect{
-	agent: "gemini", kinds: geminiKinds, tool: geminiTool, command: geminiCommand,
+	agent: "gemini", kinds: geminiKinds, tool: geminiTool, command: shellCommand,
 	eventKey: "hook_event_name", session: "session_id", toolName: "tool_name", toolInput: "tool_input",
 	results: []string{"tool_response"},
 }
@@ -83,13 +56,8 @@ func (Gemini) Parse(payload []byte, nativeEvent string) (*Event, error) {
 	if err != nil {
 		return nil, err
 	}
-	if raw, ok := fields["hook_event_name"]; ok {
-		name, isString := jsonString(raw)
-		if !isString || name == "" {
-			return nil, errGeminiNoEvent
-		}
-	} else if nativeEvent == "" {
-		return nil, errGeminiNoEvent
+	if err := requireEventName(fields, nativeEvent); err != nil {
+		return nil, err
 	}
 	return geminiDialect.parse(fields, nativeEvent)
 }

@@ -66,9 +66,9 @@ func TestGeminiParseErrors(t *testing.T) {
 		{"not json", `nope`, "", ErrInvalidJSON},
 		{"array", `[1]`, "", ErrInvalidJSON},
 		{"null", `null`, "", ErrInvalidJSON},
-		{"no event name", `{"tool_name":"run_shell_command","tool_input":{"command":"ls"}}`, "", errGeminiNoEvent},
-		{"event name not a string", `{"hook_event_name":7}`, "", errGeminiNoEvent},
-		{"empty event name", `{"hook_event_name":""}`, "BeforeTool", errGeminiNoEvent},
+		{"no event name", `{"tool_name":"run_shell_command","tool_input":{"command":"ls"}}`, "", errNoEvent},
+		{"event name not a string", `{"hook_event_name":7}`, "", errNoEvent},
+		{"empty event name", `{"hook_event_name":""}`, "BeforeTool", errNoEvent},
 		{"tool event without a tool", `{"hook_event_name":"BeforeTool","tool_input":{}}`, "", ErrInvalidToolName},
 		{"tool name not a string", `{"hook_event_name":"AfterTool","tool_name":["x"]}`, "", ErrInvalidToolName},
 	}
@@ -93,11 +93,11 @@ func TestGeminiShellCommand(t *testing.T) {
 		err         error
 	}{
 		{"object", `"tool_input":{"command":"git status","description":"d"}`, "git status", nil},
-		{"no input", ``, "", errGeminiInputMissing},
-		{"input a list", `"tool_input":["ls"]`, "", errGeminiInputNotObject},
-		{"input null", `"tool_input":null`, "", errGeminiInputNotObject},
-		{"no command", `"tool_input":{"dir_path":"/"}`, "", errGeminiCommandMissing},
-		{"command not a string", `"tool_input":{"command":["rm","-rf","/"]}`, "", errGeminiCommandType},
+		{"no input", ``, "", errShellInputMissing},
+		{"input a list", `"tool_input":["ls"]`, "", errShellInputNotObject},
+		{"input null", `"tool_input":null`, "", errShellInputNotObject},
+		{"no command", `"tool_input":{"dir_path":"/"}`, "", errShellCommandMissing},
+		{"command not a string", `"tool_input":{"command":["rm","-rf","/"]}`, "", errShellCommandType},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
