@@ -64,18 +64,21 @@ policycheck() {
   local work; work=$(mktemp -d); mkdir -p "$work/.git" "$work/.github/hooks/agent-shell"
   cp policy/testdata/bench/policy.json policy/testdata/bench/agent-shell.toml "$work/.github/hooks/agent-shell/"
   printf '%s' '{"sessionId":"bench","cwd":"/repo","toolName":"bash","toolArgs":"{\"command\":\"cd web && FOO=1 npm ci && npm test -- --coverage | tee out.log; git status --short\"}"}' >"$work/payload.json"
+  printf '%s' '{"session_id":"bench","transcript_path":"/tmp/t.jsonl","cwd":"/repo","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"cd web && FOO=1 npm ci && npm test -- --coverage | tee out.log; git status --short"},"tool_use_id":"toolu_bench"}' >"$work/claude.json"
   "$as" policy-check <"$work/payload.json" | grep -q permissionDecision
   # hyperfine runs each command through a shell (for the < redirection) and
   # subtracts the shell's own start-up from every figure.
   (cd "$work" && hyperfine --warmup 20 --runs "$runs" --export-json "$out/policy.json" \
     -n hello "$out/hello < payload.json" \
     -n version "$as --version < payload.json" \
-    -n policy-check "$as policy-check < payload.json" >/dev/null)
-  local hello version check
+    -n policy-check "$as policy-check < payload.json" \
+    -n hook-claude "$as hook --agent claude < claude.json" >/dev/null)
+  local hello version check claude
   hello=$(median "$out/policy.json" hello); version=$(median "$out/policy.json" version)
-  check=$(median "$out/policy.json" policy-check)
-  printf 'median ms: hello %s  agent-shell --version %s  agent-shell policy-check %s\n' "$hello" "$version" "$check"
+  check=$(median "$out/policy.json" policy-check); claude=$(median "$out/policy.json" hook-claude)
+  printf 'median ms: hello %s  agent-shell --version %s  agent-shell policy-check %s  agent-shell hook --agent claude %s\n' "$hello" "$version" "$check" "$claude"
   python3 -c 'import sys; h,v,c=map(float,sys.argv[1:]); print("policy-check / --version = %.2f (goal <= 1.25)   policy-check / hello = %.2f (goal <= 1.6)" % (c/v, c/h))' "$hello" "$version" "$check"
+  python3 -c 'import sys; h,v,c=map(float,sys.argv[1:]); print("hook --agent claude / --version = %.2f (goal <= 1.25)   hook --agent claude / hello = %.2f (goal <= 1.6)" % (c/v, c/h))' "$hello" "$version" "$claude"
   echo "== Go benchmarks: normalize + decide =="
   go test ./policy -run '^$' -bench 'Decide' -benchtime 2s
   go test ./policy/shellcmd -run '^$' -bench . -benchtime 2s
