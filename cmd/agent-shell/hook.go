@@ -37,6 +37,7 @@ Agents: ` + strings.Join(hostapi.Names(), ", "),
 	}
 	cmd.Flags().StringVar(&agent, "agent", "", "the agent that calls: "+strings.Join(hostapi.Names(), ", "))
 	cmd.Flags().StringVar(&event, "event", "", "the agent's `NAME` for the event, for agents whose payloads do not carry it")
+	cmd.Flags().Int64Var(&a.maxPayload, "max-payload", hostapi.DefaultMaxPayload, "refuse (deny) a payload over `BYTES`")
 	_ = cmd.MarkFlagRequired("agent")
 
 	var installAgent string
@@ -98,6 +99,7 @@ denied. The decision is recorded after the answer is written.`,
 		}),
 	}
 	cmd.Flags().StringVar(&agent, "agent", "", "the agent that calls (default: recognized from the payload, else copilot)")
+	cmd.Flags().Int64Var(&a.maxPayload, "max-payload", hostapi.DefaultMaxPayload, "refuse (deny) a payload over `BYTES`")
 	return cmd
 }
 
@@ -115,6 +117,7 @@ redacted summary of the tool's result. It always exits 0.`,
 		}),
 	}
 	cmd.Flags().StringVar(&agent, "agent", "", "the agent that calls (default: recognized from the payload, else copilot)")
+	cmd.Flags().Int64Var(&a.maxPayload, "max-payload", hostapi.DefaultMaxPayload, "ignore a payload over `BYTES`")
 	return cmd
 }
 
@@ -122,7 +125,7 @@ redacted summary of the tool's result. It always exits 0.`,
 // --agent does; copilotEvent names the event for Copilot's camelCase
 // payloads, which do not carry it, and kind says which the alias is for.
 func (a *app) runAlias(agent, copilotEvent string, kind hostapi.Kind) int {
-	payload, readErr := hostapi.ReadPayload(a.stdin, hostapi.DefaultMaxPayload)
+	payload, readErr := hostapi.ReadPayload(a.stdin, a.maxPayload)
 	if agent == "" {
 		agent = hostapi.Detect(payload)
 	}
@@ -142,7 +145,7 @@ func (a *app) runAlias(agent, copilotEvent string, kind hostapi.Kind) int {
 }
 
 func (a *app) runHook(ad hostapi.Adapter, nativeEvent string) int {
-	payload, err := hostapi.ReadPayload(a.stdin, hostapi.DefaultMaxPayload)
+	payload, err := hostapi.ReadPayload(a.stdin, a.maxPayload)
 	// An unreadable payload may have been a pre-tool call: deny it.
 	return a.handle(ad, nativeEvent, hostapi.KindPreTool, payload, err)
 }

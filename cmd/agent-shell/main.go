@@ -40,6 +40,8 @@ type app struct {
 	getenv  func(string) string
 	environ func() []string
 	now     func() time.Time
+
+	maxPayload int64 // the cap on a hook payload, set by --max-payload
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
