@@ -50,10 +50,13 @@ func OpenWriter(dir, sessionID string) (*Writer, error) {
 		return nil, fmt.Errorf("create events directory: %w", err)
 	}
 	path := filepath.Join(dir, sessionID+".jsonl")
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
+	// A blocking descriptor wrapped by os.NewFile stays out of Go's poller,
+	// whose setup (epoll, eventfd) a one-event process would pay for nothing.
+	fd, err := syscall.Open(path, syscall.O_RDWR|syscall.O_APPEND|syscall.O_CREAT|syscall.O_CLOEXEC, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("open event log: %w", err)
+		return nil, fmt.Errorf("open event log: %w", &os.PathError{Op: "open", Path: path, Err: err})
 	}
+	f := os.NewFile(uintptr(fd), path)
 	return &Writer{f: f, path: path, Now: time.Now, size: -1}, nil
 }
 
