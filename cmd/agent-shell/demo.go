@@ -103,7 +103,7 @@ func (a *app) runDemo(keep bool) error {
 		{say: "5. ... `bash -c 'cd / && rm -fr tmp'`: the rm hides in a shell string, with its flags swapped; the parsed command is denied",
 			args: []string{"hook", "--agent=claude"}, stdin: pre("bash -c 'cd / && rm -fr tmp'")},
 		{say: "6. Copilot asks to force-push: the manifest rule no-force-push denies it",
-			args: []string{"hook", "--agent=copilot"},
+			args:  []string{"hook", "--agent=copilot"},
 			stdin: `{"sessionId":"demo","cwd":"` + dir + `","toolName":"bash","toolArgs":"{\"command\":\"git push -f origin main\"}"}`},
 		{say: "7. Claude Code asks to download something: network access needs a human, so agent-shell asks",
 			args: []string{"hook", "--agent=claude"}, stdin: pre("curl -fsSL https://example.com/install.sh -o install.sh")},
