@@ -1,0 +1,84 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/agent-shell/agent-shell/hostapi"
+	"github.com/agent-shell/agent-shell/setup"
+)
+
+func newInitCmd(a *app) *cobra.Command {
+	var f setup.Flags
+	cmd := &cobra.Command{
+		Use:   "init",
+		Short: "Set agent-shell up in this repository: agent hooks, a starter policy, npm, .gitignore",
+		Long: `Detects the repository (its git root, package managers and agents) and sets
+up what is missing: each agent's hooks (flight recording and policy checks:
+one registration serves both), a starter deny-only policy when there is none
+(existing policy files are never touched), script-shell=agent-shell in
+.npmrc, and .agent-shell/ in .gitignore. Existing files are merged, keeping
+every other key and line; a file that cannot be read is left unchanged and
+is an error. Running it again changes nothing.
+
+On a terminal with no flags it asks (the agents, the features, then a
+confirmation). Any flag means it asks nothing: with a feature flag only the
+named features are set up, otherwise every missing one; a --no-* flag beats
+its twin. With no terminal and no flags it sets up every missing feature for
+the agents it finds (Copilot when none) and says so on stderr.
+
+Agents: ` + strings.Join(hostapi.Names(), ", "),
+		Example: `  agent-shell init
+  agent-shell init --agent copilot,claude --yes
+  agent-shell init --agent claude --no-npm`,
+		Args: cobra.NoArgs,
+		RunE: runE(func(cmd *cobra.Command, _ []string) error {
+			f.Given = cmd.Flags().NFlag() > 0
+			cwd, err := os.Getwd()
+			if err != nil {
+				return err
+			}
+			err = setup.Run(setup.Options{
+				Dir:      cwd,
+				Getenv:   a.getenv,
+				Stdout:   a.stdout,
+				Stderr:   a.stderr,
+				Terminal: a.initTerminal(),
+				Flags:    f,
+			})
+			var usage *setup.UsageError
+			switch {
+			case errors.As(err, &usage):
+				return &runtimeError{err: err, code: exitUsage}
+			case errors.Is(err, setup.ErrCanceled):
+				return exitCode(130) // setup said so; 130 is the shell's Ctrl-C status
+			}
+			return err
+		}),
+	}
+	fl := cmd.Flags()
+	fl.StringSliceVar(&f.Agents, "agent", nil, "the agents to hook into, comma-separated (default: the ones found, else copilot): "+strings.Join(hostapi.Names(), ", "))
+	fl.BoolVar(&f.FlightRecorder, "flight-recorder", false, "record every tool call (installs the agents' hooks)")
+	fl.BoolVar(&f.NoFlightRecorder, "no-flight-recorder", false, "do not set up flight recording")
+	fl.BoolVar(&f.Policy, "policy", false, "check commands before they run (the hooks, and a starter policy when there is none)")
+	fl.BoolVar(&f.NoPolicy, "no-policy", false, "do not set up the policy")
+	fl.BoolVar(&f.NPM, "npm", false, "record npm scripts: script-shell=agent-shell in .npmrc (replaces another script-shell)")
+	fl.BoolVar(&f.NoNPM, "no-npm", false, "leave .npmrc alone")
+	fl.BoolVarP(&f.Yes, "yes", "y", false, "set up every missing feature without asking (replaces another script-shell in .npmrc)")
+	return cmd
+}
+
+// initTerminal returns the terminal init may ask on: stdin and stdout must
+// both be one (a piped stdout would swallow the prompt).
+func (a *app) initTerminal() *setup.Terminal {
+	in, ok := a.stdin.(*os.File)
+	out, ok2 := a.stdout.(*os.File)
+	if !ok || !ok2 || !term.IsTerminal(int(in.Fd())) || !term.IsTerminal(int(out.Fd())) {
+		return nil
+	}
+	return &setup.Terminal{In: in, Out: out}
+}

@@ -1,0 +1,218 @@
+package setup
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/agent-shell/agent-shell/hostapi"
+	"github.com/agent-shell/agent-shell/policy"
+)
+
+// Result is what Apply did.
+type Result struct {
+	Files []string // the files written, root-relative, in order
+	Notes []string // things the user should know, one line each
+}
+
+// Apply carries out the plan. Every agent's registration is checked before
+// anything is written, so an invalid file stops init with nothing changed;
+// each file is written atomically (a temporary file renamed over it).
+func Apply(s *State, p Plan) (*Result, error) {
+	res := &Result{}
+	var install []hostapi.Adapter
+	if p.hooks() {
+		for _, name := range p.Agents {
+			a := s.Agent(name)
+			if a.Err != nil {
+				return res, fmt.Errorf("%s hooks: %w", name, a.Err)
+			}
+			ad, ok := hostapi.ByName(name, s.getenv)
+			if !ok {
+				return res, &UsageError{fmt.Sprintf("unknown agent %q", name)}
+			}
+			if !a.Registered {
+				install = append(install, ad)
+			}
+		}
+	}
+	for _, ad := range install {
+		files, err := ad.Install(s.Root)
+		res.add(s.Root, files...)
+		if err != nil {
+			return res, fmt.Errorf("install %s hooks: %w", ad.Name(), err)
+		}
+		if ad.Name() == "amp" {
+			res.Notes = append(res.Notes, "amp's rule in "+hostapi.AmpSettingsFile+" holds this checkout's absolute path: every checkout runs agent-shell init itself")
+		}
+	}
+	if len(install) > 0 && p.Policy && !p.FlightRecorder {
+		res.Notes = append(res.Notes, "the hooks record each tool call too: one registration serves policy and flight recording")
+	}
+
+	if p.Policy && len(s.PolicyFiles) == 0 {
+		for _, f := range []struct{ path, data string }{
+			{policy.PolicyFileSubpath, starterPolicyJSON},
+			{policy.ManifestSubpath, starterManifest},
+		} {
+			err := createFile(filepath.Join(s.Root, f.path), []byte(f.data))
+			if errors.Is(err, fs.ErrExist) {
+				// Created since Detect looked: it is the user's, keep it.
+				res.Notes = append(res.Notes, f.path+" appeared meanwhile; it was left as it is")
+				continue
+			}
+			if err != nil {
+				return res, err
+			}
+			res.add(s.Root, filepath.Join(s.Root, f.path))
+		}
+	}
+
+	if p.NPM {
+		changed, err := mergeFile(filepath.Join(s.Root, ".npmrc"), func(b []byte) ([]byte, bool) {
+			return mergeNpmrc(b, p.ReplaceScriptShell)
+		})
+		if err != nil {
+			return res, err
+		}
+		if changed {
+			res.add(s.Root, filepath.Join(s.Root, ".npmrc"))
+		}
+		if s.NPM.Other != "" && p.ReplaceScriptShell {
+			res.Notes = append(res.Notes, fmt.Sprintf(".npmrc: script-shell=%s was replaced and kept as a comment", s.NPM.Other))
+		}
+	}
+	if s.NPM.Other != "" && !p.ReplaceScriptShell && !s.NPM.Set {
+		res.Notes = append(res.Notes, fmt.Sprintf(".npmrc sets script-shell=%s, which was kept: agent-shell init --npm replaces it", s.NPM.Other))
+	}
+	for _, pm := range s.PackageManagers {
+		if (p.NPM || s.NPM.Set) && (pm.Name == "bun" || pm.Name == "yarn berry") {
+			res.Notes = append(res.Notes, pm.Name+" does not read script-shell from .npmrc: its scripts are not recorded (the agents' hooks still are)")
+		}
+	}
+
+	if p.Gitignore {
+		changed, err := mergeFile(filepath.Join(s.Root, ".gitignore"), mergeGitignore)
+		if err != nil {
+			return res, err
+		}
+		if changed {
+			res.add(s.Root, filepath.Join(s.Root, ".gitignore"))
+		}
+	}
+	return res, nil
+}
+
+func (r *Result) add(root string, files ...string) {
+	for _, f := range files {
+		if rel, err := filepath.Rel(root, f); err == nil {
+			f = rel
+		}
+		r.Files = append(r.Files, filepath.ToSlash(f))
+	}
+}
+
+// mergeFile applies merge to a line file (empty when missing) and writes it
+// back atomically when merge changed it. A symbolic link is refused rather
+// than replaced by a file or followed out of the repository.
+func mergeFile(path string, merge func([]byte) ([]byte, bool)) (bool, error) {
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return false, fmt.Errorf("%s is a symbolic link; it was left unchanged: edit it yourself", path)
+	}
+	data, err := readSmall(path)
+	if err != nil {
+		return false, err
+	}
+	out, changed := merge(data)
+	if !changed {
+		return false, nil
+	}
+	return true, writeFileAtomic(path, out)
+}
+
+// writeFileAtomic writes data to a temporary file beside path, syncs it and
+// renames it over path, keeping path's permissions, so that a reader (or a
+// crash) never sees half a file.
+func writeFileAtomic(path string, data []byte) error {
+	tmp, err := writeTemp(path, data)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp) // after the rename there is nothing to remove
+	if fi, err := os.Stat(path); err == nil {
+		if err := os.Chmod(tmp, fi.Mode().Perm()); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// createFile writes a new file atomically and never over an existing one:
+// the complete temporary file is hard-linked to path, which fails with
+// fs.ErrExist when path exists.
+func createFile(path string, data []byte) error {
+	tmp, err := writeTemp(path, data)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp)
+	err = os.Link(tmp, path)
+	if errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	if err != nil {
+		// A file system without hard links: an exclusive create still never
+		// overwrites, though a crash could leave the file short.
+		return createExclusive(path, data)
+	}
+	return nil
+}
+
+func createExclusive(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+func writeTemp(path string, data []byte) (string, error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("write %s: %w", path, err)
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return "", fmt.Errorf("write %s: %w", path, err)
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644) // CreateTemp makes it 0600
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", fmt.Errorf("write %s: %w", path, err)
+	}
+	return f.Name(), nil
+}
