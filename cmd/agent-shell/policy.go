@@ -6,17 +6,31 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/agent-shell/agent-shell/telemetry"
 )
 
 func newPolicyCmd(a *app) *cobra.Command {
+	var initPolicy bool
 	cmd := &cobra.Command{
 		Use:   "policy",
-		Short: "Explain and check the project's policy",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return cmd.Help()
-		},
+		Short: "Propose, explain and check the project's policy",
+		Example: `  agent-shell policy --init      # propose policy.json and agent-shell.toml from the project
+  agent-shell policy explain 'CMD'
+  agent-shell policy check`,
+		Args: cobra.NoArgs,
+		RunE: runE(func(cmd *cobra.Command, _ []string) error {
+			if !initPolicy {
+				return cmd.Help()
+			}
+			cwd, err := os.Getwd()
+			if err != nil {
+				return err
+			}
+			return a.runPolicyInit(telemetry.FindRoot(cwd))
+		}),
 	}
+	cmd.Flags().BoolVar(&initPolicy, "init", false, "scan the project and propose policy.json and agent-shell.toml (written only where none exists)")
 	cwd := ""
 	explain := &cobra.Command{
 		Use:   "explain COMMAND",

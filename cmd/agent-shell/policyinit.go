@@ -1,0 +1,289 @@
+package main
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+
+	"github.com/agent-shell/agent-shell/policy"
+	"github.com/agent-shell/agent-shell/policy/discover"
+)
+
+// maxCompareBytes bounds how much of an existing file is read to show how it
+// differs from the proposal.
+const maxCompareBytes = 1 << 20
+
+// runPolicyInit is `agent-shell policy --init`: it scans the project at root
+// (the repository root), prints what it found and the proposed policy.json
+// and agent-shell.toml, and writes each file that does not exist yet. An
+// existing file is never touched: its differences from the proposal are
+// printed instead.
+func (a *app) runPolicyInit(root string) error {
+	w := a.stdout
+	fmt.Fprintln(w, "Scanning project...")
+	p, err := discover.Scan(root)
+	if err != nil {
+		return fmt.Errorf("policy init: %w", err)
+	}
+	fmt.Fprintln(w, p.Summary())
+	for _, n := range p.Notes {
+		fmt.Fprintf(a.stderr, "agent-shell: note: %s\n", n)
+	}
+	prop := discover.Propose(p)
+	files := []struct {
+		sub  string
+		data []byte
+	}{
+		{policy.PolicyFileSubpath, prop.PolicyJSON},
+		{policy.ManifestSubpath, prop.Manifest},
+	}
+	for _, f := range files {
+		fmt.Fprintf(w, "\n--- Proposed %s ---\n", f.sub)
+		w.Write(f.data)
+	}
+	fmt.Fprintln(w)
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return fmt.Errorf("policy init: %w", err)
+	}
+	defer r.Close()
+	for _, f := range files {
+		existing, exists, err := readExisting(r, f.sub)
+		if err != nil {
+			return fmt.Errorf("policy init: %s: %w", f.sub, err)
+		}
+		if exists {
+			fmt.Fprintf(w, "Skipping %s: it already exists, nothing written.\n", f.sub)
+			switch d := unifiedDiff(f.sub+" (existing)", f.sub+" (proposed)", string(existing), string(f.data)); {
+			case existing == nil:
+				fmt.Fprintf(w, "(it is larger than %d bytes or not a regular file: not compared)\n", maxCompareBytes)
+			case d == "":
+				fmt.Fprintln(w, "(it is the same as the proposal)")
+			default:
+				io.WriteString(w, d)
+			}
+			continue
+		}
+		written, err := writeNew(r, f.sub, f.data)
+		if err != nil {
+			return fmt.Errorf("policy init: write %s: %w", f.sub, err)
+		}
+		if written {
+			fmt.Fprintf(w, "Wrote %s\n", f.sub)
+		} else {
+			fmt.Fprintf(w, "Skipping %s: it appeared while writing, nothing written.\n", f.sub)
+		}
+	}
+	fmt.Fprintln(w, "\nVerify with: agent-shell policy check")
+	return nil
+}
+
+// readExisting reads a file under the root without following a symbolic
+// link anywhere on its path (the policy loader refuses those too). data is
+// nil when the file exists but is not compared (not a regular file, or too
+// large).
+func readExisting(r *os.Root, sub string) (data []byte, exists bool, err error) {
+	parts := strings.Split(sub, "/")
+	for i := range parts {
+		p := strings.Join(parts[:i+1], "/")
+		fi, err := r.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, false, nil
+		}
+		if err != nil {
+			return nil, false, err
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return nil, false, fmt.Errorf("%s is a symbolic link; agent-shell does not follow it", p)
+		}
+		if i == len(parts)-1 && (!fi.Mode().IsRegular() || fi.Size() > maxCompareBytes) {
+			return nil, true, nil
+		}
+	}
+	f, err := r.Open(sub)
+	if err != nil {
+		return nil, true, err
+	}
+	defer f.Close()
+	data, err = io.ReadAll(io.LimitReader(f, maxCompareBytes+1))
+	if err != nil || len(data) > maxCompareBytes {
+		return nil, true, err
+	}
+	if data == nil {
+		data = []byte{}
+	}
+	return data, true, nil
+}
+
+// writeNew writes data to sub atomically and only if sub does not exist:
+// the content goes to a temporary file in the same directory, which is then
+// linked into place (link fails if the name is taken, unlike rename, so a
+// file that appears meanwhile is never replaced). Where links are not
+// supported it falls back to rename after checking again. Directories on
+// the way are created; a symbolic link among them is refused.
+func writeNew(r *os.Root, sub string, data []byte) (written bool, err error) {
+	dir := path.Dir(sub)
+	parts := strings.Split(dir, "/")
+	for i := range parts {
+		p := strings.Join(parts[:i+1], "/")
+		fi, err := r.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			if err := r.Mkdir(p, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+				return false, err
+			}
+			continue
+		}
+		if err != nil {
+			return false, err
+		}
+		if !fi.IsDir() {
+			return false, fmt.Errorf("%s is not a directory", p)
+		}
+	}
+	var rnd [8]byte
+	_, _ = rand.Read(rnd[:])
+	tmp := path.Join(dir, "."+path.Base(sub)+"."+hex.EncodeToString(rnd[:])+".tmp")
+	f, err := r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return false, err
+	}
+	defer r.Remove(tmp) // after a link, or after a failure; a rename leaves nothing
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return false, err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return false, err
+	}
+	if err := f.Close(); err != nil {
+		return false, err
+	}
+	err = r.Link(tmp, sub)
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, fs.ErrExist):
+		return false, nil
+	}
+	if _, lerr := r.Lstat(sub); lerr == nil {
+		return false, nil
+	}
+	if err := r.Rename(tmp, sub); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// unifiedDiff is a line diff of a and b in unified form with three lines of
+// context, or "" when they are equal. Inputs too large for the quadratic
+// table get a one-line summary instead.
+func unifiedDiff(nameA, nameB, a, b string) string {
+	if a == b {
+		return ""
+	}
+	x, y := splitLines(a), splitLines(b)
+	header := fmt.Sprintf("--- %s\n+++ %s\n", nameA, nameB)
+	if len(x)*len(y) > 4_000_000 {
+		return header + fmt.Sprintf("@@ files differ (%d and %d lines: too long to compare line by line) @@\n", len(x), len(y))
+	}
+	// lcs[i][j] is the length of the longest common subsequence of x[i:]
+	// and y[j:].
+	lcs := make([][]int, len(x)+1)
+	for i := range lcs {
+		lcs[i] = make([]int, len(y)+1)
+	}
+	for i := len(x) - 1; i >= 0; i-- {
+		for j := len(y) - 1; j >= 0; j-- {
+			if x[i] == y[j] {
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			} else {
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
+		}
+	}
+	type op struct {
+		kind byte // ' ', '-', '+'
+		line string
+		i, j int // line numbers (0-based) in x and y before this op
+	}
+	var ops []op
+	i, j := 0, 0
+	for i < len(x) || j < len(y) {
+		switch {
+		case i < len(x) && j < len(y) && x[i] == y[j]:
+			ops = append(ops, op{' ', x[i], i, j})
+			i, j = i+1, j+1
+		case i < len(x) && (j == len(y) || lcs[i+1][j] >= lcs[i][j+1]):
+			// Deletions first, as diff -u prints them.
+			ops = append(ops, op{'-', x[i], i, j})
+			i++
+		default:
+			ops = append(ops, op{'+', y[j], i, j})
+			j++
+		}
+	}
+	const context = 3
+	var out strings.Builder
+	out.WriteString(header)
+	for k := 0; k < len(ops); {
+		if ops[k].kind == ' ' {
+			k++
+			continue
+		}
+		// A hunk: from context lines before this change to context lines
+		// after the last change that is within 2*context of the next.
+		start := max(0, k-context)
+		end := k
+		for n := k; n < len(ops); n++ {
+			if ops[n].kind != ' ' {
+				end = n
+			} else if n-end > 2*context {
+				break
+			}
+		}
+		stop := min(len(ops), end+context+1)
+		var la, lb int
+		for _, o := range ops[start:stop] {
+			if o.kind != '+' {
+				la++
+			}
+			if o.kind != '-' {
+				lb++
+			}
+		}
+		fmt.Fprintf(&out, "@@ -%s +%s @@\n", hunkRange(ops[start].i, la), hunkRange(ops[start].j, lb))
+		for _, o := range ops[start:stop] {
+			out.WriteByte(o.kind)
+			out.WriteString(o.line)
+			out.WriteByte('\n')
+		}
+		k = stop
+	}
+	return out.String()
+}
+
+// hunkRange writes a unified diff range: 1-based start, and the count
+// unless it is 1 (an empty range names the line before it).
+func hunkRange(start, n int) string {
+	switch n {
+	case 0:
+		return fmt.Sprintf("%d,0", start)
+	case 1:
+		return fmt.Sprintf("%d", start+1)
+	}
+	return fmt.Sprintf("%d,%d", start+1, n)
+}
+
+func splitLines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+}

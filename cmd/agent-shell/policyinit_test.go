@@ -1,0 +1,141 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agent-shell/agent-shell/policy"
+)
+
+func TestPolicyInit(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{
+		"go.mod":   "module example.com/x\n\ngo 1.23\n",
+		"Makefile": "test:\n\tgo test ./...\nrelease:\n\tgoreleaser\n",
+		".github/workflows/ci.yml": "jobs:\n  t:\n    steps:\n      - run: |\n          go vet ./... && go test -race ./...\n" +
+			"          docker build --tag x .\n",
+	}
+	for name, content := range files {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := func() (string, string) {
+		var out, errb bytes.Buffer
+		a := newApp(strings.NewReader(""), &out, &errb)
+		if err := a.runPolicyInit(root); err != nil {
+			t.Fatalf("runPolicyInit: %v\n%s", err, errb.String())
+		}
+		return out.String(), errb.String()
+	}
+
+	out, _ := run()
+	for _, want := range []string{
+		"Discovered: 0 npm script(s), 3 workflow command(s), 0 mise task(s), 2 make target(s), 0 just recipe(s), 1 language(s)\n",
+		"--- Proposed .github/hooks/agent-shell/policy.json ---\n",
+		"--- Proposed .github/hooks/agent-shell/agent-shell.toml ---\n",
+		"Wrote .github/hooks/agent-shell/policy.json\n",
+		"Wrote .github/hooks/agent-shell/agent-shell.toml\n",
+		"Verify with: agent-shell policy check\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("first run: no %q in\n%s", want, out)
+		}
+	}
+	pj, err := os.ReadFile(filepath.Join(root, policy.PolicyFileSubpath))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(pj), `"go test -race ./..."`) || strings.Contains(string(pj), "docker") {
+		t.Errorf("policy.json:\n%s", pj)
+	}
+	e := policy.Load(root, func(string) string { return "" })
+	if e.LoadErr != nil || e.File == nil || e.Manifest == nil {
+		t.Fatalf("written policy does not load: %v", e.LoadErr)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(root, ".github/hooks/agent-shell")); len(entries) != 2 {
+		t.Errorf("left temporary files behind: %v", entries)
+	}
+
+	// A second run writes nothing and says the files are the same.
+	out, _ = run()
+	if strings.Contains(out, "Wrote ") || strings.Count(out, "(it is the same as the proposal)") != 2 {
+		t.Errorf("second run:\n%s", out)
+	}
+
+	// An edited file is kept, and the difference is shown.
+	edited := strings.Replace(string(pj), `    "pwd"`+"\n", `    "pwd",`+"\n"+`    "ls"`+"\n", 1)
+	if err := os.WriteFile(filepath.Join(root, policy.PolicyFileSubpath), []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _ = run()
+	for _, want := range []string{
+		"Skipping .github/hooks/agent-shell/policy.json: it already exists, nothing written.\n",
+		"--- .github/hooks/agent-shell/policy.json (existing)\n+++ .github/hooks/agent-shell/policy.json (proposed)\n",
+		"-    \"pwd\",\n-    \"ls\"\n+    \"pwd\"\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("edited run: no %q in\n%s", want, out)
+		}
+	}
+	if got, _ := os.ReadFile(filepath.Join(root, policy.PolicyFileSubpath)); string(got) != edited {
+		t.Error("the existing policy.json was changed")
+	}
+}
+
+func TestPolicyInitRefusesLinks(t *testing.T) {
+	root, elsewhere := t.TempDir(), t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, ".github"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, filepath.Join(root, ".github", "hooks")); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	err := newApp(strings.NewReader(""), &out, &errb).runPolicyInit(root)
+	if err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Fatalf("err = %v", err)
+	}
+	if entries, _ := os.ReadDir(elsewhere); len(entries) != 0 {
+		t.Errorf("wrote through the link: %v", entries)
+	}
+}
+
+func TestUnifiedDiff(t *testing.T) {
+	a := "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n13\n14\n15\n"
+	b := "1\n2\nthree\n4\n5\n6\n7\n8\n9\n10\n11\n12\n13\n15\n16\n"
+	want := `--- a
++++ b
+@@ -1,6 +1,6 @@
+ 1
+ 2
+-3
++three
+ 4
+ 5
+ 6
+@@ -11,5 +11,5 @@
+ 11
+ 12
+ 13
+-14
+ 15
++16
+`
+	if got := unifiedDiff("a", "b", a, b); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	if got := unifiedDiff("a", "b", "x\n", "x\n"); got != "" {
+		t.Errorf("equal inputs: %q", got)
+	}
+	if got := unifiedDiff("a", "b", "", "x\n"); got != "--- a\n+++ b\n@@ -0,0 +1 @@\n+x\n" {
+		t.Errorf("from empty: %q", got)
+	}
+}

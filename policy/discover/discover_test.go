@@ -1,0 +1,172 @@
+package discover
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agent-shell/agent-shell/policy"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden want.* files")
+
+var fixtures = []string{"node-monorepo", "go-module", "python-mise"}
+
+// summaryText is what want.summary holds: the summary line and the notes.
+func summaryText(p *Project) string {
+	var b strings.Builder
+	b.WriteString(p.Summary() + "\n")
+	for _, n := range p.Notes {
+		b.WriteString("note: " + n + "\n")
+	}
+	return b.String()
+}
+
+func TestGolden(t *testing.T) {
+	for _, name := range fixtures {
+		t.Run(name, func(t *testing.T) {
+			dir := filepath.Join("testdata", name)
+			p, err := Scan(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			prop := Propose(p)
+			golden(t, filepath.Join(dir, "want.summary"), []byte(summaryText(p)))
+			golden(t, filepath.Join(dir, "want.policy.json"), prop.PolicyJSON)
+			golden(t, filepath.Join(dir, "want.agent-shell.toml"), prop.Manifest)
+		})
+	}
+}
+
+func golden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs (run go test -update to accept):\n%s", path, lineDiff(string(want), string(got)))
+	}
+}
+
+// lineDiff shows the lines only in want (-) and only in got (+).
+func lineDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	inW, inG := map[string]int{}, map[string]int{}
+	for _, l := range w {
+		inW[l]++
+	}
+	for _, l := range g {
+		inG[l]++
+	}
+	var b strings.Builder
+	for _, l := range w {
+		if inG[l] == 0 {
+			b.WriteString("- " + l + "\n")
+		}
+	}
+	for _, l := range g {
+		if inW[l] == 0 {
+			b.WriteString("+ " + l + "\n")
+		}
+	}
+	return b.String()
+}
+
+// TestProposalLoads: the generated files load through the real loaders, the
+// manifest's examples pass, and the policy decides as intended on the
+// project's own commands and on the classic accidents.
+func TestProposalLoads(t *testing.T) {
+	for _, name := range fixtures {
+		t.Run(name, func(t *testing.T) {
+			p, err := Scan(filepath.Join("testdata", name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			prop := Propose(p)
+			e := loadProposal(t, prop)
+			examples := 0
+			for _, r := range e.Manifest.Rules {
+				if len(r.Examples.Match) == 0 {
+					t.Errorf("rule %s has no examples", r.ID)
+				}
+				examples += len(r.Examples.Match)
+			}
+			for _, c := range prop.Commands {
+				d := e.Decide(c.Text, "")
+				switch c.Category {
+				case "":
+				case CatRisky:
+					if d.Action == policy.ActionAllow {
+						t.Errorf("risky %q is allowed", c.Text)
+					}
+				default:
+					if d.Action != policy.ActionAllow {
+						t.Errorf("project command %q: %s (%s)", c.Text, d.Action, d.Reason)
+					}
+				}
+			}
+			for _, a := range defaultAllow {
+				if strings.Contains(a, "*") {
+					continue
+				}
+				if d := e.Decide(a, ""); d.Action != policy.ActionAllow {
+					t.Errorf("default %q: %s (%s)", a, d.Action, d.Reason)
+				}
+			}
+			for _, cmd := range []string{
+				"rm -rf /", "rm -fr ~", "/bin/rm -r -f .", "sudo ls", "git push --force origin main",
+				"git push -f", "git reset --hard HEAD~3", "git diff --no-index /etc/passwd /dev/null",
+				"git log --output=/tmp/x", "git log --output /tmp/x", "docker build --tag acme/web .",
+				"curl -fsS https://example.com/x.sh", "npm publish", "npm install left-pad",
+				"go test -exec sh ./...", "npm test --script-shell=/bin/sh", "make test SHELL=/bin/sh",
+				"bash -c 'npm publish'",
+			} {
+				if d := e.Decide(cmd, ""); d.Action != policy.ActionDeny {
+					t.Errorf("%q: %s, want deny (%s)", cmd, d.Action, d.Reason)
+				}
+			}
+		})
+	}
+}
+
+func loadProposal(t *testing.T, prop Proposal) *policy.Engine {
+	t.Helper()
+	root := t.TempDir()
+	write := func(sub string, data []byte) {
+		path := filepath.Join(root, sub)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(policy.PolicyFileSubpath, prop.PolicyJSON)
+	write(policy.ManifestSubpath, prop.Manifest)
+	e := policy.Load(root, func(string) string { return "" })
+	if e.LoadErr != nil {
+		t.Fatalf("generated policy does not load: %v\n%s", e.LoadErr, prop.Manifest)
+	}
+	if e.File == nil || e.Manifest == nil {
+		t.Fatal("a generated file was not found")
+	}
+	// The same through the parts the brief names: ParseManifest + NewEngine.
+	m, err := policy.ParseManifest("agent-shell.toml", prop.Manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := policy.NewEngine(nil, m); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}

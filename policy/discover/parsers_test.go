@@ -1,0 +1,394 @@
+package discover
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/agent-shell/agent-shell/policy/shellcmd"
+)
+
+func TestWorkflowCommands(t *testing.T) {
+	src := `
+jobs:
+  b:
+    runs-on: windows-latest
+    steps:
+      - run: Get-ChildItem
+      - run: npm test
+        shell: bash -e {0}
+  a:
+    runs-on: [self-hosted, linux]
+    steps:
+      - name: chain
+        run: |
+          npm ci && npm run lint || exit 1
+          cd web; npm test -- --coverage \
+            --reporter=dot
+          if [ -f go.mod ]; then go vet ./...; fi
+          for d in a b; do make -C "$d" test; done
+          echo "$(git rev-parse HEAD)" > sha.txt
+          bash -c 'cargo test --all'
+          go test ${{ matrix.pkg }}
+          npx eslint '${{ inputs.dir }}'
+      - uses: actions/cache@v4
+      - run: pytest -q
+        shell: pwsh
+`
+	cmds, notes, err := WorkflowCommands("ci.yml", []byte(src))
+	if err != nil || len(notes) > 0 {
+		t.Fatalf("err %v, notes %v", err, notes)
+	}
+	var got []string
+	for _, c := range cmds {
+		s := c.Job + ": " + strings.Join(c.Argv, " ")
+		if c.Why != "" {
+			s += " [" + c.Why + "]"
+		}
+		got = append(got, s)
+	}
+	want := []string{
+		"a: npm ci",
+		"a: npm run lint",
+		"a: npm test -- --coverage --reporter=dot",
+		"a: go vet ./...",
+		`a: make -C $d test [it holds a variable or a GitHub expression]`,
+		"a: git rev-parse HEAD",
+		"a: bash -c cargo test --all",
+		"a: cargo test --all",
+		"a: go test ${GITHUB_EXPRESSION} [it holds a variable or a GitHub expression]",
+		"a: npx eslint ${GITHUB_EXPRESSION} [it holds a GitHub expression]",
+		"b: npm test",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestWorkflowAliasesAreCheap(t *testing.T) {
+	// One step list shared by many jobs through a YAML alias: each distinct
+	// run text is parsed once, and the step cap bounds the rest.
+	var b strings.Builder
+	b.WriteString("x: &steps\n")
+	for i := 0; i < 200; i++ {
+		b.WriteString("  - run: npm test && npm run lint\n")
+	}
+	b.WriteString("jobs:\n")
+	for i := 0; i < 200; i++ {
+		b.WriteString("  j" + strings.Repeat("x", i%7) + string(rune('a'+i%26)) + strings.Repeat("y", i/26) + ":\n    steps: *steps\n")
+	}
+	cmds, notes, err := WorkflowCommands("big.yml", []byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], "more than 5000 steps") {
+		t.Errorf("notes = %v", notes)
+	}
+	if len(cmds) == 0 {
+		t.Error("no commands")
+	}
+}
+
+func TestMakeTargets(t *testing.T) {
+	src := "VAR := x\nOTHER = y:z\nA ?= 1\n.DEFAULT_GOAL := check\n" +
+		".PHONY: all\nall: build test\n\t@echo done\nbuild test: ; go build\n" +
+		"check:: lint\nlint: # comment\n\tgo vet\nbin/app: main.go\n%.o: %.c\n" +
+		"$(OBJ): x\nfoo.txt:\ndefine X\nhidden:\nendef\n" +
+		"multi: \\\n  dep1 \\\n  dep2\n  indented: x\n-include extra.mk\ntarget: VAR = 1\n"
+	targets, def := MakeTargets([]byte(src))
+	var names []string
+	for _, tg := range targets {
+		names = append(names, tg.Name)
+	}
+	want := []string{"all", "build", "test", "check", "lint", "multi", "indented", "target"}
+	if !reflect.DeepEqual(names, want) {
+		t.Errorf("targets = %v, want %v", names, want)
+	}
+	if def != "check" {
+		t.Errorf("default = %q", def)
+	}
+	if _, def := MakeTargets([]byte("bin/app: x\nall:\n")); def != "bin/app" {
+		t.Errorf("default without .DEFAULT_GOAL = %q", def)
+	}
+}
+
+func TestJustRecipes(t *testing.T) {
+	src := "set shell := [\"bash\", \"-c\"]\nalias b := build\nexport FOO := \"1\"\nversion := `git describe`\n" +
+		"import 'other.just'\nmod sub\n\n# comment\ndefault: build\n    echo\n@build target='x:y' *flags:\n    make\n" +
+		"test +files:\n    pytest\n[private]\n[no-cd]\nhelper:\n    x\n_hidden:\n    x\nserve $port=\"80\" host:\n\tx\n" +
+		"with-deps: (build \"a:b\") test\n"
+	got := JustRecipes([]byte(src))
+	want := []Task{
+		{Name: "default"},
+		{Name: "build", Params: 2},
+		{Name: "test", Params: 1, Required: 1},
+		{Name: "helper", Private: true},
+		{Name: "_hidden", Private: true},
+		{Name: "serve", Params: 2, Required: 1},
+		{Name: "with-deps"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %+v\nwant %+v", got, want)
+	}
+}
+
+func TestMiseTasks(t *testing.T) {
+	src := `
+[tasks]
+short = "pytest"
+list = ["a", "b"]
+
+[tasks.full]
+run = "cargo test"
+[tasks.deps]
+depends = ["short"]
+[tasks.hidden]
+run = "x"
+hide = true
+[tasks.empty]
+description = "nothing"
+[tasks."x:y"]
+run = ["a", 5]
+`
+	got, err := MiseTasks([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Task{
+		{Name: "deps"},
+		{Name: "full", Run: []string{"cargo test"}},
+		{Name: "hidden", Private: true, Run: []string{"x"}},
+		{Name: "list", Run: []string{"a", "b"}},
+		{Name: "short", Run: []string{"pytest"}},
+		{Name: "x:y", Run: []string{"a"}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %+v\nwant %+v", got, want)
+	}
+}
+
+func TestClassify(t *testing.T) {
+	p := &Project{
+		Packages: []Package{{Dir: ".", Scripts: []Script{{Name: "test"}, {Name: "lint"}, {Name: "deploy:prod"}, {Name: "pretest"}, {Name: "prepare"}, {Name: "dev"}},
+			Deps: map[string]bool{"eslint": true, "typescript": true, "turbo": true}}},
+		MakeTargets: []Task{{Name: "test"}, {Name: "all"}, {Name: "release"}},
+		MakeDefault: "all",
+		JustRecipes: []Task{{Name: "check"}, {Name: "bench", Params: 1, Required: 1}, {Name: "_x", Private: true}},
+		MiseTasks:   []Task{{Name: "test"}, {Name: "ship-it"}},
+	}
+	tests := []struct {
+		cmd  string
+		want Category
+	}{
+		{"npm test", CatTest},
+		{"npm run lint -- --fix", CatLint},
+		{"npm run deploy:prod", CatRisky},
+		{"npm run pretest", ""},
+		{"npm run prepare", ""},
+		{"npm run nope", ""},
+		{"npm run", ""},
+		{"npm ci", CatInstall},
+		{"npm install", CatInstall},
+		{"npm install left-pad", ""},
+		{"npm test --script-shell=/bin/sh", ""},
+		{"npm -g install x", ""},
+		{"npm publish", ""},
+		{"pnpm lint", CatLint},
+		{"pnpm --filter web test", CatTest},
+		{"pnpm -C /tmp test", ""},
+		{"pnpm dlx cowsay", ""},
+		{"pnpm exec eslint .", CatLint},
+		{"yarn", CatInstall},
+		{"yarn dev", CatTask},
+		{"yarn workspace web run lint", CatLint},
+		{"bun test", CatTest},
+		{"bun build ./x.ts", ""},
+		{"npx eslint .", CatLint},
+		{"npx tsc --noEmit", CatLint},
+		{"npx -p evil eslint", ""},
+		{"npx eslint@8 .", ""},
+		{"npx vitest", ""}, // not a dependency: npx would download it
+		{"npx cowsay hi", ""},
+		{"npx turbo run test", CatTest},
+		{"npx eslint -c .eslintrc.js .", CatLint},
+		{"go test ./...", CatTest},
+		{"go test -exec sudo ./...", ""},
+		{"go build -toolexec=x ./...", ""},
+		{"go vet -vettool=x ./...", ""},
+		{"go run .", ""},
+		{"go mod tidy", CatInstall},
+		{"go mod edit -replace x=y", ""},
+		{"golangci-lint run", CatLint},
+		{"python -m pytest -q", CatTest},
+		{"python3 -m pip install -r requirements.txt", CatInstall},
+		{"python3.12 -m pip install -e '.[dev]'", CatInstall},
+		{"pip install requests", ""},
+		{"pip install -r ../other.txt", ""},
+		{"pip install -i https://evil -r requirements.txt", ""},
+		{"python script.py", ""},
+		{"uv run pytest", CatTest},
+		{"uv run --frozen ruff check .", CatLint},
+		{"uv run python evil.py", ""},
+		{"uv sync", CatInstall},
+		{"poetry run mypy .", CatLint},
+		{"poetry publish", ""},
+		{"cargo test --all", CatTest},
+		{"cargo +nightly clippy", CatLint},
+		{"cargo --config build.rustc-wrapper=x build", ""},
+		{"cargo install ripgrep", ""},
+		{"cargo publish", ""},
+		{"bundle exec rspec", CatTest},
+		{"bundle exec rake release", CatRisky},
+		{"bundle install", CatInstall},
+		{"rake", CatTest},
+		{"mvn -B verify", CatTest},
+		{"./mvnw -q package", CatBuild},
+		{"mvn deploy", ""},
+		{"mvn exec:java", ""},
+		{"mvn spotless:check", CatLint},
+		{"./gradlew build --no-daemon", CatBuild},
+		{"gradle :app:test", CatTest},
+		{"gradle publish", ""},
+		{"gradle --init-script x.gradle build", ""},
+		{"gradle --scan build", ""},
+		{"make", CatTask},
+		{"make test", CatTest},
+		{"make -j4 test", CatTest},
+		{"make -j 4 test all", CatTest},
+		{"make release", CatRisky},
+		{"make test release", CatRisky},
+		{"make nope", ""},
+		{"make test CC=evil", ""},
+		{"make -f other.mk test", ""},
+		{"make -C sub test", ""},
+		{"make --eval='x:' test", ""},
+		{"just", CatLint},
+		{"just check", CatLint},
+		{"just bench", ""},
+		{"just bench fast", CatTest},
+		{"just _x", ""},
+		{"just --justfile other check", ""},
+		{"mise run test", CatTest},
+		{"mise run ship-it", CatRisky},
+		{"mise test", CatTest},
+		{"mise install", CatInstall},
+		{"mise install node@20", ""},
+		{"docker build --tag x .", ""},
+		{"curl https://example.com", ""},
+		{"rm -rf dist", ""},
+	}
+	for _, tt := range tests {
+		line := shellcmd.Parse(tt.cmd)
+		if line.Err != nil || len(line.Commands) != 1 {
+			t.Fatalf("%q does not parse to one command", tt.cmd)
+		}
+		got, why := p.classify(line.Commands[0].Argv)
+		if got != tt.want {
+			t.Errorf("classify(%q) = %q (%s), want %q", tt.cmd, got, why, tt.want)
+		}
+		if got == "" && why == "" {
+			t.Errorf("classify(%q) gives no reason", tt.cmd)
+		}
+	}
+}
+
+func TestNameCategory(t *testing.T) {
+	for name, want := range map[string]Category{
+		"test": CatTest, "test:unit": CatTest, "e2e": CatTest, "lint": CatLint, "format:check": CatLint,
+		"typecheck": CatLint, "type-check": CatLint, "build": CatBuild, "build:docs": CatBuild, "dev": CatTask,
+		"deploy": CatRisky, "deployProd": CatRisky, "release:prepare": CatRisky, "docker-push": CatRisky,
+		"gh-pages": CatRisky, "db:migrate": CatRisky, "publishDocs": CatRisky, "clean": CatTask, "install": CatRisky,
+	} {
+		if got := nameCategory(name); got != want {
+			t.Errorf("nameCategory(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
+
+func TestRenderCommand(t *testing.T) {
+	for _, tt := range []struct {
+		words []string
+		want  string
+		ok    bool
+	}{
+		{[]string{"npm", "test"}, "npm test", true},
+		{[]string{"pip", "install", "-e", ".[dev]"}, "pip install -e '.[dev]'", true},
+		{[]string{"pytest", "-k", "a or b"}, "pytest -k 'a or b'", true},
+		{[]string{"eslint", "src/**/*.ts"}, "", false},
+		{[]string{"echo", "it's"}, "", false},
+		{[]string{"echo", "$HOME"}, "", false},
+		{[]string{"x", ""}, "", false},
+		{[]string{"x", "a\nb"}, "", false},
+	} {
+		got, ok := renderCommand(tt.words)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("renderCommand(%q) = %q, %v", tt.words, got, ok)
+		}
+		if ok {
+			// It reads back as the same words.
+			line := shellcmd.Parse(got)
+			if line.Err != nil || !reflect.DeepEqual(line.Commands[0].Argv, tt.words) {
+				t.Errorf("%q parses back as %q", got, line.Commands[0].Argv)
+			}
+		}
+	}
+}
+
+func TestTOMLString(t *testing.T) {
+	if got := tomlString("a\"b\\c\nd\x01é"); got != `"a\"b\\c\nd\u0001é"` {
+		t.Errorf("tomlString = %s", got)
+	}
+}
+
+// TestPackageManagers: the run forms written for each package manager read
+// back as the script they run, and the policy allows them.
+func TestPackageManagers(t *testing.T) {
+	for _, tt := range []struct {
+		files   map[string]string
+		pm      string
+		berry   bool
+		install string
+	}{
+		{map[string]string{"package-lock.json": "{}"}, "npm", false, "npm ci"},
+		{map[string]string{"pnpm-lock.yaml": "", "pnpm-workspace.yaml": "packages: ['apps/*']\n"}, "pnpm", false, "pnpm install --frozen-lockfile"},
+		{map[string]string{"yarn.lock": ""}, "yarn", false, "yarn install --frozen-lockfile"},
+		{map[string]string{"yarn.lock": "", ".yarnrc.yml": ""}, "yarn", true, "yarn install --immutable"},
+		{map[string]string{"bun.lock": ""}, "bun", false, "bun install --frozen-lockfile"},
+		{map[string]string{"package-lock.json": "{}", "__field": "pnpm@9.1.0"}, "pnpm", false, ""},
+		{map[string]string{"__field": "yarn@4.1.0"}, "yarn", true, ""},
+		{map[string]string{}, "npm", false, ""},
+	} {
+		t.Run(tt.pm+"/"+tt.install, func(t *testing.T) {
+			field := tt.files["__field"]
+			delete(tt.files, "__field")
+			tt.files["package.json"] = `{"name":"root","packageManager":"` + field + `","workspaces":["apps/*"],` +
+				`"scripts":{"test":"x","lint":"x","build":"x","dev":"x","release":"x"}}`
+			tt.files["apps/web/package.json"] = `{"name":"@x/web","scripts":{"test":"x","start":"x"}}`
+			tt.files["apps/nameless/package.json"] = `{"scripts":{"test":"x"}}`
+			p := scanOK(t, writeTree(t, tt.files))
+			if p.PackageManager != tt.pm || p.YarnBerry != tt.berry {
+				t.Fatalf("pm %q berry %v", p.PackageManager, p.YarnBerry)
+			}
+			if len(p.Packages) != 3 {
+				t.Fatalf("packages: %+v", p.Packages)
+			}
+			prop := Propose(p)
+			e := loadProposal(t, prop)
+			got := map[Category]int{}
+			for _, c := range prop.Commands {
+				got[c.Category]++
+				if c.Category == "" && !strings.Contains(c.Why, "no usable name") {
+					t.Errorf("%q not proposed: %s", c.Text, c.Why)
+				}
+			}
+			if got[CatRisky] != 1 || got[CatTest] < 2 || got[CatTask] < 2 {
+				t.Errorf("categories %v", got)
+			}
+			if tt.install != "" {
+				if d := e.Decide(tt.install, ""); d.Action != "allow" {
+					t.Errorf("%q: %s", tt.install, d.Reason)
+				}
+			}
+		})
+	}
+}
