@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agent-shell/agent-shell/hostapi"
 	"github.com/agent-shell/agent-shell/policy"
 	"github.com/agent-shell/agent-shell/scripts"
 )
@@ -66,27 +65,25 @@ func (a *app) runDemo(keep bool) error {
 	if err := os.Mkdir(filepath.Join(dir, ".git"), 0o755); err != nil {
 		return err
 	}
-	say("1. Set up agent-shell for Copilot and Claude Code, with the demo policy")
-	for _, name := range []string{"copilot", "claude"} {
-		ad, _ := hostapi.ByName(name, a.getenv)
-		files, err := ad.Install(dir)
-		if err != nil {
-			return fmt.Errorf("install %s hooks: %w", name, err)
-		}
-		for _, f := range files {
-			say("   wrote %s", strings.TrimPrefix(f, dir+string(os.PathSeparator)))
-		}
+	say("1. The demo policy, then agent-shell init for Copilot and Claude Code (it keeps the policy)")
+	policyDir := filepath.Dir(policy.PolicyFileSubpath)
+	if err := os.MkdirAll(filepath.Join(dir, policyDir), 0o755); err != nil {
+		return err
 	}
 	for _, name := range []string{"policy.json", "agent-shell.toml"} {
 		data, err := scripts.Demo(name)
 		if err != nil {
 			return err
 		}
-		path := filepath.Join(dir, filepath.Dir(policy.PolicyFileSubpath), name)
-		if err := os.WriteFile(path, data, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, policyDir, name), data, 0o644); err != nil {
 			return err
 		}
-		say("   wrote %s", filepath.Join(filepath.Dir(policy.PolicyFileSubpath), name))
+		say("   wrote %s", filepath.Join(policyDir, name))
+	}
+	initStep := demoStep{args: []string{"init", "--agent", "copilot,claude", "--yes"}}
+	say("   $ agent-shell %s", strings.Join(initStep.args, " "))
+	if err := a.demoRun(self, dir, initStep); err != nil {
+		return err
 	}
 
 	pre := func(command string) string {
