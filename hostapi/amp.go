@@ -312,7 +312,7 @@ func ampWriteExecutable(path string, data []byte) (bool, error) {
 			return false, nil
 		}
 	}
-	if err := writeFileAtomic(path, data); err != nil {
+	if err := WriteFileAtomic(path, data); err != nil {
 		return false, err
 	}
 	return true, os.Chmod(path, 0o755)

@@ -44,11 +44,19 @@ func mergeJSONFile(path string, edit func(doc map[string]any) bool) (bool, error
 	if err != nil {
 		return false, err
 	}
-	return true, writeFileAtomic(path, append(out, '\n'))
+	return true, WriteFileAtomic(path, append(out, '\n'))
 }
 
-// writeFileAtomic writes data to a temporary file beside path, syncs it and
-// renames it over path, so a reader never sees half a file.
+// WriteFileAtomic writes data to a temporary file beside path, syncs it and
+// renames it over path, keeping path's permissions (0644 for a new file),
+// so a reader never sees half a file.
+func WriteFileAtomic(path string, data []byte) error {
+	if err := writeFileAtomic(path, data); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
 func writeFileAtomic(path string, data []byte) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -59,15 +67,14 @@ func writeFileAtomic(path string, data []byte) error {
 		return err
 	}
 	defer os.Remove(f.Name()) // after a successful rename there is nothing to remove
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
 	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	if err := f.Close(); err != nil {
+	if err != nil {
 		return err
 	}
 	mode := os.FileMode(0o644)

@@ -224,7 +224,7 @@ func (Opencode) Install(root string) ([]string, error) {
 	case !opencodeUnedited(old):
 		return nil, fmt.Errorf("opencode install: %s was edited or is not agent-shell's plugin; it was left unchanged: move it away and install again (then merge your changes), or keep it", path)
 	}
-	if err := writeFileAtomic(path, want); err != nil {
+	if err := WriteFileAtomic(path, want); err != nil {
 		return nil, fmt.Errorf("opencode install: %w", err)
 	}
 	return []string{path}, nil

@@ -129,27 +129,7 @@ func mergeFile(path string, merge func([]byte) ([]byte, bool)) (bool, error) {
 	if !changed {
 		return false, nil
 	}
-	return true, writeFileAtomic(path, out)
-}
-
-// writeFileAtomic writes data to a temporary file beside path, syncs it and
-// renames it over path, keeping path's permissions, so that a reader (or a
-// crash) never sees half a file.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := writeTemp(path, data)
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp) // after the rename there is nothing to remove
-	if fi, err := os.Stat(path); err == nil {
-		if err := os.Chmod(tmp, fi.Mode().Perm()); err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
-		}
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return true, hostapi.WriteFileAtomic(path, out)
 }
 
 // createFile writes a new file atomically and never over an existing one:
