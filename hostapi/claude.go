@@ -205,18 +205,10 @@ func claudeMergeHooks(path, command string, events []string, toolEvents map[stri
 	changed, err := mergeJSONFile(path, func(doc map[string]any) bool {
 		// Check before changing anything: appendOnce would replace a
 		// value that is not a list.
-		hooks, ok := object(doc, "hooks")
-		if !ok {
-			editErr = fmt.Errorf("%s: \"hooks\" is not an object; fix or move it, it was left unchanged", path)
+		hooks, err := hookLists(path, doc, events)
+		if err != nil {
+			editErr = err
 			return false
-		}
-		for _, ev := range events {
-			if v, ok := hooks[ev]; ok {
-				if _, isList := v.([]any); !isList {
-					editErr = fmt.Errorf("%s: hooks.%s is not a list; fix or move it, it was left unchanged", path, ev)
-					return false
-				}
-			}
 		}
 		changed := false
 		for _, ev := range events {

@@ -224,17 +224,20 @@ const CopilotHooksFile = ".github/hooks/agent-shell/hooks.json"
 // the older `agent-shell policy-check` and `agent-shell record`) counts.
 func (c Copilot) Install(root string) ([]string, error) {
 	path := filepath.Join(root, CopilotHooksFile)
+	events := []string{"preToolUse", "postToolUse", "userPromptSubmitted", "sessionStart", "sessionEnd"}
+	var editErr error
 	changed, err := mergeJSONFile(path, func(doc map[string]any) bool {
+		hooks, err := hookLists(path, doc, events)
+		if err != nil {
+			editErr = err
+			return false
+		}
 		changed := false
 		if _, ok := doc["version"]; !ok {
 			doc["version"] = 1
 			changed = true
 		}
-		hooks, ok := object(doc, "hooks")
-		if !ok {
-			return changed
-		}
-		for _, ev := range []string{"preToolUse", "postToolUse", "userPromptSubmitted", "sessionStart", "sessionEnd"} {
+		for _, ev := range events {
 			entry := map[string]any{"type": "command", "bash": HookCommand + "copilot", "timeoutSec": 10}
 			changed = appendOnce(hooks, ev, entry, func(it any) bool {
 				m, _ := it.(map[string]any)
@@ -244,6 +247,9 @@ func (c Copilot) Install(root string) ([]string, error) {
 		}
 		return changed
 	})
+	if editErr != nil {
+		return nil, editErr
+	}
 	if err != nil || !changed {
 		return nil, err
 	}

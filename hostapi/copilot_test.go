@@ -238,3 +238,47 @@ func FuzzCopilotParse(f *testing.F) {
 		}
 	})
 }
+
+// Install never replaces what the user wrote: a hooks value or an event
+// entry of the wrong type is an error, and a symbolic link is not replaced
+// by a file.
+func TestCopilotInstallLeavesUnexpectedFilesAlone(t *testing.T) {
+	for _, content := range []string{
+		`{"version":1,"hooks":{"preToolUse":{"type":"command","bash":"./my-guard.sh"}}}`,
+		`{"hooks":"x"}`,
+	} {
+		root := t.TempDir()
+		path := filepath.Join(root, CopilotHooksFile)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := (Copilot{}).Install(root); err == nil || !strings.Contains(err.Error(), "left unchanged") {
+			t.Errorf("%s: err %v", content, err)
+		}
+		if got, _ := os.ReadFile(path); string(got) != content {
+			t.Errorf("%s: file changed to %s", content, got)
+		}
+	}
+
+	root := t.TempDir()
+	target := filepath.Join(t.TempDir(), "hooks.json")
+	if err := os.WriteFile(target, []byte(`{"version":1}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(root, CopilotHooksFile)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, path); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (Copilot{}).Install(root); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("symlink: err %v", err)
+	}
+	if fi, err := os.Lstat(path); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced: %v %v", fi, err)
+	}
+}

@@ -51,6 +51,11 @@ func mergeJSONFile(path string, edit func(doc map[string]any) bool) (bool, error
 // renames it over path, keeping path's permissions (0644 for a new file),
 // so a reader never sees half a file.
 func WriteFileAtomic(path string, data []byte) error {
+	// Renaming over a symbolic link would replace the link with a file and
+	// leave its target as it was.
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return fmt.Errorf("%s is a symbolic link; it was left unchanged (edit the file it points to)", path)
+	}
 	if err := writeFileAtomic(path, data); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -98,6 +103,24 @@ func object(doc map[string]any, key string) (map[string]any, bool) {
 	}
 	m, ok := v.(map[string]any)
 	return m, ok
+}
+
+// hookLists returns doc["hooks"] after checking that it is an object whose
+// entries for events are lists, or absent: appending to anything else
+// would replace what the user wrote there.
+func hookLists(path string, doc map[string]any, events []string) (map[string]any, error) {
+	hooks, ok := object(doc, "hooks")
+	if !ok {
+		return nil, fmt.Errorf("%s: \"hooks\" is not an object; fix or move it, it was left unchanged", path)
+	}
+	for _, ev := range events {
+		if v, ok := hooks[ev]; ok {
+			if _, isList := v.([]any); !isList {
+				return nil, fmt.Errorf("%s: hooks.%s is not a list; fix or move it, it was left unchanged", path, ev)
+			}
+		}
+	}
+	return hooks, nil
 }
 
 // appendOnce appends entry to the list at doc[key] unless some element
