@@ -234,7 +234,7 @@ func (e *Engine) layerMatches(raw string, layer []string, c *shellcmd.Command, l
 	sub := &subject{argv: layer, canon: shellcmd.Canonical(layer), cmd: c, innermost: li == len(c.Layers)-1, effects: effects}
 	canon := strings.Join(sub.canon, " ")
 	for _, p := range e.deny {
-		if p.stages == nil && p.matchDeny(sub.canon) {
+		if p.stages == nil && p.deniesLayer(layer, sub.canon) {
 			out = append(out, Match{Source: "policy.json deny", Rule: p.raw, Action: ActionDeny,
 				Reason: fmt.Sprintf("Command '%s' denied by policy rule: %s", raw, p.raw)})
 		}
@@ -372,7 +372,7 @@ func stageMatches(pattern wordGlob, line *shellcmd.Line, stage []int) bool {
 	}
 	c := &line.Commands[stage[0]]
 	for _, layer := range c.Layers {
-		if pattern.matchDeny(shellcmd.Canonical(layer)) {
+		if pattern.deniesLayer(layer, shellcmd.Canonical(layer)) {
 			return true
 		}
 	}
@@ -387,11 +387,58 @@ type filePattern struct {
 	stages []wordGlob // for a pattern with a pipe: each stage
 }
 
-// wordGlob is a normalized pattern: its glob, and the single-letter flags
-// it names.
+// wordGlob is a normalized pattern: its glob, the single-letter flags it
+// names, and its glob as written (quotes removed, program basename, no
+// flag canonicalization).
 type wordGlob struct {
 	glob  string
 	flags map[string]bool
+	plain string
+}
+
+// deniesLayer tests the pattern against every form of one command layer:
+// canonical (flags normalized); as written, so that `--force*` still covers
+// `--force-with-lease` as a text glob would; and for git, without the
+// configuration options before the subcommand (-c, --config-env,
+// --exec-path), which canonicalization keeps because they can run code but
+// which must not hide `git -c x=y push --force` from a deny.
+func (g wordGlob) deniesLayer(layer, canon []string) bool {
+	if g.matchDeny(canon) || matchDenyGlob(g.plain, strings.Join(layer, " ")) {
+		return true
+	}
+	if stripped, ok := gitWithoutConfig(layer); ok {
+		return g.matchDeny(shellcmd.Canonical(stripped)) || matchDenyGlob(g.plain, strings.Join(stripped, " "))
+	}
+	return false
+}
+
+// gitWithoutConfig drops git's configuration options before its
+// subcommand; ok is false when there are none (or it is not git).
+func gitWithoutConfig(argv []string) ([]string, bool) {
+	if len(argv) < 2 || argv[0] != "git" {
+		return nil, false
+	}
+	out := []string{argv[0]}
+	dropped := false
+	i := 1
+	for ; i < len(argv) && strings.HasPrefix(argv[i], "-"); i++ {
+		a := argv[i]
+		switch {
+		case a == "-c" || a == "--config-env" || a == "--exec-path":
+			dropped = true
+			if a != "--exec-path" { // --exec-path alone prints the path
+				i++
+			}
+		case strings.HasPrefix(a, "-c") || strings.HasPrefix(a, "--config-env=") || strings.HasPrefix(a, "--exec-path="):
+			dropped = true
+		default:
+			out = append(out, a)
+		}
+	}
+	if !dropped {
+		return nil, false
+	}
+	return append(out, argv[min(i, len(argv)):]...), true
 }
 
 func compilePatterns(raws []string) []filePattern {
@@ -457,7 +504,7 @@ func normalizePattern(raw string) wordGlob {
 		words[0] = filepath.Base(words[0])
 	}
 	canon := shellcmd.Canonical(words)
-	g := wordGlob{glob: strings.Join(canon, " ")}
+	g := wordGlob{glob: strings.Join(canon, " "), plain: strings.Join(words, " ")}
 	for _, w := range canon {
 		if isShortFlag(w) {
 			if g.flags == nil {

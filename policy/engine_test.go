@@ -423,7 +423,7 @@ func TestDenyIgnoresExtraFlags(t *testing.T) {
 		{"rm -r --verbose --force /", ActionDeny, "rm -rf *"},
 		{"rm -rv /", ActionAllow, ""}, // -f missing: not what the pattern names
 		{"git push -fu origin main", ActionDeny, "git push --force*"},
-		{"git push --force-with-lease", ActionAllow, ""},
+		{"git push --force-with-lease", ActionDeny, "git push --force*"}, // as the text glob does
 	})
 }
 
@@ -433,4 +433,21 @@ func TestOverlongCommandIsUnknown(t *testing.T) {
 	if d.Action != ActionDeny || !strings.Contains(d.Reason, "longer than") {
 		t.Errorf("%s: %s", d.Action, d.Reason)
 	}
+}
+
+// Found in review: a deny pattern must keep covering what its text covers,
+// and git's configuration options must not hide the subcommand.
+func TestDenySeesThroughGitConfigAndLongOptionGlobs(t *testing.T) {
+	e := mustEngine(t, `{"deny":["git push --force*","rm -rf *"]}`, "")
+	runDecideCases(t, e, []decideCase{
+		{"git push --force-with-lease", ActionDeny, "git push --force*"},
+		{"git push --force-if-includes origin main", ActionDeny, "git push --force*"},
+		{"git push --force", ActionDeny, "git push --force*"},
+		{"git -c core.x=1 push -f", ActionDeny, "git push --force*"},
+		{"git -cpush.x=y push -f", ActionDeny, "git push --force*"},
+		{"git --config-env=a=b push --force", ActionDeny, "git push --force*"},
+		{"git --exec-path=/tmp push -f", ActionDeny, "git push --force*"},
+		{"git -c user.name=x push origin main", ActionAllow, ""},
+		{"git -c user.name=x commit -m wip", ActionAllow, ""},
+	})
 }
