@@ -79,6 +79,18 @@ func bodies(name string, l []word) bodyResult {
 		return bodyResult{scripts: []script{{src: join(l[op:])}}}
 	case name == "parallel":
 		return parallelBody(l)
+	case name == "script":
+		hits, _, why := scriptArgs(l)
+		if why != "" {
+			return bodyResult{why: why}
+		}
+		for _, h := range hits {
+			if h.name == "c" || h.name == "command" {
+				return oneBody("script -c", h.val)
+			}
+		}
+	case name == "source" || name == ".":
+		return sourceBody(name, l)
 	}
 	return bodyResult{}
 }
@@ -146,6 +158,32 @@ options:
 		return bodyResult{stdin: true}
 	}
 	return bodyResult{} // bash script.sh runs a file: the effects table's business
+}
+
+// sourceBody: source FILE reads a file, the effects table's business,
+// unless FILE is standard input (a script fed like a shell's) or a pipe
+// or process substitution, whose content is not static.
+func sourceBody(name string, l []word) bodyResult {
+	i := 1
+	if i < len(l) && l[i].s == "--" && !l[i].dyn {
+		i++
+	}
+	if i >= len(l) {
+		return bodyResult{}
+	}
+	f := l[i]
+	switch {
+	case f.dyn && (strings.Contains(f.s, "<(") || strings.Contains(f.s, ">(")):
+		return bodyResult{why: fmt.Sprintf("%s reads a process substitution, which is not static", name)}
+	case f.dyn:
+		return bodyResult{}
+	case f.s == "/dev/stdin" || f.s == "/dev/fd/0" || f.s == "/proc/self/fd/0":
+		return bodyResult{stdin: true}
+	case strings.HasPrefix(f.s, "/dev/fd/") || strings.HasPrefix(f.s, "/proc/self/fd/") ||
+		strings.HasPrefix(f.s, "/proc/") && strings.Contains(f.s, "/fd/"):
+		return bodyResult{why: fmt.Sprintf("%s reads file descriptor %s, which is not static", name, f.s)}
+	}
+	return bodyResult{}
 }
 
 // trapBody: trap ACTION SIGNAL... runs ACTION later, in this shell.

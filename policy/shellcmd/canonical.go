@@ -148,6 +148,12 @@ type flagSpec struct {
 	values string      // short flags that take a value
 	alias  []flagAlias // letters that mean other letters
 	long   []longFlag  // long options with short equivalents
+	// more lists the other long options (names without "--", space
+	// separated). With abbrev, a long option may be written as an
+	// unambiguous prefix of one of long or more, as getopt_long and git's
+	// parse-options accept (rm --rec --for, git reset --har).
+	more   string
+	abbrev bool
 }
 
 type flagAlias struct {
@@ -228,13 +234,13 @@ func gitSpec(sub string) *flagSpec {
 }
 
 var (
-	rmSpec = flagSpec{
+	rmSpec = flagSpec{abbrev: true, more: "one-file-system no-preserve-root preserve-root help version",
 		bools: "dfiIrv",
 		alias: []flagAlias{{'R', "r"}},
 		long: []longFlag{{"--force", "f"}, {"--recursive", "r"}, {"--dir", "d"}, {"--verbose", "v"},
 			{"--interactive", "i"}, {"--interactive=always", "i"}, {"--interactive=once", "I"}},
 	}
-	cpSpec = flagSpec{
+	cpSpec = flagSpec{abbrev: true, more: "attributes-only backup copy-contents debug no-preserve parents preserve reflink remove-destination sparse strip-trailing-slashes context keep-directory-symlink help version",
 		bools: "abdfHilLnPprsTuvxZ", values: "St",
 		alias: []flagAlias{{'R', "r"}},
 		long: []longFlag{{"--recursive", "r"}, {"--force", "f"}, {"--archive", "a"}, {"--interactive", "i"},
@@ -242,12 +248,12 @@ var (
 			{"--update", "u"}, {"--dereference", "L"}, {"--no-dereference", "P"}, {"--one-file-system", "x"},
 			{"--target-directory", "t"}, {"--suffix", "S"}, {"--no-target-directory", "T"}},
 	}
-	mvSpec = flagSpec{
+	mvSpec = flagSpec{abbrev: true, more: "backup context debug exchange no-copy strip-trailing-slashes help version",
 		bools: "bfinTuvZ", values: "St",
 		long: []longFlag{{"--force", "f"}, {"--interactive", "i"}, {"--no-clobber", "n"}, {"--verbose", "v"},
 			{"--update", "u"}, {"--target-directory", "t"}, {"--suffix", "S"}, {"--no-target-directory", "T"}},
 	}
-	lnSpec = flagSpec{
+	lnSpec = flagSpec{abbrev: true, more: "backup help version",
 		bools: "bdFfinLPrsTv", values: "St",
 		long: []longFlag{{"--symbolic", "s"}, {"--force", "f"}, {"--no-dereference", "n"}, {"--interactive", "i"},
 			{"--verbose", "v"}, {"--relative", "r"}, {"--logical", "L"}, {"--physical", "P"}, {"--directory", "d"},
@@ -255,20 +261,20 @@ var (
 	}
 	// chmod's modes look like flags (-w, -rwx): only these letters are
 	// flags, and a cluster with any other letter stays an operand.
-	chmodSpec = flagSpec{
+	chmodSpec = flagSpec{abbrev: true, more: "no-preserve-root preserve-root reference help version",
 		bools: "cfvR",
 		long:  []longFlag{{"--recursive", "R"}, {"--changes", "c"}, {"--silent", "f"}, {"--quiet", "f"}, {"--verbose", "v"}},
 	}
-	chownSpec = flagSpec{
+	chownSpec = flagSpec{abbrev: true, more: "dereference from no-preserve-root preserve-root reference help version",
 		bools: "cfhHLPRv",
 		long: []longFlag{{"--recursive", "R"}, {"--changes", "c"}, {"--silent", "f"}, {"--quiet", "f"},
 			{"--verbose", "v"}, {"--no-dereference", "h"}},
 	}
-	mkdirSpec    = flagSpec{bools: "pvZ", values: "m", long: []longFlag{{"--parents", "p"}, {"--verbose", "v"}, {"--mode", "m"}}}
-	rmdirSpec    = flagSpec{bools: "pv", long: []longFlag{{"--parents", "p"}, {"--verbose", "v"}}}
-	touchSpec    = flagSpec{bools: "acfhm", values: "dtr", long: []longFlag{{"--no-create", "c"}, {"--date", "d"}, {"--reference", "r"}, {"--no-dereference", "h"}}}
-	truncateSpec = flagSpec{bools: "co", values: "rs", long: []longFlag{{"--no-create", "c"}, {"--io-blocks", "o"}, {"--reference", "r"}, {"--size", "s"}}}
-	shredSpec    = flagSpec{
+	mkdirSpec    = flagSpec{abbrev: true, more: "context help version", bools: "pvZ", values: "m", long: []longFlag{{"--parents", "p"}, {"--verbose", "v"}, {"--mode", "m"}}}
+	rmdirSpec    = flagSpec{abbrev: true, more: "ignore-fail-on-non-empty help version", bools: "pv", long: []longFlag{{"--parents", "p"}, {"--verbose", "v"}}}
+	touchSpec    = flagSpec{abbrev: true, more: "time help version", bools: "acfhm", values: "dtr", long: []longFlag{{"--no-create", "c"}, {"--date", "d"}, {"--reference", "r"}, {"--no-dereference", "h"}}}
+	truncateSpec = flagSpec{abbrev: true, more: "help version", bools: "co", values: "rs", long: []longFlag{{"--no-create", "c"}, {"--io-blocks", "o"}, {"--reference", "r"}, {"--size", "s"}}}
+	shredSpec    = flagSpec{abbrev: true, more: "random-source help version",
 		bools: "fuvxz", values: "ns",
 		long: []longFlag{{"--force", "f"}, {"--remove", "u"}, {"--zero", "z"}, {"--iterations", "n"}, {"--size", "s"},
 			{"--verbose", "v"}, {"--exact", "x"}},
@@ -299,55 +305,55 @@ var (
 			{"--max-time", "m"}, {"--referer", "e"}, {"--range", "r"}, {"--get", "G"}},
 	}
 
-	gitPushSpec = flagSpec{
+	gitPushSpec = flagSpec{abbrev: true, more: "all branches mirror tags follow-tags no-follow-tags atomic no-atomic force-with-lease no-force-with-lease force-if-includes no-force-if-includes receive-pack exec repo prune no-verify verify porcelain progress no-progress recurse-submodules no-recurse-submodules signed no-signed thin no-thin ipv4 ipv6",
 		bools: "dfnquv", values: "o",
 		long: []longFlag{{"--force", "f"}, {"--delete", "d"}, {"--dry-run", "n"}, {"--quiet", "q"},
 			{"--verbose", "v"}, {"--set-upstream", "u"}, {"--push-option", "o"}},
 	}
-	gitCleanSpec = flagSpec{
+	gitCleanSpec = flagSpec{abbrev: true, more: "no-quiet",
 		bools: "dfinqXx", values: "e",
 		long: []longFlag{{"--force", "f"}, {"--dry-run", "n"}, {"--quiet", "q"}, {"--interactive", "i"}, {"--exclude", "e"}},
 	}
-	gitResetSpec    = flagSpec{bools: "Npq", long: []longFlag{{"--quiet", "q"}, {"--patch", "p"}, {"--intent-to-add", "N"}}}
-	gitCheckoutSpec = flagSpec{
+	gitResetSpec    = flagSpec{abbrev: true, more: "hard soft mixed merge keep no-refresh refresh recurse-submodules no-recurse-submodules pathspec-from-file pathspec-file-nul unified inter-hunk-context", bools: "Npq", long: []longFlag{{"--quiet", "q"}, {"--patch", "p"}, {"--intent-to-add", "N"}}}
+	gitCheckoutSpec = flagSpec{abbrev: true, more: "detach guess no-guess orphan ours theirs conflict ignore-skip-worktree-bits ignore-other-worktrees overwrite-ignore no-overwrite-ignore recurse-submodules no-recurse-submodules progress no-progress no-track overlay no-overlay pathspec-from-file pathspec-file-nul",
 		bools: "fmpqt", values: "bB",
 		long: []longFlag{{"--force", "f"}, {"--merge", "m"}, {"--patch", "p"}, {"--quiet", "q"}, {"--track", "t"}},
 	}
-	gitSwitchSpec = flagSpec{
+	gitSwitchSpec = flagSpec{abbrev: true, more: "guess no-guess orphan conflict ignore-other-worktrees progress no-progress recurse-submodules no-recurse-submodules no-track",
 		bools: "dfmqt", values: "cC",
 		long: []longFlag{{"--create", "c"}, {"--force-create", "C"}, {"--detach", "d"}, {"--force", "f"},
 			{"--discard-changes", "f"}, {"--merge", "m"}, {"--quiet", "q"}, {"--track", "t"}},
 	}
-	gitBranchSpec = flagSpec{
+	gitBranchSpec = flagSpec{abbrev: true, more: "abbrev no-abbrev color no-color column no-column contains no-contains create-reflog edit-description format merged no-merged points-at show-current sort unset-upstream omit-empty recurse-submodules",
 		bools: "acdfilmqrtv", values: "u",
 		alias: []flagAlias{{'D', "df"}, {'M', "mf"}, {'C', "cf"}},
 		long: []longFlag{{"--delete", "d"}, {"--force", "f"}, {"--move", "m"}, {"--copy", "c"}, {"--remotes", "r"},
 			{"--all", "a"}, {"--list", "l"}, {"--verbose", "v"}, {"--quiet", "q"}, {"--set-upstream-to", "u"},
 			{"--ignore-case", "i"}, {"--track", "t"}},
 	}
-	gitCommitSpec = flagSpec{
+	gitCommitSpec = flagSpec{abbrev: true, more: "amend author date cleanup dry-run fixup squash include only no-edit allow-empty allow-empty-message reset-author short branch porcelain long status no-status untracked-files gpg-sign no-gpg-sign trailer pathspec-from-file pathspec-file-nul no-post-rewrite verify interactive",
 		bools: "aenpqsvz", values: "cCFmt",
 		long: []longFlag{{"--all", "a"}, {"--message", "m"}, {"--file", "F"}, {"--no-verify", "n"}, {"--quiet", "q"},
 			{"--signoff", "s"}, {"--verbose", "v"}, {"--edit", "e"}, {"--patch", "p"}, {"--reuse-message", "C"},
 			{"--reedit-message", "c"}, {"--template", "t"}, {"--null", "z"}},
 	}
-	gitAddSpec = flagSpec{
+	gitAddSpec = flagSpec{abbrev: true, more: "ignore-errors ignore-missing ignore-removal no-ignore-removal no-all refresh renormalize chmod sparse pathspec-from-file pathspec-file-nul",
 		bools: "AefiNnpuv",
 		long: []longFlag{{"--all", "A"}, {"--edit", "e"}, {"--force", "f"}, {"--interactive", "i"},
 			{"--intent-to-add", "N"}, {"--dry-run", "n"}, {"--patch", "p"}, {"--update", "u"}, {"--verbose", "v"}},
 	}
-	gitRmSpec     = flagSpec{bools: "fnqr", long: []longFlag{{"--force", "f"}, {"--dry-run", "n"}, {"--quiet", "q"}}}
-	gitRebaseSpec = flagSpec{
+	gitRmSpec     = flagSpec{abbrev: true, more: "cached ignore-unmatch sparse pathspec-from-file pathspec-file-nul", bools: "fnqr", long: []longFlag{{"--force", "f"}, {"--dry-run", "n"}, {"--quiet", "q"}}}
+	gitRebaseSpec = flagSpec{abbrev: true, more: "onto keep-base continue abort skip quit edit-todo show-current-patch apply merge empty keep-empty no-keep-empty autosquash no-autosquash autostash no-autostash committer-date-is-author-date ignore-date reset-author-date signoff root rebase-merges no-rebase-merges update-refs no-update-refs fork-point no-fork-point gpg-sign no-gpg-sign no-ff stat no-stat no-verify verify reschedule-failed-exec no-reschedule-failed-exec reapply-cherry-picks no-reapply-cherry-picks context whitespace ignore-whitespace",
 		bools: "fiqv", values: "sxX",
 		long: []longFlag{{"--interactive", "i"}, {"--force-rebase", "f"}, {"--quiet", "q"}, {"--verbose", "v"},
 			{"--exec", "x"}, {"--strategy", "s"}, {"--strategy-option", "X"}},
 	}
-	gitFetchSpec = flagSpec{
+	gitFetchSpec = flagSpec{abbrev: true, more: "append atomic depth deepen shallow-since shallow-exclude unshallow update-shallow refetch refmap prune-tags recurse-submodules no-recurse-submodules no-tags set-upstream upload-pack update-head-ok progress server-option show-forced-updates no-show-forced-updates ipv4 ipv6 keep filter negotiation-tip negotiate-only write-fetch-head no-write-fetch-head porcelain auto-maintenance auto-gc no-auto-gc",
 		bools: "afmnpqtv", values: "j",
 		long: []longFlag{{"--all", "a"}, {"--force", "f"}, {"--multiple", "m"}, {"--dry-run", "n"}, {"--prune", "p"},
 			{"--quiet", "q"}, {"--tags", "t"}, {"--verbose", "v"}, {"--jobs", "j"}},
 	}
-	gitTagSpec = flagSpec{
+	gitTagSpec = flagSpec{abbrev: true, more: "list sort contains no-contains merged no-merged points-at column no-column create-reflog format color ignore-case omit-empty cleanup trailer no-sign",
 		bools: "adfsv", values: "Fmu",
 		long: []longFlag{{"--annotate", "a"}, {"--delete", "d"}, {"--force", "f"}, {"--sign", "s"}, {"--verify", "v"},
 			{"--message", "m"}, {"--file", "F"}, {"--local-user", "u"}},
@@ -387,6 +393,50 @@ func (s *flagSpec) longShort(arg string) (short string, val string, hasVal bool,
 	return "", "", false, false
 }
 
+// expandLong returns the long option a ("--name" or "--name=value") with
+// its name completed when it is an unambiguous prefix of one known long
+// option of the program; otherwise a as written.
+func (s *flagSpec) expandLong(a string) string {
+	if !s.abbrev || strings.Contains(a, "*") {
+		return a
+	}
+	name, v, eq := strings.Cut(a[2:], "=")
+	if name == "" {
+		return a
+	}
+	full := ""
+	try := func(f string) bool {
+		switch {
+		case f == name:
+			full = ""
+			return false // an exact match: a is as written
+		case strings.HasPrefix(f, name) && full != "" && full != f:
+			full = "\x00" // ambiguous
+		case strings.HasPrefix(f, name) && full == "":
+			full = f
+		}
+		return true
+	}
+	for _, l := range s.long {
+		n, _, _ := strings.Cut(l.name[2:], "=")
+		if !try(n) {
+			return a
+		}
+	}
+	for f := range strings.FieldsSeq(s.more) {
+		if !try(f) {
+			return a
+		}
+	}
+	if full == "" || full == "\x00" {
+		return a
+	}
+	if eq {
+		return "--" + full + "=" + v
+	}
+	return "--" + full
+}
+
 // canon rearranges the arguments of one table program; see Canonical.
 func (s *flagSpec) canon(args []string) []string {
 	var (
@@ -421,6 +471,7 @@ func (s *flagSpec) canon(args []string) []string {
 		case a == "--":
 			dashdash = true
 		case strings.HasPrefix(a, "--"):
+			a = s.expandLong(a)
 			if short, val, hasVal, ok := s.longShort(a); ok {
 				if len(short) == 1 && s.isValue(short[0]) {
 					addValue(short[0], val, hasVal, &i)

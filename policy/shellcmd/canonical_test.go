@@ -96,6 +96,21 @@ func TestCanonical(t *testing.T) {
 		{"git push -f*", "git push -f*"},
 		{"git push --force-with*", "git push --force-with*"},
 		{"rm -rf /*", "rm -f -r /*"},
+
+		// Unambiguous prefixes of long options, as getopt_long and git read them.
+		{"rm --rec --for /", "rm -f -r /"},
+		{"rm -r --for /", "rm -f -r /"},
+		{"rm --no-p /", "rm --no-preserve-root /"},
+		{"rm --inter=once x", "rm -I x"},
+		{"cp --rec a b", "cp -r a b"},
+		{"git reset --har HEAD~1", "git reset --hard HEAD~1"},
+		{"git push --force-w", "git push --force-with-lease"},
+		{"git push --del x", "git push -d x"},
+		{"git commit --mess=hi", "git commit -m hi"},
+		{"git commit --mess hi", "git commit -m hi"},
+		{"git push --forc", "git push --forc"},   // ambiguous: --force, --force-with-lease, --force-if-includes
+		{"git rebase --for", "git rebase --for"}, // ambiguous: --force-rebase, --fork-point
+		{"ls --rec", "ls --rec"},                 // no table of ls's long options: kept
 	}
 	for _, tt := range tests {
 		if got := canon(tt.in); got != tt.want {

@@ -368,6 +368,45 @@ var parseTests = []struct {
 	{"echo a\\\nb", []string{"echo ab"}},
 	{"echo 'a\nb'", []string{`echo "a\nb"`}},
 	{"[ -f x ] && rm x", []string{"[ -f x ]", "rm x"}},
+
+	// The time keyword's -p and --; the time program's options.
+	{"time -- rm -rf /", []string{"rm -rf /"}},
+	{"time -p -- rm -rf /", []string{"rm -rf /"}},
+	{"time -- rm -rf / | cat", []string{"rm -rf /", "cat"}},
+	{"command time -- rm -rf /", []string{"rm -rf /"}},
+	{"/usr/bin/time -f %e -o out -a -v -p rm -rf /", []string{"rm -rf /"}},
+
+	// A shell reading a script from stdin that is not static.
+	{"bash < <(echo 'rm -rf /')", []string{"bash !unknown +subst r:<(echo 'rm -rf /')?", `echo "rm -rf /"`}},
+	{"source <(echo 'rm -rf /')", []string{`source "<(echo 'rm -rf /')" !unknown +subst ~dyn`, `echo "rm -rf /"`}},
+	{". /dev/stdin <<< 'rm -rf /'", []string{". /dev/stdin (<<<)", "rm -rf / @1"}},
+	{". /dev/fd/3", []string{". /dev/fd/3 !unknown"}},
+	{"bash -s < script.sh", []string{"bash -s r:script.sh"}},
+	{"cat x | bash < f", []string{"cat x", "bash r:f"}},
+	{"source ./env.sh", []string{"source ./env.sh"}},
+
+	// Program-running wrappers.
+	{"script -c 'rm -rf /'", []string{`script -c "rm -rf /"`, "rm -rf / @1"}},
+	{"script -qc 'rm -rf /' /dev/null", []string{`script -qc "rm -rf /" /dev/null`, "rm -rf / @1"}},
+	{"script /dev/null -c 'rm -rf /'", []string{`script /dev/null -c "rm -rf /"`, "rm -rf / @1"}},
+	{"script -q /dev/null rm -rf /", []string{"rm -rf /"}},
+	{"script out.log", []string{"script out.log"}},
+	{"script.sh -c x", []string{"script.sh -c x"}},
+	{"unbuffer rm -rf /", []string{"rm -rf /"}},
+	{"strace -f -o x rm -rf /", []string{"rm -rf /"}},
+	{"strace -p 12", []string{"strace -p 12"}},
+	{"ltrace -S rm -rf /", []string{"rm -rf /"}},
+	{"valgrind --tool=memcheck rm -rf /", []string{"rm -rf /"}},
+	{"fakeroot rm -rf /", []string{"rm -rf /"}},
+	{"fakeroot", []string{"sh =implied"}},
+	{"catchsegv rm -rf /", []string{"rm -rf /"}},
+	{"runuser -u root -- rm -rf /", []string{"rm -rf /"}},
+	{"runuser root -c 'rm -rf /'", []string{`runuser root -c "rm -rf /" !unknown`}},
+	{"unshare -r rm -rf /", []string{"unshare -r rm -rf / !unknown"}},
+	{"nsenter -t 1 -m rm -rf /", []string{"nsenter -t 1 -m rm -rf / !unknown"}},
+	{"gdb -batch -ex 'shell rm -rf /'", []string{`gdb -batch -ex "shell rm -rf /" !unknown`}},
+	{"prlimit --nofile=10 rm -rf /", []string{"prlimit --nofile=10 rm -rf / !unknown"}},
+	{"numactl --help", []string{"numactl --help"}},
 }
 
 func TestParse(t *testing.T) {

@@ -191,14 +191,41 @@ var (
 		long: "null arg-file= delimiter= eof? replace? max-lines? max-args= max-procs= max-chars= " +
 			"process-slot-var= interactive no-run-if-empty verbose exit open-tty show-limits help version",
 	}
-	stdbufOpts  = optDef{args: "ioe", long: "input= output= error= help version"}
-	chrtOpts    = optDef{flags: "abdefimoprRv", args: "TPD", long: "all-tasks batch deadline ext fifo idle max other pid rr reset-on-fork verbose sched-runtime= sched-period= sched-deadline= help version"}
-	tasksetOpts = optDef{flags: "acp", long: "all-tasks cpu-list pid help version"}
-	setsidOpts  = optDef{flags: "cfw", long: "ctty fork wait help version"}
-	flockOpts   = optDef{flags: "sexnouF", args: "wE", long: "shared exclusive unlock nonblock nb close no-fork verbose wait= timeout= conflict-exit-code= help version"}
-	chrootOpts  = optDef{long: "userspec= groups= skip-chdir help version"}
-	pkexecOpts  = optDef{long: "user= disable-internal-agent keep-cwd help version"}
-	watchOpts   = optDef{flags: "bcCegptwx", args: "nq", opt: "d", long: "beep color no-color differences? errexit chgexit interval= precise no-title no-wrap exec equexit= help version"}
+	stdbufOpts   = optDef{args: "ioe", long: "input= output= error= help version"}
+	chrtOpts     = optDef{flags: "abdefimoprRv", args: "TPD", long: "all-tasks batch deadline ext fifo idle max other pid rr reset-on-fork verbose sched-runtime= sched-period= sched-deadline= help version"}
+	tasksetOpts  = optDef{flags: "acp", long: "all-tasks cpu-list pid help version"}
+	setsidOpts   = optDef{flags: "cfw", long: "ctty fork wait help version"}
+	flockOpts    = optDef{flags: "sexnouF", args: "wE", long: "shared exclusive unlock nonblock nb close no-fork verbose wait= timeout= conflict-exit-code= help version"}
+	chrootOpts   = optDef{long: "userspec= groups= skip-chdir help version"}
+	pkexecOpts   = optDef{long: "user= disable-internal-agent keep-cwd help version"}
+	unbufferOpts = optDef{flags: "p"}
+	straceOpts   = optDef{
+		flags: "cCdDfFhikqrtTvVwxyYzZ",
+		args:  "abeEIoOpPsSuUX",
+		long: "summary-only summary summary-wall-clock follow-forks output-separately daemonize " +
+			"decode-fds? decode-pids? stack-trace? no-abbrev successful-only failed-only quiet? " +
+			"silent? relative-timestamps? absolute-timestamps? timestamps? syscall-times? seccomp-bpf " +
+			"kill-on-exit debug help version columns= abbrev= expr= trace= trace-path= env= " +
+			"output= signal= status= attach= instruction-pointer raw= read= write= verbose= inject= " +
+			"fault= string-limit= summary-sort= sort= user= const-print-style= summary-columns= trace-fds= " +
+			"argv0= quiet= secontext? strings-in-hex? tips?",
+	}
+	ltraceOpts   = optDef{flags: "bcCfhiLrStTV", args: "aAeEFlnopsuwxD", long: "align= demangle library= output= help version indent= where="}
+	fakerootOpts = optDef{flags: "uhv", args: "lsib", long: "lib= faked= unknown-is-real help version"}
+	runuserOpts  = optDef{
+		flags: "flmpPhV",
+		args:  "cgGsuwZ",
+		long: "command= session-command= fast group= supp-group= login preserve-environment pty shell= " +
+			"user= whitelist-environment= help version",
+	}
+	scriptOpts = optDef{
+		flags: "aefqhVE",
+		args:  "cBIOTmo",
+		opt:   "t",
+		long: "append command= echo= return flush force log-io= log-in= log-out= log-timing= " +
+			"logging-format= output-limit= quiet timing? help version",
+	}
+	watchOpts = optDef{flags: "bcCegptwx", args: "nq", opt: "d", long: "beep color no-color differences? errexit chgexit interval= precise no-title no-wrap exec equexit= help version"}
 )
 
 // stepKind says what one wrapper layer does.
@@ -332,6 +359,106 @@ func wrapperStep(name string, l []word) step {
 		return wrapAt(op, l)
 	case "xargs":
 		return xargsStep(l)
+	case "unbuffer":
+		return scanWrap(&unbufferOpts, l)
+	case "strace":
+		return scanWrap(&straceOpts, l)
+	case "ltrace":
+		return scanWrap(&ltraceOpts, l)
+	case "catchsegv":
+		return wrapAt(1, l)
+	case "valgrind":
+		return valgrindStep(l)
+	case "fakeroot":
+		hits, op, why := fakerootOpts.scan(l)
+		switch {
+		case why != "":
+			return unknownStep(why)
+		case has(hits, "h", "help", "v", "version"):
+			return step{}
+		case op >= len(l):
+			return step{kind: stepImplied, implied: "sh", why: "fakeroot without a command runs a shell", missing: true}
+		}
+		return wrapAt(op, l)
+	case "runuser":
+		hits, op, why := runuserOpts.scan(l)
+		switch {
+		case why != "":
+			return unknownStep(why)
+		case has(hits, "h", "help", "V", "version"):
+			return step{}
+		case has(hits, "u", "user") && !has(hits, "c", "command", "session-command"):
+			return wrapAt(op, l) // runuser -u USER [--] COMMAND
+		}
+		return unknownStep("runs another program: runuser")
+	case "script":
+		return scriptStep(l)
+	case "unshare", "nsenter", "prlimit", "numactl", "firejail", "systemd-run", "setpriv", "bwrap", "gdb":
+		if len(l) == 2 && !l[1].dyn {
+			switch l[1].s {
+			case "--help", "--version", "-h", "-V":
+				return step{}
+			}
+		}
+		return unknownStep("runs another program: " + name)
+	}
+	return step{}
+}
+
+// valgrindStep unwraps valgrind, whose options are all one word
+// (--tool=memcheck, -q, -v).
+func valgrindStep(l []word) step {
+	for i := 1; i < len(l); i++ {
+		x := l[i]
+		if x.dyn {
+			return unknownStep(fmt.Sprintf("valgrind: option or program %q is not static", x.s))
+		}
+		switch {
+		case x.s == "--help" || x.s == "--version" || x.s == "-h":
+			return step{}
+		case x.s == "--":
+			return wrapAt(i+1, l)
+		case strings.HasPrefix(x.s, "-"):
+			continue
+		}
+		return wrapAt(i, l)
+	}
+	return step{missing: true}
+}
+
+// scriptArgs reads the options of script (util-linux), which may follow
+// its file operand, and returns them with the operands.
+func scriptArgs(l []word) (hits []optHit, operands []word, why string) {
+	rest := l
+	for {
+		h, op, why := scriptOpts.scan(rest)
+		if why != "" {
+			return nil, nil, why
+		}
+		hits = append(hits, h...)
+		if op >= len(rest) {
+			return hits, operands, ""
+		}
+		if op > 0 && rest[op-1].s == "--" {
+			return hits, append(operands, rest[op:]...), ""
+		}
+		operands = append(operands, rest[op])
+		rest = append([]word{l[0]}, rest[op+1:]...)
+	}
+}
+
+// scriptStep: util-linux script -c CMD runs CMD with a shell (a body, see
+// bodies); BSD script [-aq] FILE COMMAND... runs COMMAND.
+func scriptStep(l []word) step {
+	hits, _, why := scriptArgs(l)
+	if why == "" && has(hits, "c", "command", "h", "help", "V", "version") {
+		return step{}
+	}
+	if _, op, bsdWhy := scriptOpts.scan(l); bsdWhy == "" && op+1 < len(l) {
+		return wrapAt(op+1, l)
+	}
+	if why != "" {
+		return unknownStep(why)
 	}
 	return step{}
 }

@@ -81,6 +81,12 @@ func (w *walker) stmt(s *syntax.Stmt) {
 			}
 		}
 		w.redirSubsts(s.Redirs)
+	case *syntax.TimeClause:
+		// bash and dash read "time [-p] [--] pipeline": the -p and -- are
+		// the keyword's, not the program.
+		stripTimeOpts(c)
+		w.withRedirs(s.Redirs).substs(c)
+		w.redirSubsts(s.Redirs)
 	case nil:
 		if len(s.Redirs) > 0 {
 			w.call(&syntax.CallExpr{}, s.Redirs)
@@ -91,6 +97,37 @@ func (w *walker) stmt(s *syntax.Stmt) {
 		// substitutions in them are, and their statements are.
 		w.withRedirs(s.Redirs).substs(c)
 		w.redirSubsts(s.Redirs)
+	}
+}
+
+// stripTimeOpts removes the -p and -- that the time keyword reads from
+// the first command of its pipeline (time -p -- rm -rf /).
+func stripTimeOpts(tc *syntax.TimeClause) {
+	st := tc.Stmt
+	for st != nil {
+		b, ok := st.Cmd.(*syntax.BinaryCmd)
+		if !ok || b.Op != syntax.Pipe && b.Op != syntax.PipeAll {
+			break
+		}
+		st = b.X
+	}
+	if st == nil {
+		return
+	}
+	ce, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(ce.Assigns) > 0 {
+		return
+	}
+	for len(ce.Args) > 1 {
+		lit := ce.Args[0].Lit()
+		if lit == "--" {
+			ce.Args = ce.Args[1:]
+			return
+		}
+		if lit != "-p" {
+			return
+		}
+		ce.Args = ce.Args[1:]
 	}
 }
 
@@ -160,6 +197,20 @@ func (w *walker) redirSubsts(redirs []*syntax.Redirect) {
 			w.substs(r.Hdoc)
 		}
 	}
+}
+
+// hasProcSubst reports a process substitution anywhere inside x.
+func hasProcSubst(x *syntax.Word) bool {
+	found := false
+	if x != nil {
+		syntax.Walk(x, func(n syntax.Node) bool {
+			if _, ok := n.(*syntax.ProcSubst); ok {
+				found = true
+			}
+			return !found
+		})
+	}
+	return found
 }
 
 // hasSubst reports a command or process substitution anywhere inside n.
@@ -462,7 +513,9 @@ func (w *walker) simple(words []word, base Command, outer [][]string, stmtRedirs
 			w.st.line.Commands[idx].Unknown = why
 			return
 		} else if ok {
-			w.body(idx, script{src: src})
+			if src != "" {
+				w.body(idx, script{src: src})
+			}
 		} else {
 			w.st.meta[idx].stdinShell = true
 		}
@@ -552,8 +605,13 @@ func heredocScript(w *walker, redirs []*syntax.Redirect) (src string, ok bool, w
 		}
 		return x.s + "\n", true, ""
 	case syntax.Hdoc, syntax.DashHdoc:
+	case syntax.RdrIn:
+		if hasProcSubst(last.Word) {
+			return "", false, fmt.Sprintf("reads its script from a process substitution, which is not static: %s", w.text(last.Word))
+		}
+		return "", true, "" // a file: reading it is the effects table's business
 	default:
-		return "", false, ""
+		return "", true, "" // another descriptor, not the pipe
 	}
 	if last.Hdoc == nil {
 		return "", true, ""
