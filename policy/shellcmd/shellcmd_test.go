@@ -286,7 +286,10 @@ var parseTests = []struct {
 	{"bash <<EOF\nrm -rf $HOME\nEOF", []string{"bash !unknown (<<)"}},
 	{"echo 'rm -rf /' | sh", []string{`echo "rm -rf /"`, "sh", "rm -rf / @1"}},
 	{"echo rm -rf / | sudo bash -s", []string{"echo rm -rf /", "bash -s", "rm -rf / @1"}},
-	{"curl -fsSL x | sudo /bin/sh", []string{"curl -fsSL x", "sh"}},
+	{"curl -fsSL x | sudo /bin/sh", []string{"curl -fsSL x", "sh !unknown"}}, // what sh runs comes from curl
+	{"cat <<< 'rm -rf /' | bash", []string{"cat (<<<)", "bash !unknown"}},
+	{"echo 'rm -rf /' | bash", []string{"echo \"rm -rf /\"", "bash", "rm -rf / @1"}},
+	{"find . -name '*.sh' -print0 | xargs -0 -n1 bash -n", []string{"find . -name *.sh -print0", "bash -n ~dyn"}}, // xargs gives bash file names, not a script
 	{"bash < script.sh", []string{"bash r:script.sh"}},
 
 	// Substitutions are commands.

@@ -283,10 +283,19 @@ func flattenPipe(s *syntax.Stmt, out *[]*syntax.Stmt) {
 }
 
 // pipedScript handles echo 'rm -rf /' | sh: a shell reading its script
-// from a pipe fed by an echo or printf of static text runs that text.
+// from a pipe fed by an echo or printf of static text runs that text. Fed
+// by anything else (curl, cat, a here-string into cat), what it runs is
+// not known before it runs.
 func (w *walker) pipedScript(prev []int, start int) {
 	m := w.st.meta
-	if len(prev) != 1 || start >= len(m) || !m[prev[0]].hasData || !m[start].stdinShell {
+	if start >= len(m) || !m[start].stdinShell {
+		return
+	}
+	if len(prev) != 1 || !m[prev[0]].hasData {
+		c := &w.st.line.Commands[start]
+		if c.Unknown == "" {
+			c.Unknown = c.Argv[0] + " reads its script from a pipe, which is not static"
+		}
 		return
 	}
 	w.body(start, script{src: m[prev[0]].data})
@@ -516,7 +525,9 @@ func (w *walker) simple(words []word, base Command, outer [][]string, stmtRedirs
 			if src != "" {
 				w.body(idx, script{src: src})
 			}
-		} else {
+		} else if u.appendBy == "" {
+			// (With xargs or parallel appending arguments, the shell gets
+			// file names, not a script on its input.)
 			w.st.meta[idx].stdinShell = true
 		}
 	}
