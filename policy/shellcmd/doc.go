@@ -38,7 +38,9 @@
 //     with its options, -S and assignments; command, builtin, exec, nohup,
 //     time, timeout, nice, ionice, stdbuf, chrt, taskset, setsid, flock,
 //     chroot, pkexec, busybox, watch -x, sudo and doas with their options,
-//     xargs); quotes and escapes are removed ($'...' decoded); brace
+//     xargs, unbuffer, strace, ltrace, valgrind, fakeroot, catchsegv,
+//     runuser -u, script -c); long options may be shortened to any
+//     unambiguous prefix, as getopt_long and git read them; quotes and escapes are removed ($'...' decoded); brace
 //     expansions are expanded ({rm,-rf,/} is rm -rf /); the program is
 //     reduced to its basename ([Command.Path] keeps it as written);
 //     redirections become [Redirect] values.
@@ -53,8 +55,12 @@
 //     when xargs or parallel appends arguments to it (xargs bash -c,
 //     xargs sudo --); and a parallel with no command that reads its
 //     command lines from input (parallel, printf 'ls\n' | parallel),
-//     whose piped or heredoc script is still reported. A caller must treat an unknown command or line as
-//     unknown, never allow it.
+//     whose piped or heredoc script is still reported. So is a shell that
+//     reads its script from a pipe not fed by a static echo or printf
+//     (curl x | sh), or from a process substitution, and a program runner
+//     that is not unwrapped (unshare, nsenter, systemd-run, gdb, ...). A
+//     caller must treat an unknown command or line as unknown, never allow
+//     it.
 //   - What is data and so not a command: the arguments of echo, git commit
 //     -m and the like, single-quoted strings, quoted heredocs, comments.
 //
