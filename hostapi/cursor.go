@@ -3,7 +3,6 @@ package hostapi
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"path/filepath"
 	"strings"
 )
@@ -240,25 +239,16 @@ func (Cursor) Install(root string) ([]string, error) {
 	path := filepath.Join(root, CursorHooksFile)
 	var bad error
 	changed, err := mergeJSONFile(path, func(doc map[string]any) bool {
-		hooks, ok := doc["hooks"].(map[string]any)
-		if _, present := doc["hooks"]; present && !ok {
-			bad = fmt.Errorf("%s: \"hooks\" is not an object; fix or move it, it was left unchanged", path)
+		hooks, err := hookLists(path, doc, cursorInstallEvents())
+		if err != nil {
+			bad = err
 			return false
-		}
-		for _, ev := range cursorInstallEvents() {
-			if list, present := hooks[ev]; present {
-				if _, isList := list.([]any); !isList {
-					bad = fmt.Errorf("%s: hooks.%s is not a list; fix or move it, it was left unchanged", path, ev)
-					return false
-				}
-			}
 		}
 		changed := false
 		if _, ok := doc["version"]; !ok {
 			doc["version"] = 1
 			changed = true
 		}
-		hooks, _ = object(doc, "hooks")
 		for _, ev := range cursorInstallEvents() {
 			entry := map[string]any{"command": HookCommand + "cursor", "timeout": cursorTimeoutSeconds}
 			changed = appendOnce(hooks, ev, entry, cursorRunsAgentShell) || changed

@@ -2,7 +2,6 @@ package hostapi
 
 import (
 	"encoding/json"
-	"fmt"
 	"path/filepath"
 	"strings"
 )
@@ -207,20 +206,11 @@ func (Gemini) Install(root string) ([]string, error) {
 	path := filepath.Join(root, GeminiSettingsFile)
 	var bad error
 	changed, err := mergeJSONFile(path, func(doc map[string]any) bool {
-		hooks, ok := doc["hooks"].(map[string]any)
-		if _, present := doc["hooks"]; present && !ok {
-			bad = fmt.Errorf("%s: \"hooks\" is not an object; fix or move it, it was left unchanged", path)
+		hooks, err := hookLists(path, doc, geminiInstallEvents())
+		if err != nil {
+			bad = err
 			return false
 		}
-		for _, ev := range geminiInstallEvents() {
-			if list, present := hooks[ev]; present {
-				if _, isList := list.([]any); !isList {
-					bad = fmt.Errorf("%s: hooks.%s is not a list; fix or move it, it was left unchanged", path, ev)
-					return false
-				}
-			}
-		}
-		hooks, _ = object(doc, "hooks")
 		changed := false
 		for _, ev := range geminiInstallEvents() {
 			group := map[string]any{"hooks": []any{map[string]any{
