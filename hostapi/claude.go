@@ -50,14 +50,7 @@ var claudeDialect = dialect{
 }
 
 func (Claude) Parse(payload []byte, nativeEvent string) (*Event, error) {
-	fields, err := objectFields(payload)
-	if err != nil {
-		return nil, err
-	}
-	if err := requireEventName(fields, nativeEvent); err != nil {
-		return nil, err
-	}
-	return claudeDialect.parse(fields, nativeEvent)
+	return claudeDialect.parseNamed(payload, nativeEvent)
 }
 
 // Coverage (reference/hosts.md §3.4, §3.5):

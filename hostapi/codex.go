@@ -107,15 +107,7 @@ var codexDialect = dialect{
 }
 
 func (Codex) Parse(payload []byte, nativeEvent string) (*Event, error) {
-	fields, err := objectFields(payload)
-	if err != nil {
-		return nil, err
-	}
-	// Codex, like Claude, always names the event in hook_event_name.
-	if err := requireEventName(fields, nativeEvent); err != nil {
-		return nil, err
-	}
-	return codexDialect.parse(fields, nativeEvent)
+	return codexDialect.parseNamed(payload, nativeEvent)
 }
 
 // Coverage (reference/hosts.md §5.4, §5.6):

@@ -119,6 +119,20 @@ func requireEventName(fields map[string]json.RawMessage, nativeEvent string) err
 	return nil
 }
 
+// parseNamed parses the payload of a host that always names its event in
+// hook_event_name (Claude, Codex, Gemini): a payload without it is refused,
+// unless the caller names the event.
+func (d dialect) parseNamed(payload []byte, nativeEvent string) (*Event, error) {
+	fields, err := objectFields(payload)
+	if err != nil {
+		return nil, err
+	}
+	if err := requireEventName(fields, nativeEvent); err != nil {
+		return nil, err
+	}
+	return d.parse(fields, nativeEvent)
+}
+
 // commandField returns the raw command field of a shell tool's input, an
 // object (or, as some hosts send it, a JSON string holding one).
 func commandField(input json.RawMessage, present bool) (json.RawMessage, error) {

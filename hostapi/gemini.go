@@ -51,14 +51,7 @@ var geminiDialect = dialect{
 // caller names the event, since guessing could let a BeforeTool through as
 // an unknown, observe-only event.
 func (Gemini) Parse(payload []byte, nativeEvent string) (*Event, error) {
-	fields, err := objectFields(payload)
-	if err != nil {
-		return nil, err
-	}
-	if err := requireEventName(fields, nativeEvent); err != nil {
-		return nil, err
-	}
-	return geminiDialect.parse(fields, nativeEvent)
+	return geminiDialect.parseNamed(payload, nativeEvent)
 }
 
 // Coverage follows hosts.md §6.4 and §6.5. BeforeTool: a deny with a
