@@ -1,0 +1,130 @@
+package builtins
+
+import (
+	"path"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
+)
+
+// The versions of the bridge values, and the constructors their structs print with.
+const (
+	ContextVersion = "shell-context-v1"
+	AuditVersion   = "shell-audit-v1"
+
+	contextCtor     = starlark.String("shell_context")
+	policyCtor      = starlark.String("shell_policy")
+	policyMatchCtor = starlark.String("shell_policy_match")
+	auditCtor       = starlark.String("shell_audit")
+)
+
+// Context is shell-context-v1: what matchers, reviewers, before-interceptors and effect
+// analyzers see of one simple command.
+type Context struct {
+	Phase     string // "shell_matcher", "shell_reviewer", "shell_before", "shell_effect"
+	RequestID string
+	SessionID string
+	Agent     string   // "claude", "copilot", ... or "npm" on the shim path
+	Tool      string   // normalized tool name, e.g. "bash"
+	Argv      []string // normalized argv of the simple command
+	Program   string   // the program as written (path kept), may equal Argv[0]
+	Cwd       string
+	Effects   []string
+	Policy    *Policy // nil for matchers and analyzers
+	Timestamp string  // RFC 3339 with milliseconds, UTC; the only clock a script has
+}
+
+// Policy is the policy decision reviewers and before-interceptors see.
+type Policy struct {
+	Action, Reason string
+	Matches        []PolicyMatch
+}
+
+// PolicyMatch is one rule that matched.
+type PolicyMatch struct{ RuleID, Action, Reason string }
+
+// Value builds the frozen struct scripts see as ctx: version="shell-context-v1", phase,
+// request_id, session_id, agent, tool, argv (tuple), basename (path.Base of Argv[0], "" if
+// none), program, cwd, effects (tuple), policy (None or a struct {action, reason, matches:
+// tuple of structs {rule_id, action, reason}}), timestamp. The caller is responsible for
+// having bounded the inputs (argv and effects at most MaxList items, strings at most
+// MaxString bytes).
+func (c *Context) Value() starlark.Value {
+	basename := ""
+	if len(c.Argv) > 0 {
+		basename = path.Base(c.Argv[0])
+	}
+	var policy starlark.Value = starlark.None
+	if c.Policy != nil {
+		policy = c.Policy.value()
+	}
+	s := starlarkstruct.FromStringDict(contextCtor, starlark.StringDict{
+		"version":    starlark.String(ContextVersion),
+		"phase":      starlark.String(c.Phase),
+		"request_id": starlark.String(c.RequestID),
+		"session_id": starlark.String(c.SessionID),
+		"agent":      starlark.String(c.Agent),
+		"tool":       starlark.String(c.Tool),
+		"argv":       stringTuple(c.Argv),
+		"basename":   starlark.String(basename),
+		"program":    starlark.String(c.Program),
+		"cwd":        starlark.String(c.Cwd),
+		"effects":    stringTuple(c.Effects),
+		"policy":     policy,
+		"timestamp":  starlark.String(c.Timestamp),
+	})
+	s.Freeze()
+	return s
+}
+
+func (p *Policy) value() starlark.Value {
+	matches := make(starlark.Tuple, len(p.Matches))
+	for i, m := range p.Matches {
+		matches[i] = starlarkstruct.FromStringDict(policyMatchCtor, starlark.StringDict{
+			"rule_id": starlark.String(m.RuleID),
+			"action":  starlark.String(m.Action),
+			"reason":  starlark.String(m.Reason),
+		})
+	}
+	return starlarkstruct.FromStringDict(policyCtor, starlark.StringDict{
+		"action":  starlark.String(p.Action),
+		"reason":  starlark.String(p.Reason),
+		"matches": matches,
+	})
+}
+
+// AuditEvent is shell-audit-v1: one flight-recorder event, already redacted, as an audit
+// filter sees it.
+type AuditEvent struct {
+	Sequence  int64
+	Timestamp string
+	SessionID string
+	Event     string         // the event type, e.g. "policy_decision"
+	Fields    map[string]any // every top-level field of the event line, JSON-decoded (numbers as int64 or float64)
+}
+
+// Value builds the frozen struct an audit filter sees: version="shell-audit-v1",
+// phase="shell_audit", sequence (int), timestamp, session_id, event, fields (frozen dict,
+// sorted keys, values converted with ToStarlark; an error if they are not data or exceed
+// the caps).
+func (a *AuditEvent) Value() (starlark.Value, error) {
+	fields := a.Fields
+	if fields == nil {
+		fields = map[string]any{}
+	}
+	f, err := toStarlarkNamed("fields", fields)
+	if err != nil {
+		return nil, err
+	}
+	s := starlarkstruct.FromStringDict(auditCtor, starlark.StringDict{
+		"version":    starlark.String(AuditVersion),
+		"phase":      starlark.String("shell_audit"),
+		"sequence":   starlark.MakeInt64(a.Sequence),
+		"timestamp":  starlark.String(a.Timestamp),
+		"session_id": starlark.String(a.SessionID),
+		"event":      starlark.String(a.Event),
+		"fields":     f,
+	})
+	s.Freeze()
+	return s, nil
+}
