@@ -1,7 +1,7 @@
 // Package scripts holds what ships inside the agent-shell binary besides
-// code: the files `agent-shell demo` sets up a repository with (and, once
-// the Starlark runtime lands, the @agent-shell// library and examples). It
-// reads nothing from disk.
+// code: the @agent-shell// Starlark library that scripts load, and the
+// files `agent-shell demo` sets up a repository with. It reads nothing
+// from disk.
 package scripts
 
 import "embed"
@@ -9,8 +9,17 @@ import "embed"
 //go:embed demo
 var demo embed.FS
 
+//go:embed lib
+var library embed.FS
+
 // Demo returns an embedded file of the demo repository, by its path under
 // demo/ (e.g. "policy.json").
 func Demo(name string) ([]byte, error) {
 	return demo.ReadFile("demo/" + name)
+}
+
+// Library returns a module of the @agent-shell// library by its cleaned
+// path, e.g. "helpers.star" for load("@agent-shell//helpers.star", ...).
+func Library(name string) ([]byte, error) {
+	return library.ReadFile("lib/" + name)
 }

@@ -1,0 +1,92 @@
+package runtime
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"sync"
+
+	"go.starlark.net/starlark"
+)
+
+// starlarkVersion is the go.starlark.net module version linked in: a
+// compiled program is only reused by the interpreter that wrote it.
+var starlarkVersion = sync.OnceValue(func() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range bi.Deps {
+			if d.Path == "go.starlark.net" {
+				if d.Replace != nil {
+					return d.Replace.Path + "@" + d.Replace.Version + " " + d.Replace.Sum
+				}
+				return d.Version + " " + d.Sum
+			}
+		}
+	}
+	return "unknown"
+})
+
+// cacheKey identifies a compiled program: the source digest and its name
+// (positions carry it), the surface it was resolved against (its name and
+// the very names it predeclares, which another build may not have), the
+// dialect, and the compiler. Missing any of these would let a program
+// compiled for one kind, build or dialect be reused for another.
+func cacheKey(file, sourceSHA, surface string, predeclared starlark.StringDict) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "agent-shell starlark cache 1\x00%d\x00%s\x00%s\x00%+v\x00%s\x00%s",
+		starlark.CompilerVersion, starlarkVersion(), surface, *dialect, file, sourceSHA)
+	for _, name := range predeclared.Keys() {
+		fmt.Fprintf(h, "\x00%s", name)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// compileCached compiles src on the given surface, reusing a program from
+// the disk cache when one with the same key is there. A corrupt, foreign or
+// unreadable entry is ignored and rewritten.
+func (rt *Runtime) compileCached(file string, src []byte, sourceSHA, surface string, predeclared starlark.StringDict) (*starlark.Program, error) {
+	key := cacheKey(file, sourceSHA, surface, predeclared)
+	header := []byte("agent-shell-starlark " + key + "\n")
+	var path string
+	if rt.opts.CacheDir != "" {
+		path = filepath.Join(rt.opts.CacheDir, key[:40]+".bin")
+		if data, err := os.ReadFile(path); err == nil && bytes.HasPrefix(data, header) {
+			if prog, err := starlark.CompiledProgram(bytes.NewReader(data[len(header):])); err == nil {
+				return prog, nil
+			}
+		}
+	}
+	_, prog, err := starlark.SourceProgramOptions(dialect, file, src, predeclared.Has)
+	if err != nil {
+		return nil, err
+	}
+	if path != "" {
+		var buf bytes.Buffer
+		buf.Write(header)
+		if prog.Write(&buf) == nil {
+			writeCache(path, buf.Bytes())
+		}
+	}
+	return prog, nil
+}
+
+// writeCache replaces a cache entry atomically. Failing to cache is not an
+// error: the next process compiles again.
+func writeCache(path string, data []byte) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return
+	}
+	f, err := os.CreateTemp(dir, ".tmp-*")
+	if err != nil {
+		return
+	}
+	_, werr := f.Write(data)
+	cerr := f.Close()
+	if werr != nil || cerr != nil || os.Rename(f.Name(), path) != nil {
+		os.Remove(f.Name())
+	}
+}

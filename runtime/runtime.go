@@ -1,0 +1,204 @@
+// Package runtime is the sandboxed Starlark host: it compiles each
+// declared script on its kind's surface (with a disk cache), resolves and
+// cycle-checks the whole load() graph before anything runs, and invokes
+// scripts under fuel, wall-time and output limits, with transactional
+// state. It knows nothing of policy: callers hand it frozen input values
+// and get back one validated action or a classified failure.
+package runtime
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/syntax"
+
+	"github.com/agent-shell/agent-shell/builtins"
+	"github.com/agent-shell/agent-shell/state"
+)
+
+// Default limits of a script that declares none. Starlark counts bytecode
+// steps, not the reference's units: a million steps is a few milliseconds
+// of work here, far more than a matcher needs and far less than a hang.
+const (
+	DefaultFuel      = 1_000_000
+	DefaultTimeout   = 2 * time.Second
+	DefaultMaxOutput = 16 << 10
+	DefaultFunction  = "on_event"
+)
+
+// dialect is the strictest Starlark dialect (the zero value): no while, no
+// recursion, no top-level control flow, no global reassignment, no set.
+var dialect = &syntax.FileOptions{}
+
+// Limits bound one run of a script, module initialisation included.
+type Limits struct {
+	Fuel      uint64        // execution steps
+	Timeout   time.Duration // wall time
+	MaxOutput int           // bytes of print output kept
+}
+
+// Script is one declared script, its source already read.
+type Script struct {
+	ID        string
+	Kind      builtins.Kind
+	File      string // the name in positions and errors, e.g. "scripts/tf.star"
+	Source    []byte // the source; when nil, Compile reads File from Options.Dir
+	Function  string
+	Lifecycle state.Lifecycle
+	Limits    Limits
+}
+
+// Options says where a runtime reads and writes.
+type Options struct {
+	// Dir is the manifest's folder: `./x.star` loads resolve inside it and
+	// cannot leave it.
+	Dir string
+	// CacheDir holds compiled programs; "" disables the disk cache.
+	CacheDir string
+	// Store keeps session and runtime state; nil keeps none (every call
+	// then starts from empty state, as an invocation would).
+	Store *state.Store
+}
+
+// Runtime is a compiled set of scripts and the modules they load.
+type Runtime struct {
+	opts     Options
+	scripts  map[string]*compiled
+	order    []string
+	modules  map[string]*module // by canonical module name
+	manifest string             // the manifest digest, for state identity
+}
+
+// compiled is one entry script.
+type compiled struct {
+	Script
+	sha256 string
+	prog   *starlark.Program
+	deps   []string // canonical names of the modules it loads, by load index
+
+	once    sync.Once
+	fn      *starlark.Function
+	initErr error
+}
+
+// CompileError is a script or load error located at file:line:col when the
+// position is known.
+type CompileError struct {
+	Script string // the script id
+	Src    bool   // the script's own source file could not be read
+	Err    error
+}
+
+func (e *CompileError) Error() string { return fmt.Sprintf("script %q: %v", e.Script, e.Err) }
+func (e *CompileError) Unwrap() error { return e.Err }
+
+// Compile compiles every script and everything it loads. Any error (a
+// syntax or name error, a load outside the root, a cycle, a function of
+// another kind) fails the whole set: a manifest whose scripts do not
+// compile must not be used.
+func Compile(scripts []Script, opts Options) (*Runtime, error) {
+	rt := &Runtime{opts: opts, scripts: map[string]*compiled{}, modules: map[string]*module{}}
+	l := &loader{rt: rt}
+	defer l.close()
+	for _, s := range scripts {
+		if _, dup := rt.scripts[s.ID]; dup {
+			return nil, &CompileError{Script: s.ID, Err: errors.New("duplicate script id")}
+		}
+		if !s.Kind.Valid() {
+			return nil, &CompileError{Script: s.ID, Err: fmt.Errorf("unknown kind %q", s.Kind)}
+		}
+		if s.Function == "" {
+			s.Function = DefaultFunction
+		}
+		s.Limits = s.Limits.withDefaults()
+		if s.Source == nil {
+			src, err := l.readSource(s.File)
+			if err != nil {
+				return nil, &CompileError{Script: s.ID, Src: true, Err: err}
+			}
+			s.Source = src
+		}
+		sum := sha256.Sum256(s.Source)
+		c := &compiled{Script: s, sha256: hex.EncodeToString(sum[:])}
+		prog, err := rt.compileCached(s.File, s.Source, c.sha256, string(s.Kind), builtins.Surface(s.Kind))
+		if err != nil {
+			return nil, &CompileError{Script: s.ID, Err: err}
+		}
+		c.prog = prog
+		deps, err := l.resolveLoads(prog, s.File, originOf(s.File), []string{s.File})
+		if err != nil {
+			return nil, &CompileError{Script: s.ID, Err: err}
+		}
+		c.deps = deps
+		rt.scripts[s.ID] = c
+		rt.order = append(rt.order, s.ID)
+	}
+	return rt, nil
+}
+
+func (l Limits) withDefaults() Limits {
+	if l.Fuel == 0 {
+		l.Fuel = DefaultFuel
+	}
+	if l.Timeout == 0 {
+		l.Timeout = DefaultTimeout
+	}
+	if l.MaxOutput == 0 {
+		l.MaxOutput = DefaultMaxOutput
+	}
+	return l
+}
+
+// SetManifestDigest binds the runtime to the manifest it belongs to: state
+// snapshots written under another manifest are not used.
+func (rt *Runtime) SetManifestDigest(d string) { rt.manifest = d }
+
+// Digest is one source that went into the runtime, for the manifest digest.
+type Digest struct {
+	Name   string // a script id, or a module's canonical name
+	SHA256 string
+}
+
+// Digests lists every entry script (by id) and every loaded module (by
+// canonical name) with the SHA-256 of its source, sorted by name.
+func (rt *Runtime) Digests() []Digest {
+	var out []Digest
+	for _, id := range rt.order {
+		out = append(out, Digest{Name: "script " + id, SHA256: rt.scripts[id].sha256})
+	}
+	for name, m := range rt.modules {
+		out = append(out, Digest{Name: "module " + name, SHA256: m.sha256})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Kind returns the kind of a declared script, and whether it exists.
+func (rt *Runtime) Kind(id string) (builtins.Kind, bool) {
+	c, ok := rt.scripts[id]
+	if !ok {
+		return "", false
+	}
+	return c.Kind, true
+}
+
+// IDs lists the declared scripts in declaration order.
+func (rt *Runtime) IDs() []string { return append([]string(nil), rt.order...) }
+
+// Check runs every script's top-level code once, under its limits, and
+// checks that its entry function exists and takes (ctx, state): what
+// `policy check` does beyond compiling.
+func (rt *Runtime) Check() error {
+	for _, id := range rt.order {
+		if _, err := rt.scripts[id].entry(rt); err != nil {
+			return &CompileError{Script: id, Err: err}
+		}
+	}
+	return nil
+}
