@@ -70,6 +70,11 @@ type Event struct {
 	Effects     []string        `json:"effects"`
 	Error       string          `json:"error"` // what went wrong, for shim_error
 	ToolResult  *ToolResult     `json:"tool_result"`
+	// Extensions lists the extension scripts that ran for this event.
+	Extensions []ExtensionRun `json:"extensions"`
+	// FilterError says why the audit filter failed; the event is then
+	// written as the core redaction left it, unfiltered.
+	FilterError string `json:"filter_error"`
 
 	// Chain fields, set by the Writer under its lock.
 	Seq        int64  `json:"seq"`
@@ -82,6 +87,19 @@ type ToolResult struct {
 	Type     string `json:"type,omitempty"`
 	ExitCode *int   `json:"exit_code,omitempty"`
 	Length   int    `json:"length"`
+}
+
+// ExtensionRun is one run of an extension script: what it answered, or why
+// it failed (fuel, timeout, error, malformed, state), and what it printed.
+type ExtensionRun struct {
+	Script     string `json:"script"`
+	Kind       string `json:"kind"`
+	Outcome    string `json:"outcome"`
+	Reason     string `json:"reason,omitempty"`
+	Error      string `json:"error,omitempty"`  // the error, with its Starlark backtrace; redacted
+	Output     string `json:"output,omitempty"` // what the script printed; redacted
+	Steps      uint64 `json:"steps"`
+	DurationMS Millis `json:"duration_ms"`
 }
 
 // AppendJSON appends the event as one JSON object (no newline) to b.
@@ -172,6 +190,40 @@ func (e *Event) AppendJSON(b []byte) []byte {
 		b = strconv.AppendInt(b, int64(r.Length), 10)
 		b = append(b, '}')
 	}
+	if len(e.Extensions) > 0 {
+		b = appendKey(b, "extensions")
+		b = append(b, '[')
+		for i, r := range e.Extensions {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"script":`...)
+			b = appendString(b, r.Script)
+			b = append(b, `,"kind":`...)
+			b = appendString(b, r.Kind)
+			b = append(b, `,"outcome":`...)
+			b = appendString(b, r.Outcome)
+			if r.Reason != "" {
+				b = append(b, `,"reason":`...)
+				b = appendString(b, r.Reason)
+			}
+			if r.Error != "" {
+				b = append(b, `,"error":`...)
+				b = appendString(b, r.Error)
+			}
+			if r.Output != "" {
+				b = append(b, `,"output":`...)
+				b = appendString(b, r.Output)
+			}
+			b = append(b, `,"steps":`...)
+			b = strconv.AppendUint(b, r.Steps, 10)
+			b = append(b, `,"duration_ms":`...)
+			b = strconv.AppendInt(b, int64(r.DurationMS), 10)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	b = appendOptionalString(b, "filter_error", e.FilterError)
 	if e.Seq > 0 {
 		b = appendKey(b, "seq")
 		b = strconv.AppendInt(b, e.Seq, 10)

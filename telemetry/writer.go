@@ -32,6 +32,9 @@ type Writer struct {
 	// Now supplies event timestamps; it is read under the lock, so that the
 	// lines of a file are in time order.
 	Now func() time.Time
+	// Filter, when set, is the project's audit filter: it sees each event
+	// after redaction and its edits are redacted again (see filter.go).
+	Filter AuditFilter
 
 	// The chain state after this Writer's last append, reused while the file
 	// has not grown since (no other process appended).
@@ -121,6 +124,11 @@ func (w *Writer) Append(e *Event) error {
 	}
 	start := len(line)
 	line = e.AppendJSON(line)
+	if w.Filter != nil {
+		// Under the lock, so the filter sees the event's seq; the chain
+		// hash below covers the filtered line.
+		line = append(line[:start], w.filter(e, line[start:])...)
+	}
 	sum := sha256.Sum256(line[start:])
 	line = append(line, '\n')
 	w.buf = line
@@ -152,6 +160,12 @@ func redactEvent(e *Event) {
 	e.Prompt = truncateUTF8(Redact(e.Prompt), MaxCommandBytes)
 	e.Reason = Redact(e.Reason)
 	e.Error = Redact(e.Error)
+	for i := range e.Extensions {
+		r := &e.Extensions[i]
+		r.Reason = Redact(r.Reason)
+		r.Error = truncateUTF8(Redact(r.Error), MaxCommandBytes)
+		r.Output = truncateUTF8(Redact(r.Output), MaxCommandBytes)
+	}
 }
 
 func truncateUTF8(s string, max int) string {
