@@ -8,9 +8,12 @@ import (
 	"unicode"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"go.starlark.net/starlark"
 
 	"github.com/agent-shell/agent-shell/hostapi"
 	"github.com/agent-shell/agent-shell/policy/shellcmd"
+	"github.com/agent-shell/agent-shell/state"
+	"github.com/agent-shell/agent-shell/telemetry"
 )
 
 // maxCommandBytes bounds the command line that is parsed; a longer one is
@@ -56,24 +59,39 @@ func Load(root string, getenv func(string) string) *Engine {
 	default:
 		e.Manifest = m
 	}
-	if err := e.compile(); err != nil {
+	stateDir := filepath.Join(root, StateSubpath)
+	if err := e.compile(RuntimeOptions{CacheDir: filepath.Join(stateDir, "cache"), Store: state.Open(stateDir)}); err != nil {
 		e.LoadErr = err
 	}
 	return e
 }
 
-// NewEngine builds an engine from already loaded parts (either may be nil).
+// StateSubpath is where script state and compiled programs live under the
+// repository root.
+const StateSubpath = ".agent-shell/state"
+
+// NewEngine builds an engine from already loaded parts (either may be nil),
+// keeping no script state and no compile cache.
 func NewEngine(pf *PolicyFile, m *Manifest) (*Engine, error) {
-	e := &Engine{File: pf, Manifest: m}
-	return e, e.compile()
+	return NewEngineWith(pf, m, RuntimeOptions{})
 }
 
-func (e *Engine) compile() error {
+// NewEngineWith is NewEngine with the scripts' cache and state where opts
+// say.
+func NewEngineWith(pf *PolicyFile, m *Manifest, opts RuntimeOptions) (*Engine, error) {
+	e := &Engine{File: pf, Manifest: m}
+	return e, e.compile(opts)
+}
+
+func (e *Engine) compile(opts RuntimeOptions) error {
 	if e.File != nil {
 		e.deny = compilePatterns(e.File.Deny)
 		e.allow = compilePatterns(e.File.Allow)
 	}
 	if e.Manifest != nil {
+		if err := e.Manifest.compileScripts(opts); err != nil {
+			return err
+		}
 		for _, r := range e.Manifest.Rules {
 			if err := e.checkExamples(r); err != nil {
 				return err
@@ -111,6 +129,8 @@ type Decision struct {
 	Commands []CommandReport
 	Unknown  string // why the command line counts as unknown, if it does
 	SoleGate bool
+	// Extensions lists every script run on the way, in order.
+	Extensions []telemetry.ExtensionRun
 }
 
 // Verdict turns a decision into the host-neutral verdict.
@@ -129,13 +149,19 @@ func (e *Engine) DecideEvent(ev *hostapi.Event) Decision {
 	if ev.CommandErr != nil {
 		return Decision{Action: ActionDeny, Reason: ev.CommandErr.Error()}
 	}
-	return e.Decide(ev.Command, ev.Cwd)
+	return e.DecideRequest(ev.Command, Request{Cwd: ev.Cwd, SessionID: ev.SessionID, Agent: ev.Agent, Tool: ev.Tool})
 }
 
 func (e *Engine) soleGate() bool { return e.Manifest != nil && e.Manifest.Policy.SoleGate }
 
 // Decide decides on one shell command line run in cwd ("" when unknown).
 func (e *Engine) Decide(raw, cwd string) Decision {
+	return e.DecideRequest(raw, Request{Cwd: cwd})
+}
+
+// DecideRequest decides on one shell command line for a request.
+func (e *Engine) DecideRequest(raw string, req Request) Decision {
+	cwd := req.Cwd
 	if e.LoadErr != nil {
 		return Decision{Action: ActionDeny, Reason: ErrLoad.Error()}
 	}
@@ -175,11 +201,14 @@ func (e *Engine) Decide(raw, cwd string) Decision {
 		}
 	}
 	defaulted := false
+	ev := e.newEvaluation(req)
 	for ci := range line.Commands {
 		c := &line.Commands[ci]
 		for li, layer := range c.Layers {
-			rep := CommandReport{Argv: layer, Layer: li, Effects: commandEffects(layer, c, cwd)}
-			rep.Matches = e.layerMatches(raw, layer, c, li, rep.Effects, hasAllowList)
+			sub := &subject{raw: raw, argv: layer, canon: shellcmd.Canonical(layer), cmd: c, innermost: li == len(c.Layers)-1, eval: ev}
+			sub.effects = ev.analyze(sub, commandEffects(layer, c, cwd))
+			rep := CommandReport{Argv: layer, Layer: li, Effects: sub.effects}
+			rep.Matches = e.layerMatches(sub, li, hasAllowList)
 			if c.Unknown != "" {
 				rep.Matches = append(rep.Matches, unknownMatch(raw, c.Unknown, unknownAction, hasAllowList))
 			}
@@ -203,6 +232,10 @@ func (e *Engine) Decide(raw, cwd string) Decision {
 	for _, m := range e.pipelineDenies(raw, line) {
 		consider(m)
 	}
+	for _, m := range ev.denies {
+		consider(m)
+	}
+	d.Extensions = ev.runs
 	if line.Err != nil {
 		consider(unknownMatch(raw, line.Err.Error(), unknownAction, hasAllowList))
 	}
@@ -216,7 +249,7 @@ func (e *Engine) Decide(raw, cwd string) Decision {
 	switch {
 	case decisive != nil && decisive.Action == d.Action:
 		d.Reason = decisive.Reason
-		if decisive.Source == "manifest" || decisive.Source == "policy.json deny" {
+		if decisive.Source == "manifest" || decisive.Source == "policy.json deny" || decisive.Source == "script" {
 			d.Rule = decisive.Rule
 		}
 	case defaulted:
@@ -229,9 +262,9 @@ func (e *Engine) Decide(raw, cwd string) Decision {
 
 // layerMatches lists the policy.json and manifest rules that match one
 // layer of a command.
-func (e *Engine) layerMatches(raw string, layer []string, c *shellcmd.Command, li int, effects []string, hasAllowList bool) []Match {
+func (e *Engine) layerMatches(sub *subject, li int, hasAllowList bool) []Match {
 	var out []Match
-	sub := &subject{argv: layer, canon: shellcmd.Canonical(layer), cmd: c, innermost: li == len(c.Layers)-1, effects: effects}
+	raw, layer, c := sub.raw, sub.argv, sub.cmd
 	canon := strings.Join(sub.canon, " ")
 	for _, p := range e.deny {
 		if p.stages == nil && p.deniesLayer(layer, sub.canon) {
@@ -250,8 +283,16 @@ func (e *Engine) layerMatches(raw string, layer []string, c *shellcmd.Command, l
 	}
 	if e.Manifest != nil {
 		for _, r := range e.Manifest.Rules {
-			if r.Match.match(sub) {
+			switch r.Match.eval(sub) {
+			case triYes:
 				out = append(out, Match{Source: "manifest", Rule: r.ID, Action: r.Action, Reason: ruleReason(raw, r)})
+			case triFailed:
+				// A failed matcher is conservative: it cannot make an
+				// allow rule match, nor make a deny or ask rule vanish.
+				if r.Action != ActionAllow {
+					out = append(out, Match{Source: "manifest", Rule: r.ID, Action: r.Action,
+						Reason: ruleReason(raw, r) + " (its script matcher failed, so the rule counts as matching)"})
+				}
 			}
 		}
 	}
@@ -598,15 +639,79 @@ func appendNew(list []string, items ...string) []string {
 // subject is one layer of a command as manifest matchers see it, with its
 // canonical form computed once for all rules.
 type subject struct {
+	raw         string // the whole command line, for reasons
 	argv, canon []string
 	cmd         *shellcmd.Command
 	innermost   bool
 	effects     []string
 	memo        map[string][]string // canonical forms of rule arguments in this command's context
+
+	eval    *evaluation
+	ctx     starlark.Value // shell-context-v1 for matchers, built on first use
+	scripts map[string]tri // matcher results, one run per script
 }
 
-// match evaluates a manifest matcher against one layer of a command.
-func (mt *Matcher) match(s *subject) bool {
+// eval evaluates a manifest matcher against one layer of a command. The
+// static keys are certain; a script matcher can fail, and a failure
+// spreads: all() is no if any part is no, else failed if any part failed;
+// any() is yes if any part is yes, else failed if any failed; not() keeps
+// a failure a failure, so negation can never turn it into a match.
+func (mt *Matcher) eval(s *subject) tri {
+	if !mt.matchStatic(s) {
+		return triNo
+	}
+	failed := false
+	if mt.Script != "" {
+		switch s.matchScript(mt.Script) {
+		case triNo:
+			return triNo
+		case triFailed:
+			failed = true
+		}
+	}
+	for _, sub := range mt.All {
+		switch sub.eval(s) {
+		case triNo:
+			return triNo
+		case triFailed:
+			failed = true
+		}
+	}
+	if len(mt.Any) > 0 {
+		anyResult := triNo
+		for _, sub := range mt.Any {
+			r := sub.eval(s)
+			if r == triYes {
+				anyResult = triYes
+				break
+			}
+			if r == triFailed {
+				anyResult = triFailed
+			}
+		}
+		switch anyResult {
+		case triNo:
+			return triNo
+		case triFailed:
+			failed = true
+		}
+	}
+	if mt.Not != nil {
+		switch mt.Not.eval(s) {
+		case triYes:
+			return triNo
+		case triFailed:
+			failed = true
+		}
+	}
+	if failed {
+		return triFailed
+	}
+	return triYes
+}
+
+// matchStatic tests the keys that need no script.
+func (mt *Matcher) matchStatic(s *subject) bool {
 	argv := s.argv
 	if len(argv) == 0 {
 		return false
@@ -642,26 +747,6 @@ func (mt *Matcher) match(s *subject) bool {
 		if *mt.NoUnknownEffects == hasUnknown {
 			return false
 		}
-	}
-	for _, sub := range mt.All {
-		if !sub.match(s) {
-			return false
-		}
-	}
-	if len(mt.Any) > 0 {
-		ok := false
-		for _, sub := range mt.Any {
-			if sub.match(s) {
-				ok = true
-				break
-			}
-		}
-		if !ok {
-			return false
-		}
-	}
-	if mt.Not != nil && mt.Not.match(s) {
-		return false
 	}
 	return true
 }
@@ -768,13 +853,21 @@ func anyEffect(effects, patterns []string) bool {
 // checkExamples verifies a rule's examples when the manifest loads.
 func (e *Engine) checkExamples(r *Rule) error {
 	for _, ex := range r.Examples.Match {
-		if !r.matchesLine(ex) {
+		ok, err := e.ruleMatchesLine(r, ex)
+		if err != nil {
+			return &ManifestError{Path: e.Manifest.Path, Line: ruleLineByID(e.Manifest, r), Key: "examples.match", Msg: err.Error()}
+		}
+		if !ok {
 			return &ManifestError{Path: e.Manifest.Path, Line: ruleLineByID(e.Manifest, r), Key: "examples.match",
 				Msg: fmt.Sprintf("rule %q does not match its example %q", r.ID, ex)}
 		}
 	}
 	for _, ex := range r.Examples.NotMatch {
-		if r.matchesLine(ex) {
+		ok, err := e.ruleMatchesLine(r, ex)
+		if err != nil {
+			return &ManifestError{Path: e.Manifest.Path, Line: ruleLineByID(e.Manifest, r), Key: "examples.not_match", Msg: err.Error()}
+		}
+		if ok {
 			return &ManifestError{Path: e.Manifest.Path, Line: ruleLineByID(e.Manifest, r), Key: "examples.not_match",
 				Msg: fmt.Sprintf("rule %q matches its counter-example %q", r.ID, ex)}
 		}
@@ -791,20 +884,37 @@ func ruleLineByID(m *Manifest, r *Rule) int {
 	return 0
 }
 
-// matchesLine reports whether the rule matches any layer of any command of
-// a command line.
-func (r *Rule) matchesLine(command string) bool {
+// ruleMatchesLine reports whether the rule matches any layer of any command
+// of a command line, running its matchers and the analyzers as a decision
+// would. A script that fails on an example is an error: the example cannot
+// be checked.
+func (e *Engine) ruleMatchesLine(r *Rule, command string) (bool, error) {
 	line := shellcmd.Parse(command)
+	ev := e.newEvaluation(Request{})
 	for ci := range line.Commands {
 		c := &line.Commands[ci]
 		for li, layer := range c.Layers {
-			sub := &subject{argv: layer, canon: shellcmd.Canonical(layer), cmd: c, innermost: li == len(c.Layers)-1, effects: commandEffects(layer, c, "")}
-			if r.Match.match(sub) {
-				return true
+			sub := &subject{raw: command, argv: layer, canon: shellcmd.Canonical(layer), cmd: c, innermost: li == len(c.Layers)-1, eval: ev}
+			sub.effects = ev.analyze(sub, commandEffects(layer, c, ""))
+			res := r.Match.eval(sub)
+			for _, run := range ev.runs {
+				if run.Error != "" {
+					return false, fmt.Errorf("rule %q: example %q: script %s failed: %s: %s", r.ID, command, run.Script, run.Outcome, firstLine(run.Error))
+				}
+			}
+			if res == triYes {
+				return true, nil
 			}
 		}
 	}
-	return false
+	return false, nil
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
 }
 
 // TrimCommand is the command as the policy evaluates and records it: with

@@ -281,7 +281,7 @@ func TestManifestLoadErrors(t *testing.T) {
 		{"bad regex", "version = 1\n[[rule]]\nid = \"a\"\naction = \"deny\"\nmatch = { program_regex = \"(\" }\n", "program_regex"},
 		{"bad effect", "version = 1\n[[rule]]\nid = \"a\"\naction = \"deny\"\nmatch = { effect = \"explode\" }\n", "unknown kind \"explode\""},
 		{"empty match", "version = 1\n[[rule]]\nid = \"a\"\naction = \"deny\"\nmatch = {}\n", "empty match table"},
-		{"script reserved", "version = 1\n[[rule]]\nid = \"a\"\naction = \"deny\"\nmatch = { script = \"tf\" }\n", "Starlark"},
+		{"script undeclared", "version = 1\n[[rule]]\nid = \"a\"\naction = \"deny\"\nmatch = { script = \"tf\" }\n", "agent-shell.toml:5: rule[1].match.script: no [[script]] has id \"tf\""},
 		{"syntax error", "version = 1\n[[rule]\n", "agent-shell.toml:2: expected ']]' to close array table name"},
 		{"bad default", "version = 1\n[policy]\ndefault = \"sometimes\"\n", "agent-shell.toml:3: policy.default: \"sometimes\": want allow, ask or deny"},
 		{"list of numbers", "version = 1\n[[rule]]\nid = \"a\"\naction = \"deny\"\nmatch = { basename = [1] }\n", "list of strings"},

@@ -6,26 +6,68 @@ import (
 	"testing"
 )
 
-func BenchmarkLoad(b *testing.B) {
+// benchRepo copies a testdata/<name> policy folder into a fresh repository.
+func benchRepo(b *testing.B, name string) string {
 	root := b.TempDir()
 	dir := filepath.Join(root, ".github", "hooks", "agent-shell")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	src := filepath.Join("testdata", name)
+	err := filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(rel)), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dir, rel), data, 0o644)
+	})
+	if err != nil {
 		b.Fatal(err)
 	}
-	for _, f := range []string{"policy.json", "agent-shell.toml"} {
-		data, err := os.ReadFile(filepath.Join("testdata", "bench", f))
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, f), data, 0o644); err != nil {
-			b.Fatal(err)
-		}
-	}
+	return root
+}
+
+func BenchmarkLoad(b *testing.B) {
+	root := benchRepo(b, "bench")
 	getenv := func(string) string { return "" }
 	b.ReportAllocs()
 	for b.Loop() {
 		if e := Load(root, getenv); e.LoadErr != nil {
 			b.Fatal(e.LoadErr)
+		}
+	}
+}
+
+// BenchmarkLoadWithScripts: the same policy plus a matcher, an effect
+// analyzer and an audit filter, their compiled programs in the cache.
+func BenchmarkLoadWithScripts(b *testing.B) {
+	root := benchRepo(b, "bench-scripts")
+	getenv := func(string) string { return "" }
+	Load(root, getenv) // fills the compile cache
+	b.ReportAllocs()
+	for b.Loop() {
+		if e := Load(root, getenv); e.LoadErr != nil {
+			b.Fatal(e.LoadErr)
+		}
+	}
+}
+
+// BenchmarkDecideWithScripts decides a 5-command line on which the
+// analyzer runs for every command and the matcher for every layer.
+func BenchmarkDecideWithScripts(b *testing.B) {
+	e := Load(benchRepo(b, "bench-scripts"), func(string) string { return "" })
+	if e.LoadErr != nil {
+		b.Fatal(e.LoadErr)
+	}
+	const line = "cd web && FOO=1 npm ci && npm test -- --coverage | tee out.log; git status --short"
+	b.ReportAllocs()
+	for b.Loop() {
+		if d := e.Decide(line, "/repo"); len(d.Extensions) == 0 {
+			b.Fatal("no script ran")
 		}
 	}
 }

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -13,6 +15,7 @@ import (
 	"github.com/pelletier/go-toml/v2"
 
 	"github.com/agent-shell/agent-shell/policy/shellcmd"
+	"github.com/agent-shell/agent-shell/runtime"
 )
 
 // ManifestSubpath is where the manifest lives under the repository root.
@@ -51,6 +54,15 @@ type Manifest struct {
 	Policy  PolicyConfig `toml:"policy"`
 	Rules   []*Rule      `toml:"rule"`
 
+	Scripts   []*ScriptDecl   `toml:"script"`
+	Analyzers []*AnalyzerDecl `toml:"analyzer"`
+	Audit     AuditConfig     `toml:"audit"`
+
+	// Digest is the SHA-256 of the manifest's text and of every script
+	// and module it runs, set when the engine compiles the scripts.
+	Digest string
+
+	runtime   *runtime.Runtime
 	src       string
 	ruleLines []int // the line of each rule's [[rule]] header, for errors
 }
@@ -162,6 +174,24 @@ func LoadManifest(root string) (*Manifest, error) {
 	return ParseManifest(path, data)
 }
 
+// LoadManifestFile reads and validates the manifest at path, wherever it
+// is: `script test` uses the manifest nearest to a test file.
+func LoadManifestFile(path string) (*Manifest, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxManifestBytes+1))
+	if err != nil {
+		return nil, &ManifestError{Path: path, Msg: err.Error()}
+	}
+	if len(data) > maxManifestBytes {
+		return nil, &ManifestError{Path: path, Msg: fmt.Sprintf("longer than %d bytes", maxManifestBytes)}
+	}
+	return ParseManifest(path, data)
+}
+
 // ParseManifest decodes and validates manifest text; path names it in errors.
 func ParseManifest(path string, data []byte) (*Manifest, error) {
 	m := &Manifest{}
@@ -212,7 +242,7 @@ func (m *Manifest) validate(src string) error {
 		}
 	}
 	ids := map[string]bool{}
-	m.ruleLines = ruleLines(src)
+	m.ruleLines = tableLines(src, "rule")
 	for i, r := range m.Rules {
 		line := 0
 		if i < len(m.ruleLines) {
@@ -236,16 +266,13 @@ func (m *Manifest) validate(src string) error {
 			return fail(key("match"), line, "rule %q: %v", r.ID, err)
 		}
 	}
-	return nil
+	return m.validateScripts()
 }
 
 // compile checks a matcher and prepares its regexps and globs.
 func (mt *Matcher) compile() error {
 	if mt == nil {
 		return errors.New("empty matcher")
-	}
-	if mt.Script != "" {
-		return errors.New("script matchers need the Starlark runtime, which this build does not have yet")
 	}
 	if len(mt.ArgvPrefix) > 0 {
 		mt.canonPrefix = shellcmd.Canonical(mt.ArgvPrefix)
@@ -264,7 +291,7 @@ func (mt *Matcher) compile() error {
 	}
 	empty := len(mt.Program) == 0 && len(mt.Basename) == 0 && len(mt.ArgvPrefix) == 0 &&
 		len(mt.Argument) == 0 && len(mt.ArgumentContains) == 0 && mt.ProgramRegex == "" &&
-		len(mt.Effect) == 0 && mt.NoUnknownEffects == nil && len(mt.All) == 0 && len(mt.Any) == 0 && mt.Not == nil
+		len(mt.Effect) == 0 && mt.NoUnknownEffects == nil && mt.Script == "" && len(mt.All) == 0 && len(mt.Any) == 0 && mt.Not == nil
 	if empty {
 		return errors.New("empty match table (it would match everything; say so with program_regex = \".*\")")
 	}
@@ -299,20 +326,6 @@ func validEffectPattern(p string) error {
 		return nil
 	}
 	return fmt.Errorf("effect %q: unknown kind %q (want read, write, network, child_processes, arbitrary_code, privilege_change or unknown)", p, kind)
-}
-
-// ruleLines lists the line of each [[rule]] header, in order.
-func ruleLines(src string) []int {
-	var lines []int
-	ln := 0
-	for rest := src; rest != ""; ln++ {
-		line, after, _ := strings.Cut(rest, "\n")
-		rest = after
-		if strings.TrimSpace(line) == "[[rule]]" {
-			lines = append(lines, ln+1)
-		}
-	}
-	return lines
 }
 
 // inlineKey puts back the inline tables that the decoder leaves out of an
@@ -351,8 +364,8 @@ func keyLine(src, table, key string) int {
 	in := false
 	for ln, line := range strings.Split(src, "\n") {
 		t := strings.TrimSpace(line)
-		if strings.HasPrefix(t, "[") {
-			in = t == "["+table+"]"
+		if h := tableHeader(t); h != "" {
+			in = h == "["+table+"]"
 			continue
 		}
 		if rest, ok := strings.CutPrefix(t, key); in && ok && strings.HasPrefix(strings.TrimSpace(rest), "=") {

@@ -1,0 +1,249 @@
+package policy
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"time"
+
+	"go.starlark.net/starlark"
+
+	"github.com/agent-shell/agent-shell/builtins"
+	"github.com/agent-shell/agent-shell/runtime"
+	"github.com/agent-shell/agent-shell/telemetry"
+)
+
+// Request is what the engine knows about who asks and where: what scripts
+// see in their ctx beside the command itself.
+type Request struct {
+	Cwd       string
+	SessionID string
+	Agent     string // "claude", "copilot", ... or "npm" for the shim
+	Tool      string // normalized tool name, e.g. "bash"
+	Time      time.Time
+	// Context cancels running scripts (nil: never, beyond their own limits).
+	Context context.Context
+}
+
+// evaluation is one decision's view of the extensions: the request they
+// see, and what every script run did, for the record.
+type evaluation struct {
+	e         *Engine
+	req       Request
+	requestID string
+	timestamp string
+	runs      []telemetry.ExtensionRun
+	denies    []Match         // failures whose declared outcome is deny
+	denied    map[string]bool // scripts already in denies
+}
+
+func (e *Engine) newEvaluation(req Request) *evaluation {
+	if req.Context == nil {
+		req.Context = context.Background()
+	}
+	if req.Time.IsZero() {
+		req.Time = time.Now()
+	}
+	return &evaluation{e: e, req: req}
+}
+
+func (ev *evaluation) rt() *runtime.Runtime {
+	if ev.e.Manifest == nil {
+		return nil
+	}
+	return ev.e.Manifest.runtime
+}
+
+// checkInput refuses a command too big to hand to a script: a script is
+// given at most builtins.MaxList words or effects of builtins.MaxString
+// bytes each, and a bigger input goes to the script's failure path.
+func checkInput(argv, effects []string) error {
+	for what, list := range map[string][]string{"argv": argv, "effects": effects} {
+		if len(list) > builtins.MaxList {
+			return fmt.Errorf("the command's %s has %d items; scripts are given at most %d", what, len(list), builtins.MaxList)
+		}
+		for _, s := range list {
+			if len(s) > builtins.MaxString {
+				return fmt.Errorf("an item of the command's %s is %d bytes; scripts are given at most %d", what, len(s), builtins.MaxString)
+			}
+		}
+	}
+	return nil
+}
+
+// context builds shell-context-v1 for one layer of a command.
+func (ev *evaluation) context(phase string, s *subject, effects []string) starlark.Value {
+	if ev.requestID == "" {
+		var b [8]byte
+		rand.Read(b[:]) //nolint:errcheck // never fails on Linux
+		ev.requestID = "req-" + hex.EncodeToString(b[:])
+		ev.timestamp = ev.req.Time.UTC().Format(telemetry.TimestampLayout)
+	}
+	program := s.argv[0]
+	if s.innermost && s.cmd.Path != "" {
+		program = s.cmd.Path
+	}
+	c := &builtins.Context{
+		Phase: phase, RequestID: ev.requestID, SessionID: ev.req.SessionID, Agent: ev.req.Agent, Tool: ev.req.Tool,
+		Argv: s.argv, Program: program, Cwd: ev.req.Cwd, Effects: effects, Timestamp: ev.timestamp,
+	}
+	return c.Value()
+}
+
+// invoke runs one script on one layer of a command and records the run.
+func (ev *evaluation) invoke(id, phase string, s *subject, effects []string) runtime.Result {
+	var res runtime.Result
+	if err := checkInput(s.argv, effects); err != nil {
+		res = runtime.Result{Failure: runtime.FailInput, Err: err}
+	} else if phase == "shell_matcher" {
+		if s.ctx == nil {
+			s.ctx = ev.context(phase, s, effects)
+		}
+		res = ev.rt().Invoke(ev.req.Context, id, s.ctx, ev.req.SessionID)
+	} else {
+		res = ev.rt().Invoke(ev.req.Context, id, ev.context(phase, s, effects), ev.req.SessionID)
+	}
+	kind, _ := ev.rt().Kind(id)
+	ev.runs = append(ev.runs, extensionRun(id, kind, res))
+	return res
+}
+
+func extensionRun(id string, kind builtins.Kind, res runtime.Result) telemetry.ExtensionRun {
+	run := telemetry.ExtensionRun{Script: id, Kind: string(kind), Outcome: res.Outcome(), Output: res.Output,
+		Steps: res.Steps, DurationMS: telemetry.Millis(res.Elapsed.Milliseconds())}
+	if res.Err != nil {
+		run.Error = res.Err.Error()
+		if res.Backtrace != "" {
+			run.Error += "\n" + res.Backtrace
+		}
+	}
+	if res.Action != nil && res.Action.Reason != "" {
+		run.Reason = res.Action.Reason
+	}
+	return run
+}
+
+// deny records a script failure whose declared outcome is to deny.
+func (ev *evaluation) deny(raw, id, what string, res runtime.Result) {
+	if ev.denied[id] {
+		return
+	}
+	if ev.denied == nil {
+		ev.denied = map[string]bool{}
+	}
+	ev.denied[id] = true
+	ev.denies = append(ev.denies, Match{Source: "script", Rule: id, Action: ActionDeny,
+		Reason: fmt.Sprintf("Command '%s' denied: %s %s failed (%s: %v)", raw, what, id, res.Failure, res.Err)})
+}
+
+// tri is a dynamic match result: a script can fail, and a failure must
+// never be read as either answer by accident.
+type tri int8
+
+const (
+	triNo tri = iota
+	triYes
+	triFailed
+)
+
+func triOf(b bool) tri {
+	if b {
+		return triYes
+	}
+	return triNo
+}
+
+// matchScript runs a matcher once per layer, however many rules name it.
+func (s *subject) matchScript(id string) tri {
+	if r, ok := s.scripts[id]; ok {
+		return r
+	}
+	ev := s.eval
+	res := ev.invoke(id, "shell_matcher", s, s.effects)
+	r := triFailed
+	if res.Action != nil {
+		r = triOf(res.Action.Op == "yes")
+	} else if decl := ev.e.Manifest.script(id); decl != nil && decl.Failure == "deny" {
+		ev.deny(s.raw, id, "matcher", res)
+	}
+	if s.scripts == nil {
+		s.scripts = map[string]tri{}
+	}
+	s.scripts[id] = r
+	return r
+}
+
+// analyze runs the effect analyzers in order over one layer's built-in
+// effects. An analyzer adds effects; it replaces them only where the
+// manifest says replace = true; a failure adds unknown:analyzer failed.
+func (ev *evaluation) analyze(s *subject, effects []string) []string {
+	if ev.rt() == nil || len(ev.e.Manifest.Analyzers) == 0 {
+		return effects
+	}
+	for _, a := range ev.e.Manifest.Analyzers {
+		res := ev.invoke(a.Script, "shell_effect", s, effects)
+		if res.Action != nil && res.Action.Op == "replace" && !a.Replace {
+			res = runtime.Result{Failure: runtime.FailMalformed,
+				Err: fmt.Errorf("Effect.replace needs replace = true in the analyzer's [[analyzer]] entry")}
+			ev.runs[len(ev.runs)-1] = extensionRun(a.Script, builtins.KindEffect, res)
+		}
+		if res.Action == nil {
+			effects = appendNew(effects, fmt.Sprintf("%s:analyzer failed: %s (%s)", EffectUnknown, a.Script, res.Failure))
+			if decl := ev.e.Manifest.script(a.Script); decl != nil && decl.Failure == "deny" {
+				ev.deny(s.raw, a.Script, "effect analyzer", res)
+			}
+			continue
+		}
+		added := make([]string, 0, len(res.Action.Effects))
+		for _, e := range res.Action.Effects {
+			added = append(added, absoluteEffect(e, ev.req.Cwd))
+		}
+		if res.Action.Op == "replace" {
+			effects = appendNew(nil, added...)
+		} else {
+			effects = appendNew(effects, added...)
+		}
+	}
+	return effects
+}
+
+// absoluteEffect makes a read or write path absolute against cwd, as the
+// built-in effects are.
+func absoluteEffect(e, cwd string) string {
+	kind, p, ok := strings.Cut(e, ":")
+	if !ok || (kind != EffectRead && kind != EffectWrite) {
+		return e
+	}
+	return kind + ":" + effectPath(p, cwd)
+}
+
+// AuditFilter returns the manifest's audit filter as the event writer's
+// filter, or nil when the manifest declares none.
+func (e *Engine) AuditFilter() telemetry.AuditFilter {
+	if e.LoadErr != nil || e.Manifest == nil || e.Manifest.Audit.Filter == "" || e.Manifest.runtime == nil {
+		return nil
+	}
+	id, rt := e.Manifest.Audit.Filter, e.Manifest.runtime
+	return func(ev *telemetry.Event, fields map[string]any) (telemetry.FilterEdit, error) {
+		ae := &builtins.AuditEvent{Sequence: ev.Seq, Timestamp: ev.Timestamp.UTC().Format(telemetry.TimestampLayout),
+			SessionID: ev.SessionID, Event: ev.Event, Fields: fields}
+		v, err := ae.Value()
+		if err != nil {
+			return telemetry.FilterEdit{}, fmt.Errorf("audit filter %s: event: %w", id, err)
+		}
+		res := rt.Invoke(context.Background(), id, v, ev.SessionID)
+		if res.Action == nil {
+			return telemetry.FilterEdit{}, fmt.Errorf("audit filter %s: %s: %v", id, res.Failure, res.Err)
+		}
+		var edit telemetry.FilterEdit
+		switch res.Action.Op {
+		case "drop_field":
+			edit.Drop = []string{res.Action.Field}
+		case "replace":
+			edit.Set = res.Action.Fields
+		}
+		return edit, nil
+	}
+}

@@ -1,0 +1,303 @@
+package policy
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/agent-shell/agent-shell/builtins"
+	"github.com/agent-shell/agent-shell/runtime"
+	"github.com/agent-shell/agent-shell/state"
+)
+
+// ScriptDecl is one [[script]]: a Starlark extension of one kind.
+type ScriptDecl struct {
+	ID        string `toml:"id"`
+	Kind      string `toml:"kind"`
+	Src       string `toml:"src"`    // relative to the manifest's folder
+	Source    string `toml:"source"` // inline, instead of src
+	Function  string `toml:"function"`
+	Lifecycle string `toml:"lifecycle"`
+	Failure   string `toml:"failure"`
+	Fuel      int64  `toml:"fuel"`
+	Timeout   string `toml:"timeout"` // a Go duration, e.g. "500ms"
+	MaxOutput int64  `toml:"max_output"`
+
+	timeout time.Duration
+}
+
+// AnalyzerDecl is one [[analyzer]]: an effect analyzer, run in order.
+type AnalyzerDecl struct {
+	Script string `toml:"script"`
+	// Replace lets the analyzer replace the built-in effects instead of
+	// only adding to them: authority the manifest grants explicitly.
+	Replace bool `toml:"replace"`
+}
+
+// AuditConfig is the manifest's [audit] table.
+type AuditConfig struct {
+	Filter string `toml:"filter"` // the audit filter script every event goes through
+}
+
+// failureOutcomes lists, per kind, the failure outcomes a script may
+// declare; the first is the default. None of them lets a failure widen
+// access: a matcher cannot fail into "no match" for a deny rule, a
+// reviewer cannot fail into an approval.
+var failureOutcomes = map[builtins.Kind][]string{
+	builtins.KindMatcher:  {"conservative", "deny"},
+	builtins.KindReviewer: {"deny", "defer"},
+	builtins.KindBefore:   {"deny", "proceed"},
+	builtins.KindAfter:    {"deny", "keep"},
+	builtins.KindEffect:   {"unknown", "deny"},
+	builtins.KindAudit:    {"keep"},
+}
+
+// validID reports whether s can name a script or function: it becomes a
+// state file's name, so it is 1 to 64 of [A-Za-z0-9_.-], not starting with
+// '.' or '-'.
+func validID(s string) bool {
+	if s == "" || len(s) > 64 || s[0] == '.' || s[0] == '-' {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+const (
+	maxFuel      = 100_000_000
+	maxTimeout   = 30 * time.Second
+	maxMaxOutput = 1 << 20
+)
+
+// validateScripts checks the script declarations and every reference to
+// them, without reading any file.
+func (m *Manifest) validateScripts() error {
+	lines := tableLines(m.src, "script")
+	byID := map[string]*ScriptDecl{}
+	for i, s := range m.Scripts {
+		line := 0
+		if i < len(lines) {
+			line = lines[i]
+		}
+		fail := func(key, format string, args ...any) error {
+			return &ManifestError{Path: m.Path, Line: line, Key: fmt.Sprintf("script[%d].%s", i+1, key), Msg: fmt.Sprintf(format, args...)}
+		}
+		if !validID(s.ID) {
+			return fail("id", "%q: a script id is 1 to 64 letters, digits, '_', '.' or '-'", s.ID)
+		}
+		if byID[s.ID] != nil {
+			return fail("id", "duplicate script id %q", s.ID)
+		}
+		byID[s.ID] = s
+		kind := builtins.Kind(s.Kind)
+		if !kind.Valid() {
+			return fail("kind", "script %q: kind %q: want one of %s", s.ID, s.Kind, kindList())
+		}
+		switch {
+		case s.Src == "" && s.Source == "":
+			return fail("src", "script %q needs src (a file) or source (inline)", s.ID)
+		case s.Src != "" && s.Source != "":
+			return fail("src", "script %q has both src and source; give one", s.ID)
+		case s.Src != "" && (filepath.IsAbs(s.Src) || strings.HasPrefix(filepath.Clean(s.Src), "..")):
+			return fail("src", "script %q: %q must be a path inside the manifest's folder", s.ID, s.Src)
+		}
+		if s.Function != "" && !validID(s.Function) {
+			return fail("function", "script %q: %q is not a function name", s.ID, s.Function)
+		}
+		if s.Lifecycle == "" {
+			s.Lifecycle = string(runtime.DefaultLifecycle(kind))
+		}
+		if !state.Lifecycle(s.Lifecycle).Valid() {
+			return fail("lifecycle", "script %q: lifecycle %q: want invocation, session or runtime", s.ID, s.Lifecycle)
+		}
+		if kind == builtins.KindMatcher && s.Lifecycle != string(state.Invocation) {
+			return fail("lifecycle", "script %q: a matcher is always invocation-scoped (matching must not depend on earlier calls)", s.ID)
+		}
+		allowed := failureOutcomes[kind]
+		if s.Failure == "" {
+			s.Failure = allowed[0]
+		}
+		if !contains(allowed, s.Failure) {
+			return fail("failure", "script %q: failure %q: a %s may fail with %s", s.ID, s.Failure, kind, strings.Join(allowed, " or "))
+		}
+		if s.Fuel < 0 || s.Fuel > maxFuel {
+			return fail("fuel", "script %q: fuel %d: want 1 to %d steps", s.ID, s.Fuel, maxFuel)
+		}
+		if s.Timeout != "" {
+			d, err := time.ParseDuration(s.Timeout)
+			if err != nil || d < time.Millisecond || d > maxTimeout {
+				return fail("timeout", "script %q: timeout %q: want a duration from 1ms to %s, e.g. \"500ms\"", s.ID, s.Timeout, maxTimeout)
+			}
+			s.timeout = d
+		}
+		if s.MaxOutput < 0 || s.MaxOutput > maxMaxOutput {
+			return fail("max_output", "script %q: max_output %d: want 0 to %d bytes", s.ID, s.MaxOutput, maxMaxOutput)
+		}
+	}
+	wantKind := func(key string, line int, id string, kind builtins.Kind) error {
+		s := byID[id]
+		if s == nil {
+			return &ManifestError{Path: m.Path, Line: line, Key: key, Msg: fmt.Sprintf("no [[script]] has id %q", id)}
+		}
+		if builtins.Kind(s.Kind) != kind {
+			return &ManifestError{Path: m.Path, Line: line, Key: key, Msg: fmt.Sprintf("script %q is a %s, not a %s", id, s.Kind, kind)}
+		}
+		return nil
+	}
+	for i, r := range m.Rules {
+		for _, id := range r.Match.scriptRefs(nil) {
+			if err := wantKind(fmt.Sprintf("rule[%d].match.script", i+1), m.ruleKeyLine(i, "match"), id, builtins.KindMatcher); err != nil {
+				return err
+			}
+		}
+	}
+	analyzerLines := tableLines(m.src, "analyzer")
+	seen := map[string]bool{}
+	for i, a := range m.Analyzers {
+		line := 0
+		if i < len(analyzerLines) {
+			line = analyzerLines[i]
+		}
+		key := fmt.Sprintf("analyzer[%d].script", i+1)
+		if err := wantKind(key, line, a.Script, builtins.KindEffect); err != nil {
+			return err
+		}
+		if seen[a.Script] {
+			return &ManifestError{Path: m.Path, Line: line, Key: key, Msg: fmt.Sprintf("analyzer %q is listed twice", a.Script)}
+		}
+		seen[a.Script] = true
+	}
+	if m.Audit.Filter != "" {
+		if err := wantKind("audit.filter", keyLine(m.src, "audit", "filter"), m.Audit.Filter, builtins.KindAudit); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func kindList() string {
+	var names []string
+	for _, k := range builtins.Kinds() {
+		names = append(names, string(k))
+	}
+	return strings.Join(names, ", ")
+}
+
+// scriptRefs lists the scripts a matcher names, nested ones included.
+func (mt *Matcher) scriptRefs(out []string) []string {
+	if mt == nil {
+		return out
+	}
+	if mt.Script != "" {
+		out = append(out, mt.Script)
+	}
+	for _, sub := range mt.All {
+		out = sub.scriptRefs(out)
+	}
+	for _, sub := range mt.Any {
+		out = sub.scriptRefs(out)
+	}
+	return mt.Not.scriptRefs(out)
+}
+
+// RuntimeOptions says where compiled programs and script state live.
+type RuntimeOptions struct {
+	CacheDir string       // "" for no compile cache
+	Store    *state.Store // nil keeps no state between calls
+}
+
+// compileScripts reads every script's source (src through the manifest's
+// folder, never outside it), compiles the set and computes the manifest
+// digest from the manifest's text and every source that went in.
+func (m *Manifest) compileScripts(opts RuntimeOptions) error {
+	dir := filepath.Dir(m.Path)
+	lines := tableLines(m.src, "script")
+	decls := make([]runtime.Script, 0, len(m.Scripts))
+	for _, s := range m.Scripts {
+		rs := runtime.Script{
+			ID: s.ID, Kind: builtins.Kind(s.Kind), Function: s.Function, Lifecycle: state.Lifecycle(s.Lifecycle),
+			Limits: runtime.Limits{Fuel: uint64(s.Fuel), Timeout: s.timeout, MaxOutput: int(s.MaxOutput)},
+		}
+		if s.Src != "" {
+			rs.File = filepath.ToSlash(filepath.Clean(s.Src)) // read by Compile, through the folder's root
+		} else {
+			rs.File, rs.Source = "inline:"+s.ID+".star", []byte(s.Source)
+		}
+		decls = append(decls, rs)
+	}
+	rt, err := runtime.Compile(decls, runtime.Options{Dir: dir, CacheDir: opts.CacheDir, Store: opts.Store})
+	if err != nil {
+		me := &ManifestError{Path: m.Path, Msg: err.Error()}
+		if ce, ok := err.(*runtime.CompileError); ok {
+			for i, s := range m.Scripts {
+				if s.ID == ce.Script {
+					if i < len(lines) {
+						me.Line = lines[i]
+					}
+					if ce.Src {
+						me.Key = fmt.Sprintf("script[%d].src", i+1)
+					}
+				}
+			}
+		}
+		return me
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "agent-shell manifest 1\n%d\n%s\n", len(m.src), m.src)
+	for _, d := range rt.Digests() {
+		fmt.Fprintf(h, "%s %s\n", d.SHA256, d.Name)
+	}
+	m.Digest = hex.EncodeToString(h.Sum(nil))
+	rt.SetManifestDigest(m.Digest)
+	m.runtime = rt
+	return nil
+}
+
+// Runtime is the compiled scripts of the manifest, nil before the engine
+// compiled them.
+func (m *Manifest) Runtime() *runtime.Runtime { return m.runtime }
+
+// script returns the declaration of a script id.
+func (m *Manifest) script(id string) *ScriptDecl {
+	for _, s := range m.Scripts {
+		if s.ID == id {
+			return s
+		}
+	}
+	return nil
+}
+
+// tableLines lists the line of each [[name]] header, in order.
+func tableLines(src, name string) []int {
+	var lines []int
+	header := "[[" + name + "]]"
+	ln := 0
+	for rest := src; rest != ""; ln++ {
+		line, after, _ := strings.Cut(rest, "\n")
+		rest = after
+		if tableHeader(line) == header {
+			lines = append(lines, ln+1)
+		}
+	}
+	return lines
+}
+
+// tableHeader is a table header line without its spaces and trailing
+// comment ("[[ script ]] # x" is "[[script]]"), or "" for other lines.
+func tableHeader(line string) string {
+	t := strings.TrimSpace(line)
+	if !strings.HasPrefix(t, "[") {
+		return ""
+	}
+	if i := strings.LastIndexByte(t, ']'); i >= 0 {
+		t = t[:i+1]
+	}
+	return strings.Join(strings.Fields(t), "")
+}
