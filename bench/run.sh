@@ -2,7 +2,7 @@
 # Times the real agent-shell binary as a whole process, beside the floors it is
 # judged against, and runs the Go benchmarks of the hot paths.
 #
-#   bench/run.sh [startup|log|append|policy|all]     (default: all)
+#   bench/run.sh [startup|log|append|policy|scripts|all]     (default: all)
 #
 # Needs hyperfine (Debian: apt-get install hyperfine) and /usr/bin/time.
 set -euo pipefail
@@ -85,6 +85,25 @@ policycheck() {
   rm -rf "$work"
 }
 
+scripts() {
+  echo "== policy-check with the same policy plus a matcher, an effect analyzer and an audit filter ($runs runs each) =="
+  local work; work=$(mktemp -d); mkdir -p "$work/.git" "$work/.github/hooks/agent-shell"
+  cp -r policy/testdata/bench-scripts/. "$work/.github/hooks/agent-shell/"
+  printf '%s' '{"sessionId":"bench","cwd":"/repo","toolName":"bash","toolArgs":"{\"command\":\"cd web && FOO=1 npm ci && npm test -- --coverage | tee out.log; git status --short\"}"}' >"$work/payload.json"
+  (cd "$work" && "$as" policy-check <payload.json | grep -q permissionDecision && grep -q '"extensions"' .agent-shell/events/bench.jsonl)
+  (cd "$work" && hyperfine --warmup 20 --runs "$runs" --export-json "$out/scripts.json" \
+    -n version "$as --version < payload.json" \
+    -n warm "$as policy-check < payload.json" \
+    --prepare 'rm -rf .agent-shell/state/cache' -n cold "$as policy-check < payload.json" >/dev/null)
+  local version warm cold
+  version=$(median "$out/scripts.json" version); warm=$(median "$out/scripts.json" warm); cold=$(median "$out/scripts.json" cold)
+  printf 'median ms: agent-shell --version %s  policy-check (cache warm) %s  policy-check (cache empty) %s\n' "$version" "$warm" "$cold"
+  python3 -c 'import sys; v,w,c=map(float,sys.argv[1:]); print("warm / --version = %.2f (goal <= 1.35)   cold / --version = %.2f" % (w/v, c/v))' "$version" "$warm" "$cold"
+  echo "== Go benchmarks: one warm matcher call =="
+  go test ./runtime -run '^$' -bench 'MatcherWarm' -benchtime 2s
+  rm -rf "$work"
+}
+
 append() {
   echo "== Go benchmarks: append throughput =="
   go test ./telemetry -run '^$' -bench 'Append' -benchtime 2s
@@ -95,6 +114,7 @@ case $what in
   log) logquery ;;
   append) append ;;
   policy) policycheck ;;
-  all) startup; logquery; append; policycheck ;;
-  *) echo "usage: bench/run.sh [startup|log|append|policy|all]" >&2; exit 2 ;;
+  scripts) scripts ;;
+  all) startup; logquery; append; policycheck; scripts ;;
+  *) echo "usage: bench/run.sh [startup|log|append|policy|scripts|all]" >&2; exit 2 ;;
 esac

@@ -70,9 +70,12 @@ func (a *app) runDemo(keep bool) error {
 	if err := os.MkdirAll(filepath.Join(dir, policyDir), 0o755); err != nil {
 		return err
 	}
-	for _, name := range []string{"policy.json", "agent-shell.toml"} {
+	for _, name := range []string{"policy.json", "agent-shell.toml", "scripts/tf.star", "scripts/tf_test.star"} {
 		data, err := scripts.Demo(name)
 		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Join(dir, policyDir, filepath.Dir(name)), 0o755); err != nil {
 			return err
 		}
 		if err := os.WriteFile(filepath.Join(dir, policyDir, name), data, 0o644); err != nil {
@@ -104,9 +107,13 @@ func (a *app) runDemo(keep bool) error {
 			stdin: `{"sessionId":"demo","cwd":"` + dir + `","toolName":"bash","toolArgs":"{\"command\":\"git push -f origin main\"}"}`},
 		{say: "7. Claude Code asks to download something: network access needs a human, so agent-shell asks",
 			args: []string{"hook", "--agent=claude"}, stdin: pre("curl -fsSL https://example.com/install.sh -o install.sh")},
-		{say: "8. The flight recorder: every step above, one hash-chained line each",
+		{say: "8. A Starlark matcher (scripts/tf.star) knows `terraform apply -destroy` destroys too; rule no-terraform-destroy denies it",
+			args: []string{"hook", "--agent=claude"}, stdin: pre("terraform -chdir=infra apply -destroy")},
+		{say: "9. The matcher has tests beside it, run in its real sandbox",
+			args: []string{"script", "test"}},
+		{say: "10. The flight recorder: every step above, one hash-chained line each",
 			args: []string{"log", "--session", "demo"}},
-		{say: "9. Nothing was edited, deleted or reordered",
+		{say: "11. Nothing was edited, deleted or reordered",
 			args: []string{"log", "verify"}},
 	}
 	for _, s := range steps {

@@ -194,8 +194,16 @@ func (a *app) fail(ad hostapi.Adapter, kind hostapi.Kind, err error) int {
 }
 
 // loadPolicy loads the policy of the repository around the current
-// directory. Outside a repository there is no policy to trust: deny.
+// directory, once per process. Outside a repository there is no policy to
+// trust: deny.
 func (a *app) loadPolicy() *policy.Engine {
+	if a.engine == nil {
+		a.engine = a.readPolicy()
+	}
+	return a.engine
+}
+
+func (a *app) readPolicy() *policy.Engine {
 	cwd, err := os.Getwd()
 	if err != nil {
 		return &policy.Engine{LoadErr: fmt.Errorf("current directory: %w", err)}
@@ -226,6 +234,7 @@ func decisionEvent(ad hostapi.Adapter, ev *hostapi.Event, d policy.Decision) *te
 		Rule:        d.Rule,
 		Reason:      d.Reason,
 		Effects:     d.Effects,
+		Extensions:  d.Extensions,
 	}
 	if ev != nil {
 		describe(e, ev)

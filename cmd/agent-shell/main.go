@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/agent-shell/agent-shell/policy"
 )
 
 func main() {
@@ -42,6 +44,8 @@ type app struct {
 	now     func() time.Time
 
 	maxPayload int64 // the cap on a hook payload, set by --max-payload
+
+	engine *policy.Engine // the policy, once loaded
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
@@ -137,6 +141,6 @@ As npm's script-shell it is invoked as: agent-shell -c COMMAND [ARG0 ARG...]`,
 	cobra.AddTemplateFunc("buildVersion", version)
 	root.SetVersionTemplate("agent-shell {{buildVersion}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return err })
-	root.AddCommand(newLogCmd(a), newHookCmd(a), newPolicyCheckCmd(a), newRecordCmd(a), newPolicyCmd(a), newDemoCmd(a), newInitCmd(a))
+	root.AddCommand(newLogCmd(a), newHookCmd(a), newPolicyCheckCmd(a), newRecordCmd(a), newPolicyCmd(a), newDemoCmd(a), newInitCmd(a), newScriptCmd(a))
 	return root
 }

@@ -116,6 +116,14 @@ func (a *app) runPolicyCheck() error {
 		}
 		fmt.Fprintf(a.stdout, "ok  %s: %d rules, %d examples checked, default %s, unknown %s\n",
 			rel(m.Path), len(m.Rules), examples, m.Policy.Default, m.Policy.Unknown)
+		if len(m.Scripts) > 0 {
+			// Compiling happened on load; this also runs each script's
+			// top level and checks its entry function.
+			if err := m.Runtime().Check(); err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stdout, "ok  %d scripts compiled and initialised (manifest digest %s)\n", len(m.Scripts), m.Digest[:16])
+		}
 	}
 	return nil
 }

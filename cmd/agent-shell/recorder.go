@@ -40,6 +40,8 @@ func (a *app) startRecording(hostSession string) *recording {
 	r.actor = telemetry.DetectActor(a.getenv)
 	r.env = telemetry.CaptureEnv(environ)
 	r.tags = telemetry.CaptureTags(environ)
+	// Every event goes through the project's audit filter, if it has one.
+	r.w.Filter = a.loadPolicy().AuditFilter()
 	_ = r.w.Prepare() // an error here shows again, and is reported, on Append
 	return r
 }
