@@ -91,9 +91,11 @@ scripts() {
   cp -r policy/testdata/bench-scripts/. "$work/.github/hooks/agent-shell/"
   printf '%s' '{"sessionId":"bench","cwd":"/repo","toolName":"bash","toolArgs":"{\"command\":\"cd web && FOO=1 npm ci && npm test -- --coverage | tee out.log; git status --short\"}"}' >"$work/payload.json"
   (cd "$work" && "$as" policy-check <payload.json | grep -q permissionDecision && grep -q '"extensions"' .agent-shell/events/bench.jsonl)
+  # One --prepare per command (a single one would apply to all three): only
+  # the cold runs start with an empty compile cache.
   (cd "$work" && hyperfine --warmup 20 --runs "$runs" --export-json "$out/scripts.json" \
-    -n version "$as --version < payload.json" \
-    -n warm "$as policy-check < payload.json" \
+    --prepare true -n version "$as --version < payload.json" \
+    --prepare true -n warm "$as policy-check < payload.json" \
     --prepare 'rm -rf .agent-shell/state/cache' -n cold "$as policy-check < payload.json" >/dev/null)
   local version warm cold
   version=$(median "$out/scripts.json" version); warm=$(median "$out/scripts.json" warm); cold=$(median "$out/scripts.json" cold)
