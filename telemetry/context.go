@@ -39,10 +39,13 @@ var agentMarkers = [...]struct{ name, value, actor string }{
 	{"OPENCODE", "", "opencode"},
 }
 
-// DetectActor names who is running the command. First match wins, and a
-// variable counts as set only when non-empty:
+// DetectActor names who is running the command, and what it claims to be
+// when that differs. First match wins, and a variable counts as set only
+// when non-empty:
 //
-//  1. AGENTSHELL_ACTOR, verbatim (an explicit override);
+//  1. AGENTSHELL_ACTOR, verbatim, unless an agent is detected below: a
+//     human or a CI job may label its runs, but an agent cannot hide
+//     behind a label (it is recorded as the agent, the label as claimed);
 //  2. a known agent's marker (see agentMarkers);
 //  3. the generic AI_AGENT=<name> or AGENT=<name> conventions, when the
 //     value is a plain name rather than a flag such as "1";
@@ -53,13 +56,29 @@ var agentMarkers = [...]struct{ name, value, actor string }{
 // inside a CI job (the Copilot cloud agent runs in GitHub Actions) is
 // labelled as that agent, not hidden behind "ci". A nil getenv means
 // os.Getenv.
-func DetectActor(getenv func(string) string) string {
+func DetectActor(getenv func(string) string) (actor, claimed string) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	if v := getenv("AGENTSHELL_ACTOR"); v != "" {
-		return v
+	detected := detectActor(getenv)
+	return ClaimActor(getenv, detected)
+}
+
+// ClaimActor weighs AGENTSHELL_ACTOR against an actor known otherwise: the
+// label names the actor of a human's or CI's run, but never replaces an
+// agent; it is then returned as the claim.
+func ClaimActor(getenv func(string) string, known string) (actor, claimed string) {
+	claim := getenv("AGENTSHELL_ACTOR")
+	switch {
+	case claim == "" || claim == known:
+		return known, ""
+	case known == ActorHuman || known == ActorCI:
+		return claim, ""
 	}
+	return known, claim
+}
+
+func detectActor(getenv func(string) string) string {
 	for _, m := range agentMarkers {
 		v := getenv(m.name)
 		if v != "" && (m.value == "" || v == m.value) {

@@ -3,6 +3,7 @@ package telemetry
 import (
 	"fmt"
 	"maps"
+	"os"
 	"strings"
 	"testing"
 )
@@ -14,8 +15,12 @@ func TestDetectActor(t *testing.T) {
 		want string
 	}{
 		// The reference tool's fixtures (compat doc §7.4).
-		{"reference: override beats everything",
-			map[string]string{"AGENTSHELL_ACTOR": "x", "GITHUB_ACTIONS": "true", "CLAUDE_CODE": "1", "COPILOT_AGENT": "1"}, "x"},
+		// Deliberate difference: the reference lets the override beat
+		// everything, so an agent could record itself as anyone. A detected
+		// agent stays the actor; the claim is kept beside it.
+		{"reference differs: an agent cannot be overridden",
+			map[string]string{"AGENTSHELL_ACTOR": "x", "GITHUB_ACTIONS": "true", "CLAUDE_CODE": "1", "COPILOT_AGENT": "1"}, "claude-code"},
+		{"reference: override beats ci", map[string]string{"AGENTSHELL_ACTOR": "x", "GITHUB_ACTIONS": "true"}, "x"},
 		// Deliberate difference: the reference answers "ci" here, hiding the
 		// agent that actually ran the command.
 		{"reference differs: agent in CI is the agent",
@@ -72,15 +77,22 @@ func TestDetectActor(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			getenv := func(k string) string { return tc.env[k] }
-			if got := DetectActor(getenv); got != tc.want {
+			got, claimed := DetectActor(getenv)
+			if got != tc.want {
 				t.Errorf("DetectActor(%v) = %q, want %q", tc.env, got, tc.want)
+			}
+			// A claim is returned only where it did not become the actor.
+			if claim := tc.env["AGENTSHELL_ACTOR"]; claim != "" && claim != got && claimed != claim {
+				t.Errorf("DetectActor(%v) claimed %q, want %q", tc.env, claimed, claim)
+			} else if (claim == "" || claim == got) && claimed != "" {
+				t.Errorf("DetectActor(%v) claimed %q, want none", tc.env, claimed)
 			}
 		})
 	}
 	t.Run("nil getenv reads the process environment", func(t *testing.T) {
 		t.Setenv("AGENTSHELL_ACTOR", "from-os")
-		if got := DetectActor(nil); got != "from-os" {
-			t.Errorf("DetectActor(nil) = %q, want from-os", got)
+		if got, _ := DetectActor(nil); got != "from-os" && got != detectActor(os.Getenv) {
+			t.Errorf("DetectActor(nil) = %q, want from-os or the agent running the test", got)
 		}
 	})
 }

@@ -60,16 +60,19 @@ type Event struct {
 	ToolName string `json:"tool_name"`
 
 	// Optional fields beyond v1.
-	Agent       string          `json:"agent"`
-	NativeEvent string          `json:"native_event"`
-	Prompt      string          `json:"prompt"`
-	Input       json.RawMessage `json:"input"` // the tool input as sent, redacted (RedactJSON)
-	Meta        json.RawMessage `json:"meta"`  // the payload's other fields, redacted (RedactJSON)
-	Rule        string          `json:"rule"`
-	Reason      string          `json:"reason"`
-	Effects     []string        `json:"effects"`
-	Error       string          `json:"error"` // what went wrong, for shim_error
-	ToolResult  *ToolResult     `json:"tool_result"`
+	Agent string `json:"agent"`
+	// ClaimedActor is what AGENTSHELL_ACTOR claimed where an agent was
+	// detected (the agent is the actor).
+	ClaimedActor string          `json:"claimed_actor"`
+	NativeEvent  string          `json:"native_event"`
+	Prompt       string          `json:"prompt"`
+	Input        json.RawMessage `json:"input"` // the tool input as sent, redacted (RedactJSON)
+	Meta         json.RawMessage `json:"meta"`  // the payload's other fields, redacted (RedactJSON)
+	Rule         string          `json:"rule"`
+	Reason       string          `json:"reason"`
+	Effects      []string        `json:"effects"`
+	Error        string          `json:"error"` // what went wrong, for shim_error
+	ToolResult   *ToolResult     `json:"tool_result"`
 	// Extensions lists the extension scripts that ran for this event.
 	Extensions []ExtensionRun `json:"extensions"`
 	// FilterError says why the audit filter failed; the event is then
@@ -155,6 +158,7 @@ func (e *Event) AppendJSON(b []byte) []byte {
 		b = appendOptionalString(b, "tool_name", e.ToolName)
 	}
 	b = appendOptionalString(b, "agent", e.Agent)
+	b = appendOptionalString(b, "claimed_actor", e.ClaimedActor)
 	b = appendOptionalString(b, "native_event", e.NativeEvent)
 	b = appendOptionalString(b, "prompt", e.Prompt)
 	b = appendRaw(b, "input", e.Input)

@@ -26,6 +26,7 @@ type recording struct {
 	id      string
 	openErr error
 	actor   string
+	claimed string
 	env     map[string]string
 	tags    map[string]string
 }
@@ -37,7 +38,7 @@ func (a *app) startRecording(hostSession string) *recording {
 		return r
 	}
 	environ := a.environ()
-	r.actor = telemetry.DetectActor(a.getenv)
+	r.actor, r.claimed = telemetry.DetectActor(a.getenv)
 	r.env = telemetry.CaptureEnv(environ)
 	r.tags = telemetry.CaptureTags(environ)
 	// Every event goes through the project's audit filter, if it has one.
@@ -62,12 +63,12 @@ func (r *recording) write(e *telemetry.Event) {
 }
 
 func (r *recording) fill(e *telemetry.Event) {
-	e.SessionID, e.Actor, e.Env, e.Tags = r.id, r.actor, r.env, r.tags
+	e.SessionID, e.Actor, e.ClaimedActor, e.Env, e.Tags = r.id, r.actor, r.claimed, r.env, r.tags
 	// A hook call comes from the agent whose hook it is, whatever its
-	// environment shows (hooks run with a cleaned one); AGENTSHELL_ACTOR
-	// still names the actor when set.
-	if e.Agent != "" && r.a.getenv("AGENTSHELL_ACTOR") == "" {
-		e.Actor = telemetry.AgentActor(e.Agent)
+	// environment shows (hooks run with a cleaned one) or AGENTSHELL_ACTOR
+	// claims: the adapter's identity wins, a claim is kept beside it.
+	if e.Agent != "" {
+		e.Actor, e.ClaimedActor = telemetry.ClaimActor(r.a.getenv, telemetry.AgentActor(e.Agent))
 	}
 	e.Timestamp = time.Time{} // taken under the file lock
 }
