@@ -22,6 +22,12 @@ const (
 	EventSessionEnd   = "session_end"
 	EventStop         = "stop"
 	EventUnknown      = "unknown" // an agent event agent-shell does not know yet
+	// EventGuard is a pre-tool call a built-in guard rule denied: a write
+	// to agent-shell's own files or a host's hook registration.
+	EventGuard = "guard"
+	// EventConfigUnauthorized is a decision taken while the configuration
+	// differs from the last one a human authorized.
+	EventConfigUnauthorized = "config_unauthorized"
 )
 
 // SchemaVersion is the value of every event's "v" field.
@@ -129,7 +135,7 @@ func (e *Event) AppendJSON(b []byte) []byte {
 		b = appendOptionalString(b, "script", e.Script)
 		b = appendOptionalString(b, "package", e.Package)
 		b = appendOptionalString(b, "package_version", e.PackageVersion)
-	case EventPolicyDecision:
+	case EventPolicyDecision, EventGuard, EventConfigUnauthorized:
 		b = appendKey(b, "command")
 		b = appendString(b, e.Command)
 		b = appendKey(b, "decision")

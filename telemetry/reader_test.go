@@ -210,6 +210,8 @@ func TestIsFailure(t *testing.T) {
 		{`{"event":"policy_decision","decision":"allow"}`, false},
 		{`{"event":"policy_decision","decision":"ask"}`, false},
 		{`{"event":"shim_error"}`, true},
+		{`{"event":"guard","decision":"deny"}`, true},
+		{`{"event":"config_unauthorized","decision":"allow"}`, true},
 		{`{"event":"tool_use","exit_code":1}`, false},
 		{`{"exit_code":1}`, false},
 	}

@@ -376,6 +376,10 @@ func eventRow(e *telemetry.Event) tableRow {
 		case "ask":
 			color = colorYellow
 		}
+	case telemetry.EventGuard:
+		result, color = "deny", colorRed
+	case telemetry.EventConfigUnauthorized:
+		result, color = "unauth", colorYellow
 	case telemetry.EventShimError:
 		result = "error"
 		color = colorRed
