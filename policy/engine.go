@@ -32,15 +32,33 @@ type Engine struct {
 	// LoadErr says why a policy file that exists could not be loaded: then
 	// every call is denied, with ErrLoad's message as the reason.
 	LoadErr error
+	// Root is the repository root the engine decides for, set by Load: the
+	// built-in guards (guard.go) protect paths under it. "" finds it from
+	// each event's cwd.
+	Root string
 
 	deny  []filePattern
 	allow []filePattern
+
+	// ConfigDigest is the digest of the configuration loaded (see
+	// ConfigDigest in authorized.go); "" when it did not load.
+	ConfigDigest string
+	// Authorized is true when the configuration in force is the one a
+	// human last authorized (set by LoadAuthorized).
+	Authorized bool
+	auth       authNote // what LoadAuthorized adds to every decision (authorized.go)
 }
 
 // Load reads the policy under root. It never fails: a load error is kept on
 // the Engine, which then denies everything.
 func Load(root string, getenv func(string) string) *Engine {
-	e := &Engine{}
+	return loadFrom(root, root, getenv)
+}
+
+// loadFrom reads the policy under root, keeping script state and compiled
+// programs under stateRoot, and computes the configuration digest.
+func loadFrom(root, stateRoot string, getenv func(string) string) *Engine {
+	e := &Engine{Root: stateRoot} // the repository's root, also for an authorized copy loaded from elsewhere
 	pf, err := LoadPolicyFile(root, getenv)
 	switch {
 	case errors.Is(err, ErrNoPolicyFile):
@@ -59,9 +77,12 @@ func Load(root string, getenv func(string) string) *Engine {
 	default:
 		e.Manifest = m
 	}
-	stateDir := filepath.Join(root, StateSubpath)
+	stateDir := filepath.Join(stateRoot, StateSubpath)
 	if err := e.compile(RuntimeOptions{CacheDir: filepath.Join(stateDir, "cache"), Store: state.Open(stateDir)}); err != nil {
 		e.LoadErr = err
+	}
+	if e.LoadErr == nil {
+		e.ConfigDigest = ConfigDigest(e.File, e.Manifest)
 	}
 	return e
 }
@@ -131,6 +152,12 @@ type Decision struct {
 	SoleGate bool
 	// Extensions lists every script run on the way, in order.
 	Extensions []telemetry.ExtensionRun
+	// Guard names the built-in guard rule that decided (guard.go), "" when
+	// none did.
+	Guard string
+	// Review is what grants and reviewers did with an ask (review.go), nil
+	// when they did not run.
+	Review *Review
 }
 
 // Verdict turns a decision into the host-neutral verdict.
@@ -138,8 +165,9 @@ func (d Decision) Verdict() hostapi.Verdict {
 	return hostapi.Verdict{Decision: hostapi.Decision(d.Action), Reason: d.Reason, SoleGate: d.SoleGate}
 }
 
-// DecideEvent decides on one hook event.
-func (e *Engine) DecideEvent(ev *hostapi.Event) Decision {
+// decideEvent decides on one hook event (DecideEvent, in authorized.go,
+// adds what the configuration's authorization says).
+func (e *Engine) decideEvent(ev *hostapi.Event) Decision {
 	if e.LoadErr != nil {
 		return Decision{Action: ActionDeny, Reason: ErrLoad.Error()}
 	}
@@ -159,8 +187,10 @@ func (e *Engine) Decide(raw, cwd string) Decision {
 	return e.DecideRequest(raw, Request{Cwd: cwd})
 }
 
-// DecideRequest decides on one shell command line for a request.
-func (e *Engine) DecideRequest(raw string, req Request) Decision {
+// decideRequest decides on one shell command line for a request
+// (DecideRequest, in authorized.go, adds what the configuration's
+// authorization says).
+func (e *Engine) decideRequest(raw string, req Request) Decision {
 	cwd := req.Cwd
 	if e.LoadErr != nil {
 		return Decision{Action: ActionDeny, Reason: ErrLoad.Error()}
@@ -257,6 +287,7 @@ func (e *Engine) DecideRequest(raw string, req Request) Decision {
 	default:
 		d.Reason = "no command to run"
 	}
+	e.review(&d, ev, raw, line)
 	return d
 }
 

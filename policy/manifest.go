@@ -57,6 +57,9 @@ type Manifest struct {
 	Scripts   []*ScriptDecl   `toml:"script"`
 	Analyzers []*AnalyzerDecl `toml:"analyzer"`
 	Audit     AuditConfig     `toml:"audit"`
+	Guard     GuardConfig     `toml:"guard"` // [guard]: see guard.go
+	Reviewers []*ReviewerDecl `toml:"reviewer"`
+	Approvals ApprovalsConfig `toml:"approvals"`
 
 	// Digest is the SHA-256 of the manifest's text and of every script
 	// and module it runs, set when the engine compiles the scripts.
@@ -72,6 +75,10 @@ type PolicyConfig struct {
 	Default  Action `toml:"default"`   // when no rule matches; allow unless set
 	Unknown  Action `toml:"unknown"`   // for commands that cannot be known; ask unless set
 	SoleGate bool   `toml:"sole_gate"` // render allow as an explicit allow
+	// Unauthorized is how to decide while the configuration differs from
+	// the one last authorized: last-authorized (the default), deny or warn.
+	// It is read from the authorized copy, never from the changed one.
+	Unauthorized string `toml:"unauthorized"`
 }
 
 // Rule is one [[rule]].
@@ -240,6 +247,15 @@ func (m *Manifest) validate(src string) error {
 		if !a.valid() {
 			return fail([]string{"policy", k}, keyLine(src, "policy", k), "%q: want allow, ask or deny", a)
 		}
+	}
+	if m.Policy.Unauthorized == "" {
+		m.Policy.Unauthorized = UnauthorizedLastAuthorized
+	}
+	if !validUnauthorized(m.Policy.Unauthorized) {
+		return fail([]string{"policy", "unauthorized"}, keyLine(src, "policy", "unauthorized"), "%q: want last-authorized, deny or warn", m.Policy.Unauthorized)
+	}
+	if err := m.Guard.validate(); err != nil {
+		return fail([]string{"guard", "allow_agent_edits"}, keyLine(src, "guard", "allow_agent_edits"), "%v", err)
 	}
 	ids := map[string]bool{}
 	m.ruleLines = tableLines(src, "rule")

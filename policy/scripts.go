@@ -179,7 +179,7 @@ func (m *Manifest) validateScripts() error {
 			return err
 		}
 	}
-	return nil
+	return m.validateReviewers()
 }
 
 func kindList() string {

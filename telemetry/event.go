@@ -28,6 +28,9 @@ const (
 	// EventConfigUnauthorized is a decision taken while the configuration
 	// differs from the last one a human authorized.
 	EventConfigUnauthorized = "config_unauthorized"
+	// EventReview is one reviewer's answer, or one approval grant used, on
+	// the way to a decision (decision holds what the step did).
+	EventReview = "review"
 )
 
 // SchemaVersion is the value of every event's "v" field.
@@ -81,6 +84,12 @@ type Event struct {
 	ToolResult   *ToolResult     `json:"tool_result"`
 	// Extensions lists the extension scripts that ran for this event.
 	Extensions []ExtensionRun `json:"extensions"`
+	// Answer, Scope and Grant describe a review step: the reviewer's answer
+	// ("approve_for", "defer", "grant" for a grant used, a failure...), the
+	// scope granted or used, and the grant's id.
+	Answer string `json:"answer"`
+	Scope  string `json:"scope"`
+	Grant  string `json:"grant"`
 	// FilterError says why the audit filter failed; the event is then
 	// written as the core redaction left it, unfiltered.
 	FilterError string `json:"filter_error"`
@@ -135,7 +144,7 @@ func (e *Event) AppendJSON(b []byte) []byte {
 		b = appendOptionalString(b, "script", e.Script)
 		b = appendOptionalString(b, "package", e.Package)
 		b = appendOptionalString(b, "package_version", e.PackageVersion)
-	case EventPolicyDecision, EventGuard, EventConfigUnauthorized:
+	case EventPolicyDecision, EventGuard, EventConfigUnauthorized, EventReview:
 		b = appendKey(b, "command")
 		b = appendString(b, e.Command)
 		b = appendKey(b, "decision")
@@ -233,6 +242,9 @@ func (e *Event) AppendJSON(b []byte) []byte {
 		}
 		b = append(b, ']')
 	}
+	b = appendOptionalString(b, "answer", e.Answer)
+	b = appendOptionalString(b, "scope", e.Scope)
+	b = appendOptionalString(b, "grant", e.Grant)
 	b = appendOptionalString(b, "filter_error", e.FilterError)
 	if e.Seq > 0 {
 		b = appendKey(b, "seq")

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agent-shell/agent-shell/authority"
 	"github.com/agent-shell/agent-shell/hostapi"
 	"github.com/agent-shell/agent-shell/policy"
 	"github.com/agent-shell/agent-shell/telemetry"
@@ -177,7 +178,15 @@ func (a *app) handle(ad hostapi.Adapter, nativeEvent string, unreadable hostapi.
 	}
 	d := engine.DecideEvent(ev)
 	code := a.answer(ad.Render(ev, d.Verdict()))
-	a.record(decisionEvent(ad, ev, d), ev.SessionID)
+	events := reviewEvents(ad, ev, d)
+	de := decisionEvent(ad, ev, d)
+	switch {
+	case d.Guard != "":
+		de.Event = telemetry.EventGuard
+	case a.auth.EventDue():
+		de.Event = telemetry.EventConfigUnauthorized
+	}
+	a.recordAll(append(events, de), ev.SessionID)
 	return code
 }
 
@@ -212,7 +221,12 @@ func (a *app) readPolicy() *policy.Engine {
 	if !ok {
 		return &policy.Engine{LoadErr: fmt.Errorf("%s is not inside a git repository", cwd)}
 	}
-	return policy.Load(root, a.getenv)
+	// Decide with the configuration a human authorized (see authorize);
+	// without a config directory there is no authorization to check.
+	cfgDir, _ := authority.ConfigDir(a.getenv)
+	e, auth := policy.LoadAuthorized(root, a.getenv, cfgDir)
+	a.auth = auth
+	return e
 }
 
 // answer writes a hook response and returns its exit code.
@@ -243,6 +257,28 @@ func decisionEvent(ad hostapi.Adapter, ev *hostapi.Event, d policy.Decision) *te
 		}
 	}
 	return e
+}
+
+// reviewEvents records what each reviewer answered, and each grant used,
+// on the way to a decision.
+func reviewEvents(ad hostapi.Adapter, ev *hostapi.Event, d policy.Decision) []*telemetry.Event {
+	if d.Review == nil {
+		return nil
+	}
+	var out []*telemetry.Event
+	for _, step := range d.Review.Steps {
+		e := &telemetry.Event{
+			Event: telemetry.EventReview, Command: step.CommandLine(), Decision: step.Outcome,
+			Agent: ad.Name(), Rule: step.Reviewer, Reason: step.Reason,
+			Answer: step.Answer, Scope: step.Scope, Grant: step.Grant,
+		}
+		if step.Failed() {
+			e.Error = step.Reason
+		}
+		describe(e, ev)
+		out = append(out, e)
+	}
+	return out
 }
 
 // observedEvent records an event agent-shell does not decide on.

@@ -45,7 +45,8 @@ type app struct {
 
 	maxPayload int64 // the cap on a hook payload, set by --max-payload
 
-	engine *policy.Engine // the policy, once loaded
+	engine *policy.Engine       // the policy, once loaded
+	auth   policy.Authorization // what the authorization check found
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
@@ -141,6 +142,6 @@ As npm's script-shell it is invoked as: agent-shell -c COMMAND [ARG0 ARG...]`,
 	cobra.AddTemplateFunc("buildVersion", version)
 	root.SetVersionTemplate("agent-shell {{buildVersion}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return err })
-	root.AddCommand(newLogCmd(a), newHookCmd(a), newPolicyCheckCmd(a), newRecordCmd(a), newPolicyCmd(a), newDemoCmd(a), newInitCmd(a), newScriptCmd(a))
+	root.AddCommand(newLogCmd(a), newHookCmd(a), newPolicyCheckCmd(a), newRecordCmd(a), newPolicyCmd(a), newDemoCmd(a), newInitCmd(a), newScriptCmd(a), newAuthorizeCmd(a), newStatusCmd(a), newGrantsCmd(a))
 	return root
 }

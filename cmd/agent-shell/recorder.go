@@ -16,6 +16,11 @@ func (a *app) record(e *telemetry.Event, hostSession string) {
 	a.startRecording(hostSession).write(e)
 }
 
+// recordAll records events in order, in one session file.
+func (a *app) recordAll(events []*telemetry.Event, hostSession string) {
+	a.startRecording(hostSession).write(events...)
+}
+
 // recording is an event about to be written: the session file open, the
 // context captured and the chain's tail read, so that what is left once
 // the event is known is one locked append. The shim prepares it while the
@@ -47,18 +52,20 @@ func (a *app) startRecording(hostSession string) *recording {
 	return r
 }
 
-func (r *recording) write(e *telemetry.Event) {
+func (r *recording) write(events ...*telemetry.Event) {
 	if r.openErr != nil {
 		r.a.errorf("telemetry write error: %v", r.openErr)
 		return
 	}
 	defer r.w.Close()
-	r.fill(e)
-	if err := r.w.Append(e); err != nil {
-		r.a.errorf("telemetry write error: %v", err)
-		se := &telemetry.Event{Event: telemetry.EventShimError, Command: e.Command, Agent: e.Agent, Error: err.Error()}
-		r.fill(se)
-		_ = r.w.Append(se)
+	for _, e := range events {
+		r.fill(e)
+		if err := r.w.Append(e); err != nil {
+			r.a.errorf("telemetry write error: %v", err)
+			se := &telemetry.Event{Event: telemetry.EventShimError, Command: e.Command, Agent: e.Agent, Error: err.Error()}
+			r.fill(se)
+			_ = r.w.Append(se)
+		}
 	}
 }
 

@@ -1,0 +1,229 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agent-shell/agent-shell/authority"
+	"github.com/agent-shell/agent-shell/policy"
+	"github.com/agent-shell/agent-shell/setup"
+	"github.com/agent-shell/agent-shell/telemetry"
+)
+
+func newAuthorizeCmd(a *app) *cobra.Command {
+	var yes bool
+	cmd := &cobra.Command{
+		Use:   "authorize",
+		Short: "Review the agent-shell configuration and authorize it (run by a human)",
+		Long: `Shows what changed in the agent-shell configuration (policy.json, the manifest,
+its scripts and packs) since it was last authorized, asks for confirmation, and
+records the digest of the whole configuration in your configuration directory
+($XDG_CONFIG_HOME/agent-shell/authorized.json, outside the repository), with a
+copy of the configuration under .agent-shell/state/authorized/.
+
+Every decision checks the configuration in force against that digest. While it
+differs, the authorized configuration's [policy] unauthorized decides:
+"last-authorized" (the default) decides with the authorized copy and says so,
+"deny" denies every call, "warn" decides with the changed configuration and
+says so. A repository never authorized uses its configuration as it is.
+
+It asks on a terminal; without one it refuses unless --yes is given. A
+configuration that does not load is never authorized.`,
+		Example: `  agent-shell authorize
+  agent-shell authorize --yes   # in a script, after reviewing the change yourself`,
+		Args: cobra.NoArgs,
+		RunE: runE(func(*cobra.Command, []string) error {
+			return a.runAuthorize(yes)
+		}),
+	}
+	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "authorize without asking (needed without a terminal)")
+	return cmd
+}
+
+func (a *app) runAuthorize(yes bool) error {
+	tty := a.initTerminal()
+	if tty == nil && !yes {
+		return errors.New("authorize needs a human: run it on a terminal to review the change, or pass --yes to authorize without asking")
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	root, ok := telemetry.RepoRoot(cwd)
+	if !ok {
+		return errors.New("run agent-shell authorize inside a git repository")
+	}
+	cfgDir, err := authority.ConfigDir(a.getenv)
+	if err != nil {
+		return err
+	}
+	if inside(root, cfgDir) {
+		a.errorf("warning: the authorization store %s is inside this repository, where an agent could change it; set XDG_CONFIG_HOME to a folder outside it", authority.Escape(cfgDir))
+	}
+	p, err := policy.ProposeAuthorization(root, a.getenv, cfgDir)
+	if err != nil {
+		return err
+	}
+	defer p.Discard()
+	hosts, err := registeredHosts(root, a.getenv)
+	if err != nil {
+		return err
+	}
+	w := a.stdout
+	var prevHosts []string
+	switch {
+	case p.Previous == nil:
+		fmt.Fprintln(w, "First authorization of this repository's agent-shell configuration.")
+		a.printFiles(p)
+	case p.PreviousProblem != "":
+		prevHosts = p.Previous.Hosts
+		fmt.Fprintf(w, "The last authorized configuration (%s) cannot be compared with: %s.\n", p.Previous.AuthorizedAt.UTC().Format(time.RFC3339), p.PreviousProblem)
+		fmt.Fprintln(w, "Every file is shown as new:")
+		fmt.Fprint(w, p.Diff)
+	default:
+		prevHosts = p.Previous.Hosts
+		if p.Unchanged && slices.Equal(prevHosts, hosts) {
+			fmt.Fprintf(w, "Already authorized: configuration %s (authorized %s); nothing changed.\n", p.Digest, p.Previous.AuthorizedAt.UTC().Format(time.RFC3339))
+			return nil
+		}
+		fmt.Fprintf(w, "Changes since the authorization of %s:\n", p.Previous.AuthorizedAt.UTC().Format(time.RFC3339))
+		switch {
+		case p.Diff != "":
+			fmt.Fprint(w, p.Diff)
+		case p.Digest != p.Previous.Digest:
+			// Same files, other digest: what the scripts load from
+			// agent-shell itself (the @agent-shell// library) changed.
+			fmt.Fprintln(w, "No file changed; the scripts' built-in @agent-shell// library did (a new agent-shell version).")
+		default:
+			fmt.Fprintln(w, "No file changed.")
+		}
+	}
+	if len(p.Skipped) > 0 {
+		fmt.Fprintf(w, "Left out (not regular files: symbolic links are not copied): %s\n", escapeJoin(p.Skipped))
+	}
+	hostLine := "Hosts registered: " + joinOr(hosts, "none")
+	if p.Previous != nil && !slices.Equal(prevHosts, hosts) {
+		hostLine += " (were: " + joinOr(prevHosts, "none") + ")"
+	}
+	fmt.Fprintln(w, hostLine)
+	fmt.Fprintf(w, "Configuration digest: %s\n", p.Digest)
+
+	if !yes {
+		ok, err := confirm(tty, p, "Authorize this configuration? [y/N] ")
+		if err != nil {
+			return err
+		}
+		if !ok {
+			fmt.Fprintln(w, "Not authorized; nothing changed.")
+			return exitCode(exitError)
+		}
+	}
+	if err := p.Accept(hosts, a.now()); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "Authorized configuration %s.\n", p.Digest)
+	fmt.Fprintf(w, "Recorded in %s; its copy is %s.\n", displayPath(cfgDir+string(os.PathSeparator)+authority.FileName), relRoot(root, policy.AuthorizedCopy(root, p.Digest)))
+	return nil
+}
+
+func (a *app) printFiles(p *policy.Proposal) {
+	if len(p.Files) == 0 {
+		fmt.Fprintln(a.stdout, "There is no policy.json and no agent-shell.toml: every command is allowed.")
+		return
+	}
+	fmt.Fprintln(a.stdout, "Its files:")
+	for _, f := range p.Files {
+		fmt.Fprintf(a.stdout, "  %s\n", authority.Escape(f))
+	}
+}
+
+func escapeJoin(list []string) string {
+	out := make([]string, len(list))
+	for i, s := range list {
+		out[i] = authority.Escape(s)
+	}
+	return strings.Join(out, ", ")
+}
+
+// confirm asks a yes/no question on the terminal, in its own line mode:
+// only y or yes answers yes; the end of input answers no. A signal (Ctrl-C)
+// removes the staged copy and ends the process.
+func confirm(tty *setup.Terminal, p *policy.Proposal, question string) (bool, error) {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	done := make(chan struct{})
+	defer func() {
+		signal.Stop(sigs)
+		close(done)
+	}()
+	go func() {
+		select {
+		case sig := <-sigs:
+			p.Discard()
+			fmt.Fprintln(tty.Out)
+			n, _ := sig.(syscall.Signal)
+			os.Exit(128 + int(n))
+		case <-done:
+		}
+	}()
+	fmt.Fprint(tty.Out, question)
+	line, err := bufio.NewReader(tty.In).ReadString('\n')
+	if err != nil && line == "" {
+		fmt.Fprintln(tty.Out)
+		return false, nil
+	}
+	ans := strings.ToLower(strings.TrimSpace(line))
+	return ans == "y" || ans == "yes", nil
+}
+
+// registeredHosts lists the hosts whose hook registration runs agent-shell
+// for every event it registers: `agent-shell hook install` would change
+// nothing (the reading init uses).
+func registeredHosts(root string, getenv func(string) string) ([]string, error) {
+	s, err := setup.Detect(root, getenv)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, ag := range s.Agents {
+		if ag.Registered && ag.Err == nil && registrationExists(root, ag.Name) {
+			out = append(out, ag.Name)
+		}
+	}
+	return out, nil
+}
+
+// inside reports whether p is root or below it.
+func inside(root, p string) bool {
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		root = r
+	}
+	for d := filepath.Clean(p); ; d = filepath.Dir(d) {
+		if r, err := filepath.EvalSymlinks(d); err == nil {
+			// The deepest folder that exists decides.
+			rel, err := filepath.Rel(root, filepath.Join(r, strings.TrimPrefix(filepath.Clean(p), d)))
+			return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+		}
+		if filepath.Dir(d) == d {
+			return false
+		}
+	}
+}
+
+// relRoot shows p relative to the repository root.
+func relRoot(root, p string) string {
+	if r, ok := strings.CutPrefix(p, root+string(os.PathSeparator)); ok {
+		return authority.Escape(r)
+	}
+	return authority.Escape(p)
+}

@@ -1,0 +1,228 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agent-shell/agent-shell/authority"
+	"github.com/agent-shell/agent-shell/hostapi"
+	"github.com/agent-shell/agent-shell/policy"
+	"github.com/agent-shell/agent-shell/setup"
+	"github.com/agent-shell/agent-shell/telemetry"
+)
+
+// hostFiles lists, per host, the registration files status looks at (the
+// first is the one named in its report). A host none of whose files exists
+// is not set up here, which is only a problem when it was registered at the
+// last authorization.
+var hostFiles = map[string][]string{
+	"amp":      {hostapi.AmpSettingsFile, hostapi.AmpDelegate},
+	"claude":   {hostapi.ClaudeSettingsFile},
+	"codex":    {hostapi.CodexHooksFile},
+	"copilot":  {hostapi.CopilotHooksFile},
+	"cursor":   {hostapi.CursorHooksFile},
+	"gemini":   {hostapi.GeminiSettingsFile},
+	"opencode": {hostapi.OpencodePluginFile},
+}
+
+func registrationExists(root, host string) bool {
+	for _, f := range hostFiles[host] {
+		if _, err := os.Lstat(filepath.Join(root, f)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+func newStatusCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "status",
+		Short: "Check agent-shell's state here: authorization, hook registrations, the event log, grants",
+		Long: `Prints one line per check, marked ok, FAIL, or -- (for information):
+
+  configuration  the digest of the configuration in force, and whether it is
+                 the one last authorized with ` + "`agent-shell authorize`" + `
+  host NAME      each agent whose registration file exists: whether it still
+                 runs agent-shell for every event agent-shell registers
+  events         each session file's hash chain (as ` + "`agent-shell log verify`" + `)
+  grants         approval grants in force
+
+It exits 1 when something is wrong, so that it can run in CI: the
+configuration changed since it was authorized (or does not load, or its
+authorization cannot be checked), an agent registered at authorization no
+longer runs agent-shell, or a session file's chain is broken. A configuration
+never authorized is reported, not failed.`,
+		Args: cobra.NoArgs,
+		RunE: runE(func(*cobra.Command, []string) error {
+			return a.runStatus()
+		}),
+	}
+}
+
+type statusReport struct {
+	a        *app
+	problems int
+}
+
+func (r *statusReport) ok(format string, args ...any)   { r.line("ok  ", format, args...) }
+func (r *statusReport) info(format string, args ...any) { r.line("--  ", format, args...) }
+func (r *statusReport) fail(format string, args ...any) {
+	r.problems++
+	r.line("FAIL", format, args...)
+}
+
+func (r *statusReport) line(mark, format string, args ...any) {
+	fmt.Fprintf(r.a.stdout, "%s  %s\n", mark, fmt.Sprintf(format, args...))
+}
+
+func (a *app) runStatus() error {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	root, ok := telemetry.RepoRoot(cwd)
+	if !ok {
+		return errors.New("run agent-shell status inside a git repository")
+	}
+	r := &statusReport{a: a}
+	au := r.configuration(root)
+	r.hosts(root, au)
+	r.events(root)
+	r.info("grants: none in force (approval grants are not implemented yet)")
+	if r.problems > 0 {
+		a.errorf("status: %d %s", r.problems, plural(r.problems, "problem", "problems"))
+		return exitCode(exitError)
+	}
+	return nil
+}
+
+// configuration reports the configuration's digest and authorization.
+func (r *statusReport) configuration(root string) policy.Authorization {
+	cfgDir, cfgErr := authority.ConfigDir(r.a.getenv)
+	_, au := policy.LoadAuthorized(root, r.a.getenv, cfgDir)
+	digest := "(does not load)"
+	if au.Digest != "" {
+		digest = au.Digest
+	}
+	when := au.AuthorizedAt.UTC().Format(time.RFC3339)
+	switch {
+	case au.State == policy.AuthAuthorized:
+		r.ok("configuration %s: authorized %s", digest, when)
+		if err := policy.CheckAuthorizedCopy(root, au.AuthorizedDigest, r.a.getenv); err != nil {
+			r.fail("configuration: %s: were the configuration to change, every call would be denied (`agent-shell authorize` writes it again)", authority.Escape(err.Error()))
+		}
+	case au.State == policy.AuthUnauthorized && au.AuthorizedDigest == "":
+		r.fail("configuration %s: %s", digest, au.Problem)
+	case au.State == policy.AuthUnauthorized:
+		r.fail("configuration %s: changed since it was authorized %s (authorized digest %s)", digest, when, au.AuthorizedDigest)
+		if au.Problem != "" {
+			r.fail("configuration: %s: every call is denied", au.Problem)
+		} else {
+			r.info("configuration: until `agent-shell authorize`, %s", map[string]string{
+				policy.UnauthorizedLastAuthorized: "the last authorized configuration decides",
+				policy.UnauthorizedDeny:           "every call is denied ([policy] unauthorized = \"deny\")",
+				policy.UnauthorizedWarn:           "the changed configuration decides ([policy] unauthorized = \"warn\")",
+			}[au.Mode])
+		}
+	case cfgErr != nil:
+		r.info("configuration %s: authorization unknown: %v", digest, cfgErr)
+	default:
+		r.info("configuration %s: never authorized: it decides as it is; run `agent-shell authorize` to review and pin it", digest)
+	}
+	if au.LoadErr != nil {
+		// It decides unless an authorized copy does instead.
+		denied := ""
+		if au.State == policy.AuthNever || au.Mode == policy.UnauthorizedWarn {
+			denied = " (every call is denied)"
+		}
+		r.fail("configuration does not load%s: %s", denied, authority.Escape(au.LoadErr.Error()))
+	}
+	return au
+}
+
+// hosts reports each host whose registration file exists, and each host
+// registered at the last authorization.
+func (r *statusReport) hosts(root string, au policy.Authorization) {
+	s, err := setup.Detect(root, r.a.getenv)
+	if err != nil {
+		r.fail("hosts: %v", err)
+		return
+	}
+	for _, name := range hostapi.Names() {
+		files := hostFiles[name]
+		if len(files) == 0 {
+			continue
+		}
+		file := files[0]
+		recorded := slices.Contains(au.Hosts, name)
+		ag := s.Agent(name)
+		switch {
+		case !registrationExists(root, name):
+			if recorded {
+				r.fail("host %s: %s is missing (it ran agent-shell when the configuration was authorized)", name, file)
+			}
+		case ag.Err != nil:
+			msg := fmt.Sprintf("host %s: %s cannot be read: %s", name, file, authority.Escape(ag.Err.Error()))
+			if recorded {
+				r.fail("%s", msg)
+			} else {
+				r.info("%s", msg)
+			}
+		case ag.Registered:
+			r.ok("host %s: %s runs agent-shell", name, file)
+		case recorded:
+			r.fail("host %s: %s no longer runs agent-shell for every event (it did when the configuration was authorized; `agent-shell hook install --agent=%s` registers it again)", name, file, name)
+		default:
+			r.info("host %s: %s does not run agent-shell (`agent-shell hook install --agent=%s` registers it)", name, file, name)
+		}
+	}
+}
+
+// events verifies every session file's chain.
+func (r *statusReport) events(root string) {
+	dir, err := telemetry.EventsDirForRead(root, r.a.getenv)
+	if err != nil {
+		r.fail("events: %v", err)
+		return
+	}
+	files, skipped, err := telemetry.ListFiles(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		r.info("events: none recorded yet in %s", relRoot(root, dir))
+		return
+	}
+	if err != nil {
+		r.fail("events: %v", err)
+		return
+	}
+	for _, s := range skipped {
+		r.fail("events: %s is not a regular file", relRoot(root, s))
+	}
+	intact, events := 0, 0
+	for _, f := range files {
+		res, err := telemetry.VerifyFile(f)
+		switch {
+		case err != nil:
+			r.fail("events: %s: %s", relRoot(root, f), authority.Escape(err.Error()))
+		case !res.OK():
+			r.fail("events: %s:%d: %s", relRoot(root, f), res.Line, authority.Escape(res.Problem))
+		default:
+			intact++
+			events += res.Events
+		}
+	}
+	if len(files) == 0 {
+		r.info("events: none recorded yet in %s", relRoot(root, dir))
+		return
+	}
+	if intact > 0 {
+		r.ok("events: %d of %d session %s intact (%d %s)", intact, len(files), plural(len(files), "file", "files"),
+			events, plural(events, "event", "events"))
+	}
+}

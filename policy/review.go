@@ -1,0 +1,629 @@
+package policy
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
+
+	"github.com/agent-shell/agent-shell/builtins"
+	"github.com/agent-shell/agent-shell/policy/shellcmd"
+	"github.com/agent-shell/agent-shell/runtime"
+	"github.com/agent-shell/agent-shell/state"
+	"github.com/agent-shell/agent-shell/telemetry"
+)
+
+// Reviewers and approval grants: the last step of a decision, run only when
+// the rules say ask (a deny never gets here, so no reviewer or grant can
+// overturn one).
+//
+//  1. Grants. Each simple command that asked is looked up among the live
+//     grants of the request's session, then the durable ones. When every
+//     one of them is covered, the line is allowed without running any
+//     reviewer. A grant store that cannot be read denies (fail closed).
+//  2. Reviewers. The commands no grant covers are reviewed one by one, each
+//     by the [[reviewer]] chain in declaration order (strategy
+//     first_terminal): defer (or a failure declared "defer") passes the
+//     command to the next reviewer, any other answer ends its chain.
+//     Reviewing stops at the first command denied. A reviewer sees its
+//     command as shell-context-v1 with phase "shell_reviewer", the policy
+//     decision (action, reason, matches) and offered_scopes.
+//  3. The line: any command denied -> deny (the first denial's reason);
+//     else any command whose reviewers all deferred -> ask stays, for the
+//     host ("all reviewers deferred: <reason>"); else allow, and only then
+//     are the grants the reviewers asked for stored (a store error denies).
+//
+// A reviewer reviews one simple command, not the line: "curl x && rm y"
+// asks about curl and rm separately (when both asked), so that an answer,
+// and a grant, is about one command whose identity can be checked later; a
+// line is allowed only when every command that asked is approved or covered
+// by a grant. The same command twice in one line is reviewed once.
+//
+// Answers: Review.approve() approves once (the scope "once", which must be
+// offered too); Review.approve_for(scope) approves and leaves a grant of a
+// scope the manifest offers ([approvals] scopes), and denies for a scope it
+// does not offer, never downgrading silently; Review.deny(reason) denies
+// "<script>: <reason>"; Review.rewrite(argv) denies, naming the suggested
+// command (the hook path cannot run another command); Review.defer() passes.
+// A failure (fuel, timeout, error, malformed answer, state) takes the
+// script's declared failure: deny (the default) or defer. No failure
+// approves.
+//
+// Grant identity (reference §7.2, with what the hook path knows): the scope
+// parts are the manifest digest, the request kind ("shell"), the program
+// identity, the cwd (cleaned) and a digest of what else changes what the
+// command does: its environment assignments (PATH=... cmd) and
+// redirections, in order (our stand-in for the reference's environment and
+// stdin digests). The exact hash is GrantHash(scope parts ++ argv), where
+// argv is the command's outermost layer (wrappers included, so a grant for
+// `rm x` does not cover `sudo rm x`). The program identity is the innermost
+// layer's program as written, shellcmd's Path: "name:<word>" for a word
+// looked up in PATH, "path:<filepath.Clean(path)>" for one with a slash (a
+// relative path is relative to the cwd, which is part of the identity).
+// The hook path does not see the host's PATH or files, so the executable is
+// not resolved or fingerprinted; a wrapper's own path is not kept by
+// shellcmd either (its basename is in argv). exact_session: the same
+// session and hash. prefix_session: the same session and scope hash, and an
+// argv that starts with the approved request's full argv. durable_exact:
+// the same hash, in any session, until it expires ([approvals]
+// durable_days, default 30, at most 365) or is revoked.
+//
+// A command that is not static (an unknown program, a parameter
+// expansion, a substitution, a dynamic redirection) has no identity a
+// later request could be checked against: it is never looked up, and a
+// reviewer's approve_for on it approves this request only (the review
+// record says the grant was not stored).
+
+// ReviewerDecl is one [[reviewer]]: a shell_reviewer script asked, in
+// declaration order, about commands the rules say ask.
+type ReviewerDecl struct {
+	Script string `toml:"script"`
+}
+
+// ApprovalsConfig is the manifest's [approvals] table.
+type ApprovalsConfig struct {
+	// Scopes lists the scopes reviewers may grant; default once and
+	// exact_session.
+	Scopes []string `toml:"scopes"`
+	// DurableDays is how long a durable_exact grant lasts: default 30, at
+	// most 365.
+	DurableDays int `toml:"durable_days"`
+}
+
+var defaultScopes = []string{state.ScopeOnce, state.ScopeExactSession}
+
+const (
+	defaultDurableDays = 30
+	maxDurableDays     = 365
+	// grantTimeout bounds the wait for a grants file's lock.
+	grantTimeout = 2 * time.Second
+)
+
+// validateReviewers checks [approvals] and the [[reviewer]] list, setting
+// the defaults.
+func (m *Manifest) validateReviewers() error {
+	a := &m.Approvals
+	fail := func(key string, line int, format string, args ...any) error {
+		return &ManifestError{Path: m.Path, Line: line, Key: key, Msg: fmt.Sprintf(format, args...)}
+	}
+	if a.Scopes == nil {
+		a.Scopes = slices.Clone(defaultScopes)
+	}
+	for i, s := range a.Scopes {
+		if !state.ValidScope(s) {
+			return fail("approvals.scopes", keyLine(m.src, "approvals", "scopes"), "%q: want %s", s, strings.Join(state.Scopes, ", "))
+		}
+		if slices.Contains(a.Scopes[:i], s) {
+			return fail("approvals.scopes", keyLine(m.src, "approvals", "scopes"), "%q is listed twice", s)
+		}
+	}
+	if a.DurableDays == 0 {
+		a.DurableDays = defaultDurableDays
+	}
+	if a.DurableDays < 1 || a.DurableDays > maxDurableDays {
+		return fail("approvals.durable_days", keyLine(m.src, "approvals", "durable_days"), "%d: want 1 to %d days", a.DurableDays, maxDurableDays)
+	}
+	lines := tableLines(m.src, "reviewer")
+	for i, r := range m.Reviewers {
+		line := 0
+		if i < len(lines) {
+			line = lines[i]
+		}
+		key := fmt.Sprintf("reviewer[%d].script", i+1)
+		s := m.script(r.Script)
+		switch {
+		case r.Script == "":
+			return fail(key, line, "every reviewer names its shell_reviewer script")
+		case s == nil:
+			return fail(key, line, "no [[script]] has id %q", r.Script)
+		case builtins.Kind(s.Kind) != builtins.KindReviewer:
+			return fail(key, line, "script %q is a %s, not a %s", r.Script, s.Kind, builtins.KindReviewer)
+		}
+		for _, prev := range m.Reviewers[:i] {
+			if prev.Script == r.Script {
+				return fail(key, line, "reviewer %q is listed twice", r.Script)
+			}
+		}
+	}
+	return nil
+}
+
+// ErrNoGrant is wrapped by the error of revoking an unknown grant.
+var ErrNoGrant = state.ErrNoGrant
+
+// GrantStore is the store of the approval grants (and script state) of the
+// repository at root.
+func GrantStore(root string) *state.Store { return state.Open(filepath.Join(root, StateSubpath)) }
+
+// Review is what the approval stage did with an ask, kept on the decision
+// for `policy explain` and for the record: one step per grant used and per
+// reviewer answer.
+type Review struct {
+	Outcome string // one of the Review* outcomes
+	Steps   []ReviewStep
+}
+
+// The outcomes of a review.
+const (
+	ReviewGranted  = "granted"  // live grants covered every command that asked: allow
+	ReviewApproved = "approved" // reviewers (and maybe grants) approved every command: allow
+	ReviewDenied   = "denied"   // a reviewer, a failure or the grant store denied
+	ReviewDeferred = "deferred" // some command's reviewers all deferred: ask stays
+	ReviewSkipped  = "skipped"  // nothing could be reviewed (see the step's reason): ask stays
+)
+
+// ReviewStep is one grant used or one reviewer's answer about one simple
+// command: what a `review` audit event records.
+type ReviewStep struct {
+	Command []string // the simple command (its outermost layer)
+	// Reviewer is the reviewer script that answered, or for a grant used,
+	// the one that granted it.
+	Reviewer string
+	// Answer is "grant" (a live grant covered the command), "approve",
+	// "approve_for", "deny", "rewrite", "defer", a failure ("fuel",
+	// "timeout", "error", "malformed", "state", "input"), or "store" (the
+	// grant store failed).
+	Answer string
+	Scope  string // the scope granted, asked for or used
+	Grant  string // the grant used or stored
+	// Outcome is what the step did: "allow", "deny", "defer" (next
+	// reviewer, or the host when it was the last), "skip".
+	Outcome string
+	// Reason says why: a reviewer's deny reason, the suggested command, the
+	// failure, the store error, a grant not stored.
+	Reason string
+}
+
+// CommandLine is the step's command as a shell command line.
+func (s ReviewStep) CommandLine() string { return quoteWords(s.Command) }
+
+// Failed reports whether the step is a reviewer's failure (or the grant
+// store's), whose Reason then says why.
+func (s ReviewStep) Failed() bool {
+	switch s.Answer {
+	case "", "grant", "approve", "approve_for", "deny", "rewrite", "defer":
+		return false
+	}
+	return true
+}
+
+// askItem is one simple command that asked.
+type askItem struct {
+	cmd       *shellcmd.Command
+	argv      []string // the outermost layer
+	effects   []string
+	matches   []builtins.PolicyMatch
+	grantable bool
+	query     state.GrantQuery
+	program   string // program identity
+	dup       int    // index of an earlier item with the same identity, or -1
+
+	// the outcome
+	outcome string // "allow", "deny", "defer"
+	reason  string
+	grant   *state.Grant // the grant used or to store
+	store   bool         // grant is to be stored
+}
+
+// review runs the approval stage on a decision that says ask.
+func (e *Engine) review(d *Decision, ev *evaluation, raw string, line *shellcmd.Line) {
+	m := e.Manifest
+	if d.Action != ActionAsk || m == nil || len(m.Reviewers) == 0 || m.runtime == nil {
+		return
+	}
+	r := &Review{}
+	d.Review = r
+	skip := func(why string) {
+		r.Outcome = ReviewSkipped
+		r.Steps = append(r.Steps, ReviewStep{Outcome: "skip", Reason: why})
+	}
+	if line.Err != nil {
+		skip("the command line cannot be analysed: " + line.Err.Error())
+		return
+	}
+	items, ok := e.askItems(d, ev, line)
+	if !ok {
+		skip("the commands that asked cannot be told apart")
+		return
+	}
+	if len(items) == 0 {
+		skip("no simple command asked")
+		return
+	}
+	now := ev.req.Time
+	// Each use of the store gets its own deadline: reviewers run in between.
+	storeCtx := func() (context.Context, context.CancelFunc) {
+		return context.WithTimeout(ev.req.Context, grantTimeout)
+	}
+	store := e.grantStore()
+	ruleReason := d.Reason
+
+	deny := func(reason string) {
+		d.Action, d.Reason = ActionDeny, reason
+		r.Outcome = ReviewDenied
+	}
+
+	// 1. Grants.
+	if store != nil {
+		var qs []state.GrantQuery
+		var idx []int
+		for i, it := range items {
+			if it.grantable && it.dup < 0 {
+				qs, idx = append(qs, it.query), append(idx, i)
+			}
+		}
+		if len(qs) > 0 {
+			ctx, cancel := storeCtx()
+			found, err := store.UseGrants(ctx, ev.req.SessionID, qs, now)
+			cancel()
+			if err != nil {
+				r.Steps = append(r.Steps, ReviewStep{Answer: "store", Outcome: "deny", Reason: err.Error()})
+				deny(fmt.Sprintf("Command '%s' denied: approval grants cannot be read: %v", raw, err))
+				return
+			}
+			for k, g := range found {
+				if g == nil {
+					continue
+				}
+				it := items[idx[k]]
+				it.outcome, it.grant = "allow", g
+				it.reason = fmt.Sprintf("approved by grant %s (%s, by reviewer %s)", g.ID, g.Scope, g.Reviewer)
+				r.Steps = append(r.Steps, ReviewStep{Command: it.argv, Reviewer: g.Reviewer, Answer: "grant",
+					Scope: g.Scope, Grant: g.ID, Outcome: "allow"})
+			}
+		}
+	}
+
+	// 2. Reviewers, for what no grant covers.
+	for _, it := range items {
+		if it.dup >= 0 {
+			first := items[it.dup]
+			it.outcome, it.reason, it.grant = first.outcome, first.reason, first.grant
+			continue
+		}
+		if it.outcome != "" {
+			continue
+		}
+		e.reviewItem(it, d, ev, r, raw, ruleReason)
+		if it.outcome == "deny" {
+			deny(it.reason)
+			return
+		}
+	}
+
+	// 3. The line.
+	var reasons []string
+	granted := true
+	for _, it := range items {
+		switch it.outcome {
+		case "defer":
+			d.Reason = "all reviewers deferred: " + ruleReason
+			r.Outcome = ReviewDeferred
+			return
+		case "allow":
+			if it.grant == nil || it.store {
+				granted = false
+			}
+			if !slices.Contains(reasons, it.reason) {
+				reasons = append(reasons, it.reason)
+			}
+		}
+	}
+	var toStore []*state.Grant
+	for _, it := range items {
+		if it.store { // never set on a duplicate, which shares its first item's grant
+			toStore = append(toStore, it.grant)
+		}
+	}
+	if len(toStore) > 0 {
+		err := fmt.Errorf("no state folder to keep grants in")
+		if store != nil {
+			ctx, cancel := storeCtx()
+			err = store.AddGrants(ctx, toStore, now)
+			cancel()
+		}
+		if err != nil {
+			r.Steps = append(r.Steps, ReviewStep{Answer: "store", Outcome: "deny", Reason: err.Error()})
+			deny(fmt.Sprintf("Command '%s' denied: the reviewer's grant cannot be stored: %v", raw, err))
+			return
+		}
+	}
+	d.Action, d.Reason = ActionAllow, strings.Join(reasons, "; ")
+	r.Outcome = ReviewApproved
+	if granted {
+		r.Outcome = ReviewGranted
+	}
+}
+
+// reviewItem runs the reviewer chain on one command and sets its outcome.
+func (e *Engine) reviewItem(it *askItem, d *Decision, ev *evaluation, r *Review, raw, ruleReason string) {
+	m := e.Manifest
+	offered := m.Approvals.Scopes
+	var input starlark.Value
+	inputErr := checkInput(it.argv, it.effects)
+	if inputErr == nil {
+		input = e.reviewContext(ev, it, ruleReason)
+	}
+	for _, rv := range m.Reviewers {
+		id := rv.Script
+		var res runtime.Result
+		if inputErr != nil {
+			res = runtime.Result{Failure: runtime.FailInput, Err: inputErr}
+		} else {
+			res = m.runtime.Invoke(ev.req.Context, id, input, ev.req.SessionID)
+		}
+		d.Extensions = append(d.Extensions, extensionRun(id, builtins.KindReviewer, res))
+		step := ReviewStep{Command: it.argv, Reviewer: id, Answer: res.Outcome()}
+		done := func(outcome, reason string) {
+			step.Outcome, it.outcome, it.reason = outcome, outcome, reason
+			if outcome == "deny" && step.Reason == "" {
+				step.Reason = reason
+			}
+			r.Steps = append(r.Steps, step)
+		}
+		a := res.Action
+		if a == nil {
+			step.Reason = fmt.Sprintf("%s: %v", res.Failure, res.Err)
+			if decl := m.script(id); decl != nil && decl.Failure == "defer" {
+				step.Outcome = "defer"
+				r.Steps = append(r.Steps, step)
+				continue
+			}
+			done("deny", fmt.Sprintf("Command '%s' denied: reviewer %s failed (%s: %v)", raw, id, res.Failure, res.Err))
+			return
+		}
+		switch a.Op {
+		case "defer":
+			step.Outcome = "defer"
+			r.Steps = append(r.Steps, step)
+			continue
+		case "deny":
+			step.Reason = a.Reason
+			done("deny", fmt.Sprintf("%s: %s", id, a.Reason))
+			return
+		case "rewrite":
+			step.Reason = "suggests: " + quoteWords(a.Argv)
+			done("deny", fmt.Sprintf("Command '%s' denied: reviewer %s suggests: %s", raw, id, quoteWords(a.Argv)))
+			return
+		case "approve", "approve_for":
+			scope := state.ScopeOnce
+			if a.Op == "approve_for" {
+				scope = a.Scope
+			}
+			step.Scope = scope
+			if !slices.Contains(offered, scope) {
+				done("deny", fmt.Sprintf("Command '%s' denied: reviewer %s granted scope %s, which the manifest does not offer ([approvals] scopes = [%s])",
+					raw, id, scope, strings.Join(offered, ", ")))
+				return
+			}
+			switch {
+			case scope == state.ScopeOnce:
+				done("allow", fmt.Sprintf("approved once by reviewer %s", id))
+			case !it.grantable:
+				step.Reason = fmt.Sprintf("grant not stored: the command is not static (%s), so it is approved this once", it.notStatic())
+				done("allow", fmt.Sprintf("approved once by reviewer %s (%s granted, but %s)", id, scope, step.Reason))
+			case state.SessionScope(scope) && ev.req.SessionID == "":
+				done("deny", fmt.Sprintf("Command '%s' denied: reviewer %s granted scope %s, but the request has no session id to keep it with", raw, id, scope))
+			default:
+				g := e.newGrant(it, ev, id, scope)
+				step.Grant = g.ID
+				it.grant, it.store = g, true
+				done("allow", fmt.Sprintf("approved by reviewer %s for %s (grant %s)", id, scope, g.ID))
+			}
+			return
+		}
+		// An op the runtime should never let through.
+		done("deny", fmt.Sprintf("Command '%s' denied: reviewer %s answered %s", raw, id, a))
+		return
+	}
+	it.outcome = "defer"
+}
+
+// newGrant is the grant a reviewer gives one command.
+func (e *Engine) newGrant(it *askItem, ev *evaluation, reviewer, scope string) *state.Grant {
+	g := &state.Grant{
+		ID: state.NewGrantID(), Scope: scope, Hash: it.query.Hash, ScopeHash: it.query.ScopeHash,
+		Argv: it.argv, Program: it.program, Cwd: cleanCwd(ev.req.Cwd), ManifestSHA256: e.Manifest.Digest,
+		Reviewer: reviewer, CreatedAt: ev.req.Time,
+	}
+	if state.SessionScope(scope) {
+		g.SessionID = ev.req.SessionID
+	}
+	if scope == state.ScopeDurableExact {
+		exp := ev.req.Time.Add(time.Duration(e.Manifest.Approvals.DurableDays) * 24 * time.Hour)
+		g.ExpiresAt = &exp
+	}
+	return g
+}
+
+// askItems lists the simple commands of a line whose decision is ask,
+// from the decision's reports (one per layer of each command, in order).
+// It reports false when the reports do not line up with the line.
+func (e *Engine) askItems(d *Decision, ev *evaluation, line *shellcmd.Line) ([]*askItem, bool) {
+	var items []*askItem
+	ri := 0
+	for ci := range line.Commands {
+		c := &line.Commands[ci]
+		if len(c.Layers) == 0 || ri+len(c.Layers) > len(d.Commands) {
+			return nil, false
+		}
+		reps := d.Commands[ri : ri+len(c.Layers)]
+		ri += len(c.Layers)
+		asked := false
+		it := &askItem{cmd: c, argv: c.Layers[0], dup: -1}
+		for li, rep := range reps {
+			if !slices.Equal(rep.Argv, c.Layers[li]) {
+				return nil, false
+			}
+			if rep.Action == ActionAsk {
+				asked = true
+			}
+			it.effects = appendNew(it.effects, rep.Effects...)
+			for _, mt := range rep.Matches {
+				pm := builtins.PolicyMatch{RuleID: mt.Rule, Action: string(mt.Action), Reason: mt.Reason}
+				if !slices.Contains(it.matches, pm) {
+					it.matches = append(it.matches, pm)
+				}
+			}
+		}
+		if !asked {
+			continue
+		}
+		it.grantable = c.Unknown == "" && !c.Dynamic && !c.Substitution
+		for _, rd := range c.Redirects {
+			if rd.Dynamic {
+				it.grantable = false
+			}
+		}
+		it.program = programIdentity(c)
+		parts := []string{e.Manifest.Digest, "shell", it.program, cleanCwd(ev.req.Cwd), commandContext(c)}
+		it.query = state.GrantQuery{ScopeHash: state.GrantHash(parts...), Hash: state.GrantHash(append(parts, it.argv...)...), Argv: it.argv}
+		for j, prev := range items {
+			if prev.query.Hash == it.query.Hash {
+				it.dup = j
+				break
+			}
+		}
+		items = append(items, it)
+	}
+	if ri != len(d.Commands) {
+		return nil, false
+	}
+	return items, true
+}
+
+func (it *askItem) notStatic() string {
+	switch {
+	case it.cmd.Unknown != "":
+		return it.cmd.Unknown
+	case it.cmd.Substitution:
+		return "it has a substitution"
+	case it.cmd.Dynamic:
+		return "a word is only known when it runs"
+	}
+	return "a redirection target is only known when it runs"
+}
+
+// programIdentity is the program of a command's innermost layer as
+// written: "name:git" for a word looked up in PATH, "path:/usr/bin/git"
+// (cleaned) for a path.
+func programIdentity(c *shellcmd.Command) string {
+	p := c.Path
+	if p == "" && len(c.Argv) > 0 {
+		p = c.Argv[0]
+	}
+	if strings.Contains(p, "/") {
+		return "path:" + filepath.Clean(p)
+	}
+	return "name:" + p
+}
+
+// commandContext digests what changes a command's meaning beside its argv:
+// its environment assignments and redirections, in order.
+func commandContext(c *shellcmd.Command) string {
+	if len(c.Assigns) == 0 && len(c.Redirects) == 0 {
+		return ""
+	}
+	parts := make([]string, 0, len(c.Assigns)+len(c.Redirects))
+	for _, a := range c.Assigns {
+		parts = append(parts, "assign "+a)
+	}
+	for _, r := range c.Redirects {
+		parts = append(parts, "redirect "+r.Op+" "+r.Target)
+	}
+	return state.GrantHash(parts...)
+}
+
+func cleanCwd(cwd string) string {
+	if cwd == "" {
+		return ""
+	}
+	return filepath.Clean(cwd)
+}
+
+// grantStore is where the engine keeps grants: under the repository root
+// it was loaded for; nil when it has none (NewEngine), and then no grant is
+// found or stored.
+func (e *Engine) grantStore() *state.Store {
+	if e.Root == "" {
+		return nil
+	}
+	return GrantStore(e.Root)
+}
+
+// reviewContext builds shell-context-v1 for a reviewer: the command's
+// outermost layer, the effects of all its layers, the policy decision, and
+// offered_scopes, the scopes Review.approve_for may grant (reference §13
+// item 10; builtins.Context has no such field, so it is added here).
+func (e *Engine) reviewContext(ev *evaluation, it *askItem, ruleReason string) starlark.Value {
+	if ev.requestID == "" { // as evaluation.context does
+		var b [8]byte
+		rand.Read(b[:]) //nolint:errcheck // never fails on Linux
+		ev.requestID = "req-" + hex.EncodeToString(b[:])
+		ev.timestamp = ev.req.Time.UTC().Format(telemetry.TimestampLayout)
+	}
+	program := it.argv[0]
+	if len(it.cmd.Layers) == 1 && it.cmd.Path != "" {
+		program = it.cmd.Path
+	}
+	c := &builtins.Context{
+		Phase: "shell_reviewer", RequestID: ev.requestID, SessionID: ev.req.SessionID, Agent: ev.req.Agent, Tool: ev.req.Tool,
+		Argv: it.argv, Program: program, Cwd: ev.req.Cwd, Effects: it.effects, Timestamp: ev.timestamp,
+		Policy: &builtins.Policy{Action: string(ActionAsk), Reason: ruleReason, Matches: it.matches},
+	}
+	v := c.Value()
+	s, ok := v.(*starlarkstruct.Struct)
+	if !ok {
+		return v
+	}
+	fields := starlark.StringDict{}
+	s.ToStringDict(fields)
+	scopes := make(starlark.Tuple, len(e.Manifest.Approvals.Scopes))
+	for i, sc := range e.Manifest.Approvals.Scopes {
+		scopes[i] = starlark.String(sc)
+	}
+	fields["offered_scopes"] = scopes
+	out := starlarkstruct.FromStringDict(s.Constructor(), fields)
+	out.Freeze()
+	return out
+}
+
+// quoteWords renders argv as a shell command line.
+func quoteWords(argv []string) string {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		q, err := builtins.QuoteWord(a)
+		if err != nil {
+			q = fmt.Sprintf("%q", a)
+		}
+		out[i] = q
+	}
+	return strings.Join(out, " ")
+}
