@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agent-shell/agent-shell/policy"
 	"github.com/agent-shell/agent-shell/telemetry"
 )
 
@@ -94,7 +95,17 @@ func (a *app) runExplain(command, cwd string) error {
 }
 
 func (a *app) runPolicyCheck() error {
-	e := a.loadPolicy()
+	// Check the files as they are now, authorized or not: this is how a
+	// human validates an edit before running agent-shell authorize.
+	cwd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	root, ok := telemetry.RepoRoot(cwd)
+	if !ok {
+		return fmt.Errorf("%s is not inside a git repository", cwd)
+	}
+	e := policy.Load(root, a.getenv)
 	if e.LoadErr != nil {
 		return e.LoadErr
 	}

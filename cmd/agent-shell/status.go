@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -95,12 +96,40 @@ func (a *app) runStatus() error {
 	au := r.configuration(root)
 	r.hosts(root, au)
 	r.events(root)
-	r.info("grants: none in force (approval grants are not implemented yet)")
+	r.grants(root)
 	if r.problems > 0 {
 		a.errorf("status: %d %s", r.problems, plural(r.problems, "problem", "problems"))
 		return exitCode(exitError)
 	}
 	return nil
+}
+
+// grants reports the approval grants in force; an unreadable grant file is
+// a problem (decisions fail closed on it).
+func (r *statusReport) grants(root string) {
+	all, err := policy.GrantStore(root).ListGrants(context.Background())
+	if err != nil {
+		r.fail("grants: %v", err)
+		return
+	}
+	now := r.a.now()
+	live := 0
+	for i := range all {
+		if all[i].Live(now) {
+			live++
+			g := &all[i]
+			where := "durable"
+			if g.SessionID != "" {
+				where = "session " + g.SessionID
+			}
+			r.info("grant %s: %s, %s, by %s: %s", g.ID, g.Scope, where, g.Reviewer, quoteArgv(g.Argv))
+		}
+	}
+	if live == 0 {
+		r.ok("grants: none in force")
+		return
+	}
+	r.ok("grants: %d in force (agent-shell grants revoke ID ends one)", live)
 }
 
 // configuration reports the configuration's digest and authorization.
