@@ -75,38 +75,48 @@ func checkInput(argv, effects []string) error {
 
 // context builds shell-context-v1 for one layer of a command.
 func (ev *evaluation) context(phase string, s *subject, effects []string) starlark.Value {
+	ev.ensureRequestID()
+	c := &builtins.Context{
+		Phase: phase, RequestID: ev.requestID, SessionID: ev.req.SessionID, Agent: ev.req.Agent, Tool: ev.req.Tool,
+		Argv: s.argv, Program: s.program(), Cwd: ev.req.Cwd, Effects: effects, Timestamp: ev.timestamp,
+	}
+	return c.Value()
+}
+
+// ensureRequestID gives the request its id and timestamp on first use: a
+// decision no script sees pays for neither.
+func (ev *evaluation) ensureRequestID() {
 	if ev.requestID == "" {
 		var b [8]byte
 		rand.Read(b[:]) //nolint:errcheck // never fails on Linux
 		ev.requestID = "req-" + hex.EncodeToString(b[:])
 		ev.timestamp = ev.req.Time.UTC().Format(telemetry.TimestampLayout)
 	}
-	program := s.argv[0]
-	if s.innermost && s.cmd.Path != "" {
-		program = s.cmd.Path
-	}
-	c := &builtins.Context{
-		Phase: phase, RequestID: ev.requestID, SessionID: ev.req.SessionID, Agent: ev.req.Agent, Tool: ev.req.Tool,
-		Argv: s.argv, Program: program, Cwd: ev.req.Cwd, Effects: effects, Timestamp: ev.timestamp,
-	}
-	return c.Value()
 }
 
 // invoke runs one script on one layer of a command and records the run.
 func (ev *evaluation) invoke(id, phase string, s *subject, effects []string) runtime.Result {
 	var res runtime.Result
+	m := ev.e.Manifest
 	if err := checkInput(s.argv, effects); err != nil {
 		res = runtime.Result{Failure: runtime.FailInput, Err: err}
-	} else if phase == "shell_matcher" {
-		if s.ctx == nil {
-			s.ctx = ev.context(phase, s, effects)
-		}
-		res = ev.rt().Invoke(ev.req.Context, id, s.ctx, ev.req.SessionID)
 	} else {
-		res = ev.rt().Invoke(ev.req.Context, id, ev.context(phase, s, effects), ev.req.SessionID)
+		input := func() (starlark.Value, error) {
+			if phase != "shell_matcher" {
+				return ev.context(phase, s, effects), nil
+			}
+			if s.ctx == nil { // one ctx per layer, shared by its matchers
+				s.ctx = ev.context(phase, s, effects)
+			}
+			return s.ctx, nil
+		}
+		payload := func() map[string]any {
+			ev.ensureRequestID()
+			return hookContext("effect_analysis", ev.requestID, ev.req.SessionID, m.Digest, ev.req.Cwd, s.program(), s.argv, effects, nil)
+		}
+		res = m.invoke(ev.req.Context, id, ev.req.SessionID, input, payload)
 	}
-	kind, _ := ev.rt().Kind(id)
-	ev.runs = append(ev.runs, extensionRun(id, kind, res))
+	ev.runs = append(ev.runs, extensionRun(id, m.kindOf(id), res))
 	return res
 }
 
@@ -136,6 +146,14 @@ func (ev *evaluation) deny(raw, id, what string, res runtime.Result) {
 	ev.denied[id] = true
 	ev.denies = append(ev.denies, Match{Source: "script", Rule: id, Action: ActionDeny,
 		Reason: fmt.Sprintf("Command '%s' denied: %s %s failed (%s: %v)", raw, what, id, res.Failure, res.Err)})
+}
+
+// program is the layer's program as written (its path kept) where known.
+func (s *subject) program() string {
+	if s.innermost && s.cmd.Path != "" {
+		return s.cmd.Path
+	}
+	return s.argv[0]
 }
 
 // tri is a dynamic match result: a script can fail, and a failure must
@@ -225,15 +243,22 @@ func (e *Engine) AuditFilter() telemetry.AuditFilter {
 	if e.LoadErr != nil || e.Manifest == nil || e.Manifest.Audit.Filter == "" || e.Manifest.runtime == nil {
 		return nil
 	}
-	id, rt := e.Manifest.Audit.Filter, e.Manifest.runtime
+	m, id := e.Manifest, e.Manifest.Audit.Filter
 	return func(ev *telemetry.Event, fields map[string]any) (telemetry.FilterEdit, error) {
-		ae := &builtins.AuditEvent{Sequence: ev.Seq, Timestamp: ev.Timestamp.UTC().Format(telemetry.TimestampLayout),
-			SessionID: ev.SessionID, Event: ev.Event, Fields: fields}
-		v, err := ae.Value()
-		if err != nil {
-			return telemetry.FilterEdit{}, fmt.Errorf("audit filter %s: event: %w", id, err)
+		input := func() (starlark.Value, error) {
+			ae := &builtins.AuditEvent{Sequence: ev.Seq, Timestamp: ev.Timestamp.UTC().Format(telemetry.TimestampLayout),
+				SessionID: ev.SessionID, Event: ev.Event, Fields: fields}
+			v, err := ae.Value()
+			if err != nil {
+				return nil, fmt.Errorf("event: %w", err)
+			}
+			return v, nil
 		}
-		res := rt.Invoke(context.Background(), id, v, ev.SessionID)
+		payload := func() map[string]any {
+			return auditPayload(fmt.Sprintf("audit-%d", ev.Seq), m.Digest, ev.SessionID, ev.Event, ev.Seq,
+				float64(ev.Timestamp.UnixMilli())/1000, fields)
+		}
+		res := m.invoke(context.Background(), id, ev.SessionID, input, payload)
 		if res.Action == nil {
 			return telemetry.FilterEdit{}, fmt.Errorf("audit filter %s: %s: %v", id, res.Failure, res.Err)
 		}

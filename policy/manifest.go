@@ -65,9 +65,10 @@ type Manifest struct {
 	// and module it runs, set when the engine compiles the scripts.
 	Digest string
 
-	runtime   *runtime.Runtime
-	src       string
-	ruleLines []int // the line of each rule's [[rule]] header, for errors
+	runtime     *runtime.Runtime
+	executables map[string]*runtime.Executable // by script id
+	src         string
+	ruleLines   []int // the line of each rule's [[rule]] header, for errors
 }
 
 // PolicyConfig is the manifest's [policy] table.

@@ -2,8 +2,6 @@ package policy
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -17,7 +15,6 @@ import (
 	"github.com/agent-shell/agent-shell/policy/shellcmd"
 	"github.com/agent-shell/agent-shell/runtime"
 	"github.com/agent-shell/agent-shell/state"
-	"github.com/agent-shell/agent-shell/telemetry"
 )
 
 // Reviewers and approval grants: the last step of a decision, run only when
@@ -371,13 +368,38 @@ func (e *Engine) reviewItem(it *askItem, d *Decision, ev *evaluation, r *Review,
 	if inputErr == nil {
 		input = e.reviewContext(ev, it, ruleReason)
 	}
+	payload := func() map[string]any {
+		matches := make([]any, 0, len(it.matches))
+		for _, mt := range it.matches {
+			var reason any
+			if mt.Reason != "" {
+				reason = mt.Reason
+			}
+			matches = append(matches, map[string]any{"rule_id": mt.RuleID, "action": mt.Action, "reason": reason})
+		}
+		program := it.argv[0]
+		if len(it.cmd.Layers) == 1 && it.cmd.Path != "" {
+			program = it.cmd.Path
+		}
+		ev.ensureRequestID()
+		p := hookContext("approval_request", ev.requestID, ev.req.SessionID, m.Digest, ev.req.Cwd, program, it.argv, it.effects,
+			map[string]any{"action": string(ActionAsk), "reason": ruleReason, "matches": matches})
+		p["display_command"] = quoteWords(it.argv)
+		p["rationale"] = nil
+		scopes := make([]any, len(offered))
+		for i, sc := range offered {
+			scopes[i] = sc
+		}
+		p["offered_scopes"] = scopes // our addition: reviewers know what they may grant
+		return p
+	}
 	for _, rv := range m.Reviewers {
 		id := rv.Script
 		var res runtime.Result
 		if inputErr != nil {
 			res = runtime.Result{Failure: runtime.FailInput, Err: inputErr}
 		} else {
-			res = m.runtime.Invoke(ev.req.Context, id, input, ev.req.SessionID)
+			res = m.invoke(ev.req.Context, id, ev.req.SessionID, func() (starlark.Value, error) { return input, nil }, payload)
 		}
 		d.Extensions = append(d.Extensions, extensionRun(id, builtins.KindReviewer, res))
 		step := ReviewStep{Command: it.argv, Reviewer: id, Answer: res.Outcome()}
@@ -583,12 +605,7 @@ func (e *Engine) grantStore() *state.Store {
 // offered_scopes, the scopes Review.approve_for may grant (reference §13
 // item 10; builtins.Context has no such field, so it is added here).
 func (e *Engine) reviewContext(ev *evaluation, it *askItem, ruleReason string) starlark.Value {
-	if ev.requestID == "" { // as evaluation.context does
-		var b [8]byte
-		rand.Read(b[:]) //nolint:errcheck // never fails on Linux
-		ev.requestID = "req-" + hex.EncodeToString(b[:])
-		ev.timestamp = ev.req.Time.UTC().Format(telemetry.TimestampLayout)
-	}
+	ev.ensureRequestID()
 	program := it.argv[0]
 	if len(it.cmd.Layers) == 1 && it.cmd.Path != "" {
 		program = it.cmd.Path

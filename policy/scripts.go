@@ -15,16 +15,20 @@ import (
 
 // ScriptDecl is one [[script]]: a Starlark extension of one kind.
 type ScriptDecl struct {
-	ID        string `toml:"id"`
-	Kind      string `toml:"kind"`
-	Src       string `toml:"src"`    // relative to the manifest's folder
-	Source    string `toml:"source"` // inline, instead of src
-	Function  string `toml:"function"`
-	Lifecycle string `toml:"lifecycle"`
-	Failure   string `toml:"failure"`
-	Fuel      int64  `toml:"fuel"`
-	Timeout   string `toml:"timeout"` // a Go duration, e.g. "500ms"
-	MaxOutput int64  `toml:"max_output"`
+	ID     string `toml:"id"`
+	Kind   string `toml:"kind"`
+	Src    string `toml:"src"`    // relative to the manifest's folder
+	Source string `toml:"source"` // inline, instead of src
+	// Executable is a program speaking shell-hook-json-v1, instead of
+	// Starlark; SHA256 pins it.
+	Executable string `toml:"executable"`
+	SHA256     string `toml:"sha256"`
+	Function   string `toml:"function"`
+	Lifecycle  string `toml:"lifecycle"`
+	Failure    string `toml:"failure"`
+	Fuel       int64  `toml:"fuel"`
+	Timeout    string `toml:"timeout"` // a Go duration, e.g. "500ms"
+	MaxOutput  int64  `toml:"max_output"`
 
 	timeout time.Duration
 }
@@ -53,6 +57,18 @@ var failureOutcomes = map[builtins.Kind][]string{
 	builtins.KindAfter:    {"deny", "keep"},
 	builtins.KindEffect:   {"unknown", "deny"},
 	builtins.KindAudit:    {"keep"},
+}
+
+func isHex64(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for _, c := range []byte(strings.ToLower(s)) {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // validID reports whether s can name a script or function: it becomes a
@@ -100,13 +116,27 @@ func (m *Manifest) validateScripts() error {
 		if !kind.Valid() {
 			return fail("kind", "script %q: kind %q: want one of %s", s.ID, s.Kind, kindList())
 		}
+		given := 0
+		for _, v := range []string{s.Src, s.Source, s.Executable} {
+			if v != "" {
+				given++
+			}
+		}
 		switch {
-		case s.Src == "" && s.Source == "":
-			return fail("src", "script %q needs src (a file) or source (inline)", s.ID)
-		case s.Src != "" && s.Source != "":
-			return fail("src", "script %q has both src and source; give one", s.ID)
+		case given == 0:
+			return fail("src", "script %q needs src (a file), source (inline) or executable (a pinned program)", s.ID)
+		case given > 1:
+			return fail("src", "script %q has more than one of src, source and executable; give one", s.ID)
 		case s.Src != "" && (filepath.IsAbs(s.Src) || strings.HasPrefix(filepath.Clean(s.Src), "..")):
 			return fail("src", "script %q: %q must be a path inside the manifest's folder", s.ID, s.Src)
+		case s.Executable != "" && (filepath.IsAbs(s.Executable) || strings.HasPrefix(filepath.Clean(s.Executable), "..")):
+			return fail("executable", "script %q: %q must be a path inside the manifest's folder", s.ID, s.Executable)
+		case s.Executable != "" && !isHex64(s.SHA256):
+			return fail("sha256", "script %q: an executable needs its sha256 pin (64 hex digits), got %q", s.ID, s.SHA256)
+		case s.Executable == "" && s.SHA256 != "":
+			return fail("sha256", "script %q: sha256 pins an executable; this script has none", s.ID)
+		case s.Executable != "" && kind == builtins.KindMatcher:
+			return fail("executable", "script %q: a matcher is Starlark only (it runs for every rule on every command)", s.ID)
 		}
 		if s.Function != "" && !validID(s.Function) {
 			return fail("function", "script %q: %q is not a function name", s.ID, s.Function)
@@ -221,6 +251,9 @@ func (m *Manifest) compileScripts(opts RuntimeOptions) error {
 	lines := tableLines(m.src, "script")
 	decls := make([]runtime.Script, 0, len(m.Scripts))
 	for _, s := range m.Scripts {
+		if s.Executable != "" {
+			continue
+		}
 		rs := runtime.Script{
 			ID: s.ID, Kind: builtins.Kind(s.Kind), Function: s.Function, Lifecycle: state.Lifecycle(s.Lifecycle),
 			Limits: runtime.Limits{Fuel: uint64(s.Fuel), Timeout: s.timeout, MaxOutput: int(s.MaxOutput)},
@@ -249,6 +282,7 @@ func (m *Manifest) compileScripts(opts RuntimeOptions) error {
 		}
 		return me
 	}
+	m.compileExecutables()
 	h := sha256.New()
 	fmt.Fprintf(h, "agent-shell manifest 1\n%d\n%s\n", len(m.src), m.src)
 	for _, d := range rt.Digests() {

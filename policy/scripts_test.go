@@ -149,12 +149,12 @@ func TestManifestScriptErrors(t *testing.T) {
 			name:     "both src and source",
 			manifest: "[[script]]\nid = \"a\"\nkind = \"shell_matcher\"\nsrc = \"a.star\"\nsource = \"x = 1\"\n",
 			files:    map[string]string{"a.star": "x = 1\n"},
-			line:     2, key: "script[1].src", msg: "both src and source",
+			line:     2, key: "script[1].src", msg: "more than one of src, source and executable",
 		},
 		{
 			name:     "neither src nor source",
 			manifest: "[[script]]\nid = \"a\"\nkind = \"shell_matcher\"\n",
-			line:     2, key: "script[1].src", msg: "needs src (a file) or source (inline)",
+			line:     2, key: "script[1].src", msg: "needs src (a file), source (inline) or executable (a pinned program)",
 		},
 		{
 			name:     "bad function name",

@@ -133,6 +133,9 @@ func (a *app) runPolicyCheck() error {
 			if err := m.Runtime().Check(); err != nil {
 				return err
 			}
+			if err := m.VerifyExecutables(); err != nil {
+				return err
+			}
 			fmt.Fprintf(a.stdout, "ok  %d scripts compiled and initialised (manifest digest %s)\n", len(m.Scripts), m.Digest[:16])
 		}
 	}
