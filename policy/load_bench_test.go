@@ -4,6 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
+
+	"github.com/agent-shell/agent-shell/hostapi"
 )
 
 // benchRepo copies a testdata/<name> policy folder into a fresh repository.
@@ -68,6 +71,41 @@ func BenchmarkDecideWithScripts(b *testing.B) {
 	for b.Loop() {
 		if d := e.Decide(line, "/repo"); len(d.Extensions) == 0 {
 			b.Fatal("no script ran")
+		}
+	}
+}
+
+// BenchmarkGuardEvent: the built-in guards on a Claude Bash call, the
+// check every pre-tool call pays before the policy.
+func BenchmarkGuardEvent(b *testing.B) {
+	root := benchRepo(b, "bench")
+	ev := &hostapi.Event{Agent: "claude", Kind: hostapi.KindPreTool, Tool: hostapi.ToolBash, NativeTool: "Bash", Cwd: root,
+		Command: "cd web && FOO=1 npm ci && npm test -- --coverage | tee out.log; git status --short"}
+	b.ReportAllocs()
+	for b.Loop() {
+		if g := Guard(root, ev, nil); g != nil {
+			b.Fatal(g.Reason)
+		}
+	}
+}
+
+// BenchmarkLoadAuthorized: Load plus the authorization check of an
+// authorized repository (the record read from the config directory).
+func BenchmarkLoadAuthorized(b *testing.B) {
+	root := benchRepo(b, "bench")
+	cfg := b.TempDir()
+	getenv := func(string) string { return "" }
+	p, err := ProposeAuthorization(root, getenv, cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := p.Accept(nil, time.Now()); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, au := LoadAuthorized(root, getenv, cfg); au.State != AuthAuthorized {
+			b.Fatal(au.State)
 		}
 	}
 }
