@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -179,8 +180,8 @@ func GuardCommand(root, cwd, command string, allowEdits []string) *GuardDenial {
 	g.shell, g.subject = true, "the command"
 	command = trimSpace(command)
 	g.raw = command
-	g.scriptShell = scriptShellRE.MatchString(command)
-	g.envText = envWriteRE.FindString(command)
+	g.scriptShell = scriptShellRE().MatchString(command)
+	g.envText = envWriteRE().FindString(command)
 	g.dotglob = strings.Contains(command, "dotglob") || strings.Contains(command, "GLOBIGNORE")
 	if len(command) > maxGuardCommandBytes {
 		// Too long to parse in a hook's time: what it mentions decides.
@@ -271,10 +272,14 @@ var userHome = func() string {
 	return h
 }
 
+// The guard's regexps are compiled on first use, not at start-up: every
+// process pays its package initialisation, most never reach the guard.
 var (
-	scriptShellRE = regexp.MustCompile(`(?i)script[-_]shell`)
-	npmrcLineRE   = regexp.MustCompile(`(?im)^[ \t]*["']?script[-_]shell["']?[ \t]*=`)
-	envWriteRE    = regexp.MustCompile(`\b(AGENTSHELL_(?:PASSTHROUGH|POLICY_PATH|LOG_DIR|ACTOR))[ \t]*\+?=`)
+	scriptShellRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)script[-_]shell`) })
+	npmrcLineRE   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?im)^[ \t]*["']?script[-_]shell["']?[ \t]*=`) })
+	envWriteRE    = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\b(AGENTSHELL_(?:PASSTHROUGH|POLICY_PATH|LOG_DIR|ACTOR))[ \t]*\+?=`)
+	})
 )
 
 // shellStartupFiles are files a shell or an environment loader reads at
@@ -1009,7 +1014,7 @@ func (g *guarder) rootNpmrcHasLine(base string) bool {
 // most guardMaxNpmrc bytes of it).
 func (g *guarder) npmrcHasLine(file string) bool {
 	b, ok := g.readRegular(file, guardMaxNpmrc)
-	return ok && npmrcLineRE.Match(b)
+	return ok && npmrcLineRE().Match(b)
 }
 
 // readRegular reads at most max bytes of a regular file. Anything else (a
@@ -1040,7 +1045,7 @@ func (g *guarder) checkStartupFile(p string) *GuardDenial {
 	if g.envText == "" || !shellStartupFiles[strings.ToLower(filepath.Base(p))] {
 		return nil
 	}
-	name := envWriteRE.FindStringSubmatch(g.envText)[1]
+	name := envWriteRE().FindStringSubmatch(g.envText)[1]
 	return g.denyEnv(name, "writes into "+filepath.Base(p)+" an assignment of")
 }
 
@@ -1106,8 +1111,8 @@ func (g *guarder) tool(ev *hostapi.Event) *GuardDenial {
 		g.whole = true
 	}
 	content := contentStrings(in, text)
-	g.scriptShell = scriptShellRE.MatchString(content)
-	g.envText = envWriteRE.FindString(content)
+	g.scriptShell = scriptShellRE().MatchString(content)
+	g.envText = envWriteRE().FindString(content)
 
 	paths := inputPaths(in)
 	verb := "writes"
@@ -1286,15 +1291,19 @@ type patchHeader struct {
 }
 
 var (
-	codexHeaderRE = regexp.MustCompile(`(?mi)^[ \t]*\*\*\*[ \t]*(add file|update file|delete file|move to)[ \t]*:[ \t]*(.*?)[ \t\r]*$`)
-	diffHeaderRE  = regexp.MustCompile(`(?m)^(?:(?:\+\+\+|---)[ \t]+([^\t\r\n]+)|diff --git[ \t]+(\S+)[ \t]+(\S+)|(?:rename|copy) (?:from|to) ([^\r\n]+?)|Index: ([^\r\n]+?))[ \t\r]*$`)
+	codexHeaderRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?mi)^[ \t]*\*\*\*[ \t]*(add file|update file|delete file|move to)[ \t]*:[ \t]*(.*?)[ \t\r]*$`)
+	})
+	diffHeaderRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?m)^(?:(?:\+\+\+|---)[ \t]+([^\t\r\n]+)|diff --git[ \t]+(\S+)[ \t]+(\S+)|(?:rename|copy) (?:from|to) ([^\r\n]+?)|Index: ([^\r\n]+?))[ \t\r]*$`)
+	})
 )
 
 // patchHeaders reads the files a patch touches: Codex's apply_patch
 // headers and unified diff headers.
 func patchHeaders(text string) []patchHeader {
 	var out []patchHeader
-	for _, m := range codexHeaderRE.FindAllStringSubmatch(text, -1) {
+	for _, m := range codexHeaderRE().FindAllStringSubmatch(text, -1) {
 		if m[2] == "" {
 			continue
 		}
@@ -1304,7 +1313,7 @@ func patchHeaders(text string) []patchHeader {
 		}
 		out = append(out, patchHeader{path: m[2], op: op})
 	}
-	for _, m := range diffHeaderRE.FindAllStringSubmatch(text, -1) {
+	for _, m := range diffHeaderRE().FindAllStringSubmatch(text, -1) {
 		for _, p := range m[1:] {
 			p = strings.Trim(strings.TrimSpace(p), `"`)
 			if p != "" && p != "/dev/null" {
