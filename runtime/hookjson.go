@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -720,8 +719,20 @@ func (o hookObject) object(name string) (hookObject, error) {
 	return hookObject{path: o.path + name + ".", fields: m}, nil
 }
 
-// intLiteral matches a JSON number with no fraction and no exponent.
-var intLiteral = regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`)
+// isIntLiteral reports whether a JSON number has no fraction and no
+// exponent (a hand check: a package-level regexp would cost every process).
+func isIntLiteral(n string) bool {
+	n = strings.TrimPrefix(n, "-")
+	if n == "" || (n[0] == '0' && len(n) > 1) {
+		return false
+	}
+	for _, c := range []byte(n) {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
 
 // status reads {"exited":N} or {"signaled":N}: exactly one field, an
 // integer in range.
@@ -738,7 +749,7 @@ func (o hookObject) status(name string) (hookStatus, error) {
 	}
 	for k, v := range m.fields {
 		n, ok := v.(json.Number)
-		if !ok || !intLiteral.MatchString(string(n)) {
+		if !ok || !isIntLiteral(string(n)) {
 			return hookStatus{}, hookErr(CodeProtocol, "wrong type: %s%s is %s, want an integer", m.path, k, jsonType(v))
 		}
 		code, err := strconv.ParseInt(string(n), 10, 64)
