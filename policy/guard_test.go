@@ -1225,3 +1225,26 @@ func reportsSuffixWrite(line string) bool {
 	}
 	return false
 }
+
+// An agent cannot authorize the configuration it may have changed, however
+// the command is wrapped; other agent-shell commands stay allowed.
+func TestGuardAuthorize(t *testing.T) {
+	root := t.TempDir()
+	for _, cmd := range []string{
+		"agent-shell authorize --yes",
+		"/usr/local/bin/agent-shell authorize",
+		"cd sub && agent-shell authorize --yes",
+		"bash -c 'agent-shell authorize --yes'",
+		"env FOO=1 agent-shell --verbose authorize",
+	} {
+		g := GuardCommand(root, root, cmd, nil)
+		if g == nil || g.Guard != GuardAuthorize {
+			t.Errorf("%q: %+v, want the authorize guard", cmd, g)
+		}
+	}
+	for _, cmd := range []string{"agent-shell status", "agent-shell log --last 1h", "agent-shell policy explain 'authorize'"} {
+		if g := GuardCommand(root, root, cmd, nil); g != nil {
+			t.Errorf("%q denied: %s", cmd, g.Reason)
+		}
+	}
+}
