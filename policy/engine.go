@@ -158,6 +158,9 @@ type Decision struct {
 	// Review is what grants and reviewers did with an ask (review.go), nil
 	// when they did not run.
 	Review *Review
+	// Intercept is what the before-interceptors did (intercept.go), nil
+	// when none ran.
+	Intercept *Interception
 }
 
 // Verdict turns a decision into the host-neutral verdict.
@@ -286,6 +289,9 @@ func (e *Engine) decideRequest(raw string, req Request) Decision {
 		d.Reason = fmt.Sprintf("Command '%s' %s by the policy default", raw, d.Action.past())
 	default:
 		d.Reason = "no command to run"
+	}
+	if e.beforeStage(&d, ev, raw, line) { // before-interceptors (intercept.go): a rewrite restarts from the top
+		return d
 	}
 	e.review(&d, ev, raw, line)
 	return d

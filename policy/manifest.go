@@ -60,6 +60,8 @@ type Manifest struct {
 	Guard     GuardConfig     `toml:"guard"` // [guard]: see guard.go
 	Reviewers []*ReviewerDecl `toml:"reviewer"`
 	Approvals ApprovalsConfig `toml:"approvals"`
+	// Interceptors are the [[interceptor]] entries: see intercept.go.
+	Interceptors []*InterceptorDecl `toml:"interceptor"`
 
 	// Digest is the SHA-256 of the manifest's text and of every script
 	// and module it runs, set when the engine compiles the scripts.

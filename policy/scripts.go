@@ -209,6 +209,9 @@ func (m *Manifest) validateScripts() error {
 			return err
 		}
 	}
+	if err := m.validateInterceptors(); err != nil { // intercept.go
+		return err
+	}
 	return m.validateReviewers()
 }
 

@@ -31,6 +31,11 @@ const (
 	// EventReview is one reviewer's answer, or one approval grant used, on
 	// the way to a decision (decision holds what the step did).
 	EventReview = "review"
+	// EventIntercept is one interceptor's answer about one command: a
+	// before-interceptor's proceed, rewrite, respond or reject, an
+	// after-interceptor's keep, replace or reject_disclosure, or its failure
+	// (error says why); decision holds what the step did.
+	EventIntercept = "intercept"
 )
 
 // SchemaVersion is the value of every event's "v" field.
@@ -144,7 +149,7 @@ func (e *Event) AppendJSON(b []byte) []byte {
 		b = appendOptionalString(b, "script", e.Script)
 		b = appendOptionalString(b, "package", e.Package)
 		b = appendOptionalString(b, "package_version", e.PackageVersion)
-	case EventPolicyDecision, EventGuard, EventConfigUnauthorized, EventReview:
+	case EventPolicyDecision, EventGuard, EventConfigUnauthorized, EventReview, EventIntercept:
 		b = appendKey(b, "command")
 		b = appendString(b, e.Command)
 		b = appendKey(b, "decision")

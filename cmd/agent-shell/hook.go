@@ -165,8 +165,9 @@ func (a *app) handle(ad hostapi.Adapter, nativeEvent string, unreadable hostapi.
 		return a.fail(ad, unreadable, err)
 	}
 	if ev.Kind != hostapi.KindPreTool {
-		code := a.answer(ad.Render(ev, hostapi.Verdict{Decision: hostapi.Allow}))
-		a.record(observedEvent(ev), ev.SessionID)
+		v, events := a.afterTool(ad, ev) // after-interceptors on a shell post-tool call (intercept.go)
+		code := a.answer(ad.Render(ev, v))
+		a.recordAll(append([]*telemetry.Event{observedEvent(ev)}, events...), ev.SessionID)
 		return code
 	}
 	// Loading the policy in a goroutine while the payload is read was
@@ -177,8 +178,8 @@ func (a *app) handle(ad hostapi.Adapter, nativeEvent string, unreadable hostapi.
 		a.errorf("policy load error: %v", engine.LoadErr)
 	}
 	d := engine.DecideEvent(ev)
-	code := a.answer(ad.Render(ev, d.Verdict()))
-	events := reviewEvents(ad, ev, d)
+	code := a.answer(ad.Render(ev, d.HookVerdict(ev, ad.Coverage(ev.Kind), ad.Name())))
+	events := append(interceptEvents(ad, ev, d), reviewEvents(ad, ev, d)...)
 	de := decisionEvent(ad, ev, d)
 	switch {
 	case d.Guard != "":

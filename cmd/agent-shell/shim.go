@@ -39,9 +39,15 @@ func runShim(a *app, args []string) int {
 		return exitUsage
 	}
 	command := args[0]
+	// The project's interceptors (intercept.go); si is nil without any.
+	si, code, done := a.shimBefore(command)
+	if done {
+		return code
+	}
 
-	cmd := exec.Command(shell, append([]string{"-c"}, args...)...)
+	cmd := exec.Command(shell, append([]string{"-c"}, si.args(args)...)...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	si.capture(cmd)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	// A script in a background process group is stopped when it reads the
 	// terminal, so when we own the terminal the script's group takes it over.
@@ -58,7 +64,7 @@ func runShim(a *app, args []string) int {
 	if err != nil {
 		signal.Stop(sigs)
 		a.errorf("start %s: %v", shell, err)
-		a.record(&telemetry.Event{Event: telemetry.EventShimError, Command: command, Error: "start " + shell + ": " + err.Error()}, "")
+		si.recording(a).write(append(si.recorded(), &telemetry.Event{Event: telemetry.EventShimError, Command: command, Error: "start " + shell + ": " + err.Error()})...)
 		return 127
 	}
 	pgid := cmd.Process.Pid
@@ -68,8 +74,8 @@ func runShim(a *app, args []string) int {
 		}
 	}()
 	// While the script runs, get everything ready to record it.
-	rec := a.startRecording("")
-	err = cmd.Wait()
+	rec := si.recording(a)
+	err = si.wait(cmd)
 	elapsed := time.Since(start)
 	// Signals stay caught and forwarded until we exit: stopping them costs
 	// time, and a signal now must not cut the recording short.
@@ -78,6 +84,7 @@ func runShim(a *app, args []string) int {
 	}
 
 	code, sig := exitStatus(cmd.ProcessState, err)
+	si.ran(code, sig) // after-interceptors, then the captured output goes out
 	e := &telemetry.Event{
 		Event:          telemetry.EventScriptEnd,
 		Command:        command,
@@ -88,7 +95,7 @@ func runShim(a *app, args []string) int {
 		Package:        a.getenv("npm_package_name"),
 		PackageVersion: a.getenv("npm_package_version"),
 	}
-	rec.write(e)
+	rec.write(append(si.recorded(), e)...)
 	return code
 }
 
