@@ -1,12 +1,15 @@
 package policy
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agent-shell/agent-shell/telemetry"
 )
@@ -141,5 +144,41 @@ func TestExecutableDeclarationErrors(t *testing.T) {
 				t.Errorf("err %v, want %s: ...%s...", err, tc.key, tc.msg)
 			}
 		})
+	}
+}
+
+// An executable reviewer's expires_at ends its grant, but cannot make a
+// durable grant outlast [approvals] durable_days.
+func TestExecutableReviewerExpiry(t *testing.T) {
+	for _, tc := range []struct {
+		scope   string
+		expires int64 // what the reviewer answers
+		want    time.Time
+	}{
+		{"exact_session", 2000000000, time.Unix(2000000000, 0)},
+		{"durable_exact", 4000000000, time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}, // capped at one day
+		{"durable_exact", 1796000000, time.Unix(1796000000, 0)},                        // sooner than the cap
+	} {
+		reviewer := hookScript(`"decision":"approve_scope","scope":"` + tc.scope + `","expires_at":` + strconv.FormatInt(tc.expires, 10))
+		manifest := "version = 1\n[policy]\ndefault = \"ask\"\n" +
+			executableDecl("rv", "shell_reviewer", "rv.sh", pin(reviewer)) +
+			"\n[[reviewer]]\nscript = \"rv\"\n[approvals]\nscopes = [\"" + tc.scope + "\"]\ndurable_days = 1\n"
+		root, mpath := writeRepo(t, manifest, nil)
+		writeExecutable(t, filepath.Join(filepath.Dir(mpath), "rv.sh"), reviewer)
+		e := Load(root, noEnv)
+		if e.LoadErr != nil {
+			t.Fatal(e.LoadErr)
+		}
+		now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+		if d := e.DecideRequest("make deploy", Request{Cwd: root, SessionID: "s1", Time: now}); d.Action != ActionAllow {
+			t.Fatalf("%s: %s (%s), want allow", tc.scope, d.Action, d.Reason)
+		}
+		grants, err := GrantStore(root).ListGrants(context.Background())
+		if err != nil || len(grants) != 1 || grants[0].ExpiresAt == nil {
+			t.Fatalf("%s: grants %+v, %v", tc.scope, grants, err)
+		}
+		if got := *grants[0].ExpiresAt; !got.Equal(tc.want) {
+			t.Errorf("%s answering %d: expires %v, want %v", tc.scope, tc.expires, got, tc.want)
+		}
 	}
 }

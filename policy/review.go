@@ -454,7 +454,7 @@ func (e *Engine) reviewItem(it *askItem, d *Decision, ev *evaluation, r *Review,
 			case state.SessionScope(scope) && ev.req.SessionID == "":
 				done("deny", fmt.Sprintf("Command '%s' denied: reviewer %s granted scope %s, but the request has no session id to keep it with", raw, id, scope))
 			default:
-				g := e.newGrant(it, ev, id, scope)
+				g := e.newGrant(it, ev, id, scope, res.ExpiresAt)
 				step.Grant = g.ID
 				it.grant, it.store = g, true
 				done("allow", fmt.Sprintf("approved by reviewer %s for %s (grant %s)", id, scope, g.ID))
@@ -469,7 +469,9 @@ func (e *Engine) reviewItem(it *askItem, d *Decision, ev *evaluation, r *Review,
 }
 
 // newGrant is the grant a reviewer gives one command.
-func (e *Engine) newGrant(it *askItem, ev *evaluation, reviewer, scope string) *state.Grant {
+// A reviewer's own expiry (an executable's expires_at) can only shorten the
+// grant, never make a durable one outlast [approvals] durable_days.
+func (e *Engine) newGrant(it *askItem, ev *evaluation, reviewer, scope string, expires time.Time) *state.Grant {
 	g := &state.Grant{
 		ID: state.NewGrantID(), Scope: scope, Hash: it.query.Hash, ScopeHash: it.query.ScopeHash,
 		Argv: it.argv, Program: it.program, Cwd: cleanCwd(ev.req.Cwd), ManifestSHA256: e.Manifest.Digest,
@@ -481,6 +483,9 @@ func (e *Engine) newGrant(it *askItem, ev *evaluation, reviewer, scope string) *
 	if scope == state.ScopeDurableExact {
 		exp := ev.req.Time.Add(time.Duration(e.Manifest.Approvals.DurableDays) * 24 * time.Hour)
 		g.ExpiresAt = &exp
+	}
+	if !expires.IsZero() && (g.ExpiresAt == nil || expires.Before(*g.ExpiresAt)) {
+		g.ExpiresAt = &expires
 	}
 	return g
 }

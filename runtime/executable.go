@@ -106,10 +106,7 @@ type Executable struct {
 // stderr, bounded, for the audit record after redaction; no State, hooks
 // are stateless) plus what only hooks answer.
 type ExecResult struct {
-	Result
-	// ExpiresAt is when an approve_scope grant ends; zero means no expiry
-	// was given.
-	ExpiresAt time.Time
+	Result // its ExpiresAt is set by an approve_scope reply that gives one
 }
 
 func execFail(f Failure, err *HookError) ExecResult {

@@ -47,6 +47,9 @@ type Result struct {
 	Steps     uint64
 	State     map[string]any // the committed state after the call
 	Elapsed   time.Duration
+	// ExpiresAt is when a grant an executable reviewer gave ends (its
+	// approve_scope expires_at); zero when none was given.
+	ExpiresAt time.Time
 }
 
 // Outcome is the action's op ("yes", "defer", ...) or the failure.

@@ -31,6 +31,10 @@ const (
 	// EventReview is one reviewer's answer, or one approval grant used, on
 	// the way to a decision (decision holds what the step did).
 	EventReview = "review"
+	// EventExtensionError is an extension script or executable that failed
+	// (fuel, timeout, error, malformed reply, pin...), one per failure, so
+	// that failures can be found without reading every decision's runs.
+	EventExtensionError = "extension_error"
 	// EventIntercept is one interceptor's answer about one command: a
 	// before-interceptor's proceed, rewrite, respond or reject, an
 	// after-interceptor's keep, replace or reject_disclosure, or its failure

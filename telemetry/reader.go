@@ -57,7 +57,7 @@ func (f *LineFields) IsFailure() bool {
 		return (f.HasExitCode && f.ExitCode != 0) || len(f.Signal) > 0
 	case EventPolicyDecision:
 		return string(f.Decision) == "deny"
-	case EventShimError, EventGuard, EventConfigUnauthorized:
+	case EventShimError, EventGuard, EventConfigUnauthorized, EventExtensionError:
 		return true
 	}
 	return false

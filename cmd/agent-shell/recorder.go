@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"time"
 
@@ -58,7 +59,7 @@ func (r *recording) write(events ...*telemetry.Event) {
 		return
 	}
 	defer r.w.Close()
-	for _, e := range events {
+	for _, e := range append(events, extensionErrors(events)...) {
 		r.fill(e)
 		if err := r.w.Append(e); err != nil {
 			r.a.errorf("telemetry write error: %v", err)
@@ -67,6 +68,29 @@ func (r *recording) write(events ...*telemetry.Event) {
 			_ = r.w.Append(se)
 		}
 	}
+}
+
+// extensionErrors is one extension_error event for each extension run that
+// failed among events (a run listed by two events, a decision and its
+// intercept step, counts once).
+func extensionErrors(events []*telemetry.Event) []*telemetry.Event {
+	var out []*telemetry.Event
+	seen := map[string]bool{}
+	for _, e := range events {
+		for _, run := range e.Extensions {
+			key := run.Script + "\x00" + run.Outcome + "\x00" + run.Error
+			if run.Error == "" || seen[key] {
+				continue
+			}
+			seen[key] = true
+			out = append(out, &telemetry.Event{
+				Event: telemetry.EventExtensionError, Command: e.Command, Agent: e.Agent,
+				ToolName: e.ToolName, NativeEvent: e.NativeEvent, Rule: run.Script,
+				Reason: fmt.Sprintf("%s %s failed: %s", run.Kind, run.Script, run.Outcome), Error: run.Error,
+			})
+		}
+	}
+	return out
 }
 
 func (r *recording) fill(e *telemetry.Event) {
