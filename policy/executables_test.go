@@ -157,7 +157,7 @@ func TestExecutableReviewerExpiry(t *testing.T) {
 	}{
 		{"exact_session", 2000000000, time.Unix(2000000000, 0)},
 		{"durable_exact", 4000000000, time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}, // capped at one day
-		{"durable_exact", 1796000000, time.Unix(1796000000, 0)},                        // sooner than the cap
+		{"durable_exact", 1796000000, time.Unix(1796000000, 0)},                       // sooner than the cap
 	} {
 		reviewer := hookScript(`"decision":"approve_scope","scope":"` + tc.scope + `","expires_at":` + strconv.FormatInt(tc.expires, 10))
 		manifest := "version = 1\n[policy]\ndefault = \"ask\"\n" +
