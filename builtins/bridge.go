@@ -11,6 +11,7 @@ import (
 const (
 	ContextVersion = "shell-context-v1"
 	AuditVersion   = "shell-audit-v1"
+	ResultVersion  = "shell-result-v1"
 
 	contextCtor     = starlark.String("shell_context")
 	policyCtor      = starlark.String("shell_policy")
@@ -127,4 +128,51 @@ func (a *AuditEvent) Value() (starlark.Value, error) {
 	})
 	s.Freeze()
 	return s, nil
+}
+
+// CommandResult is shell-result-v1: a finished command's result as an
+// after-interceptor sees it, its output already finalised (escapes
+// stripped, redacted, bounded).
+type CommandResult struct {
+	Argv            []string
+	Signaled        bool // Status is a signal number, not an exit code
+	Status          int
+	Stdout, Stderr  string
+	StdoutTruncated bool
+	StderrTruncated bool
+	InterceptedBy   string // the before-interceptor whose respond produced it, or ""
+}
+
+// Value builds the frozen struct: version, phase "shell_after", argv
+// (tuple), status_kind ("exited" or "signaled"), status_code, stdout,
+// stderr, stdout_truncated, stderr_truncated, intercepted_by (None or the
+// id), untrusted_output (always True).
+func (r *CommandResult) Value() starlark.Value {
+	kind := "exited"
+	if r.Signaled {
+		kind = "signaled"
+	}
+	var by starlark.Value = starlark.None
+	if r.InterceptedBy != "" {
+		by = starlark.String(r.InterceptedBy)
+	}
+	argv := make(starlark.Tuple, len(r.Argv))
+	for i, a := range r.Argv {
+		argv[i] = starlark.String(a)
+	}
+	s := starlarkstruct.FromStringDict(starlark.String("shell_result"), starlark.StringDict{
+		"version":          starlark.String(ResultVersion),
+		"phase":            starlark.String("shell_after"),
+		"argv":             argv,
+		"status_kind":      starlark.String(kind),
+		"status_code":      starlark.MakeInt(r.Status),
+		"stdout":           starlark.String(r.Stdout),
+		"stderr":           starlark.String(r.Stderr),
+		"stdout_truncated": starlark.Bool(r.StdoutTruncated),
+		"stderr_truncated": starlark.Bool(r.StderrTruncated),
+		"intercepted_by":   by,
+		"untrusted_output": starlark.True,
+	})
+	s.Freeze()
+	return s
 }

@@ -14,7 +14,6 @@ import (
 	"unicode/utf8"
 
 	"go.starlark.net/starlark"
-	"go.starlark.net/starlarkstruct"
 
 	"github.com/agent-shell/agent-shell/builtins"
 	"github.com/agent-shell/agent-shell/hostapi"
@@ -829,29 +828,9 @@ func (e *Engine) invokeAfter(ev *evaluation, id string, r CommandResult, cur Aft
 		kind = "signaled"
 	}
 	input := func() (starlark.Value, error) {
-		var by starlark.Value = starlark.None
-		if r.InterceptedBy != "" {
-			by = starlark.String(r.InterceptedBy)
-		}
-		argv := make(starlark.Tuple, len(r.Argv))
-		for i, a := range r.Argv {
-			argv[i] = starlark.String(a)
-		}
-		s := starlarkstruct.FromStringDict(starlark.String("shell_result"), starlark.StringDict{
-			"version":          starlark.String("shell-result-v1"),
-			"phase":            starlark.String("shell_after"),
-			"argv":             argv,
-			"status_kind":      starlark.String(kind),
-			"status_code":      starlark.MakeInt(code),
-			"stdout":           starlark.String(cur.Stdout),
-			"stderr":           starlark.String(cur.Stderr),
-			"stdout_truncated": starlark.Bool(cur.StdoutTruncated),
-			"stderr_truncated": starlark.Bool(cur.StderrTruncated),
-			"intercepted_by":   by,
-			"untrusted_output": starlark.True,
-		})
-		s.Freeze()
-		return s, nil
+		res := &builtins.CommandResult{Argv: r.Argv, Signaled: r.Signaled, Status: code, Stdout: cur.Stdout, Stderr: cur.Stderr,
+			StdoutTruncated: cur.StdoutTruncated, StderrTruncated: cur.StderrTruncated, InterceptedBy: r.InterceptedBy}
+		return res.Value(), nil
 	}
 	payload := func() map[string]any {
 		args := make([]any, 0, len(r.Argv))

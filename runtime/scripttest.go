@@ -195,7 +195,7 @@ func (rt *Runtime) runTest(fn *starlark.Function, opts TestOptions) (time.Durati
 // tester is the t a test function receives.
 type tester struct{ rt *Runtime }
 
-var testerMethods = []string{"audit_event", "context", "run"}
+var testerMethods = []string{"audit_event", "context", "result", "run"}
 
 func (t *tester) String() string        { return "<t>" }
 func (t *tester) Type() string          { return "t" }
@@ -212,6 +212,8 @@ func (t *tester) Attr(name string) (starlark.Value, error) {
 		return starlark.NewBuiltin("t.context", t.context), nil
 	case "audit_event":
 		return starlark.NewBuiltin("t.audit_event", t.auditEvent), nil
+	case "result":
+		return starlark.NewBuiltin("t.result", t.result), nil
 	}
 	return nil, nil
 }
@@ -227,6 +229,17 @@ func (c *contextSpec) Type() string          { return "context" }
 func (c *contextSpec) Freeze()               {}
 func (c *contextSpec) Truth() starlark.Bool  { return starlark.True }
 func (c *contextSpec) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable type: context") }
+
+// resultSpec is a shell-result-v1 a test built, for after-interceptors.
+type resultSpec struct{ r builtins.CommandResult }
+
+func (r *resultSpec) String() string {
+	return fmt.Sprintf("t.result(argv = %s)", starlark.String(strings.Join(r.r.Argv, " ")))
+}
+func (r *resultSpec) Type() string          { return "result" }
+func (r *resultSpec) Freeze()               {}
+func (r *resultSpec) Truth() starlark.Bool  { return starlark.True }
+func (r *resultSpec) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable type: result") }
 
 // auditSpec is a shell-audit-v1 a test built.
 type auditSpec struct{ a builtins.AuditEvent }
@@ -260,6 +273,11 @@ func (t *tester) run(thread *starlark.Thread, b *starlark.Builtin, args starlark
 	}
 	var value starlark.Value
 	switch in := input.(type) {
+	case *resultSpec:
+		if kind != builtins.KindAfter {
+			return nil, fmt.Errorf("%s: script %q is a %s; give it %s", b.Name(), id, kind, wantInput(kind))
+		}
+		value = in.r.Value()
 	case *contextSpec:
 		if kind == builtins.KindAudit || kind == builtins.KindAfter {
 			return nil, fmt.Errorf("%s: script %q is a %s; give it %s", b.Name(), id, kind, wantInput(kind))
@@ -292,7 +310,7 @@ func wantInput(k builtins.Kind) string {
 	case builtins.KindAudit:
 		return "t.audit_event(...)"
 	case builtins.KindAfter:
-		return "a result (after-interceptors are not testable yet)"
+		return "t.result(...)"
 	}
 	return "t.context(...)"
 }
@@ -387,6 +405,32 @@ func policyValue(v starlark.Value) (*builtins.Policy, error) {
 		p.Matches = append(p.Matches, builtins.PolicyMatch{RuleID: id, Action: in.Action})
 	}
 	return p, nil
+}
+
+// result is t.result(argv = [...], exit = 0, stdout = "", stderr = "",
+// ...): a finished command's shell-result-v1; signal = N instead of exit
+// for a command killed by signal N.
+func (t *tester) result(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var r builtins.CommandResult
+	var argv starlark.Value
+	exit, signal := 0, 0
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "argv", &argv, "exit?", &exit, "signal?", &signal,
+		"stdout?", &r.Stdout, "stderr?", &r.Stderr, "stdout_truncated?", &r.StdoutTruncated,
+		"stderr_truncated?", &r.StderrTruncated, "intercepted_by?", &r.InterceptedBy); err != nil {
+		return nil, err
+	}
+	var err error
+	if r.Argv, err = stringList(argv); err != nil || len(r.Argv) == 0 {
+		return nil, fmt.Errorf("%s: argv must be a non-empty list of strings", b.Name())
+	}
+	r.Status = exit
+	if signal != 0 {
+		if exit != 0 {
+			return nil, fmt.Errorf("%s: give exit or signal, not both", b.Name())
+		}
+		r.Signaled, r.Status = true, signal
+	}
+	return &resultSpec{r: r}, nil
 }
 
 // auditEvent is t.audit_event(event = "...", fields = {...}, ...).
