@@ -25,6 +25,9 @@ type Request struct {
 	Time      time.Time
 	// Context cancels running scripts (nil: never, beyond their own limits).
 	Context context.Context
+	// DryRun decides without storing the approval grants reviewers give
+	// (policy explain); scripts still run, and keep their own state.
+	DryRun bool
 }
 
 // evaluation is one decision's view of the extensions: the request they

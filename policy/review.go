@@ -339,7 +339,7 @@ func (e *Engine) review(d *Decision, ev *evaluation, raw string, line *shellcmd.
 			toStore = append(toStore, it.grant)
 		}
 	}
-	if len(toStore) > 0 {
+	if len(toStore) > 0 && !ev.req.DryRun {
 		err := fmt.Errorf("no state folder to keep grants in")
 		if store != nil {
 			ctx, cancel := storeCtx()

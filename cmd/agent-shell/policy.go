@@ -61,7 +61,7 @@ func (a *app) runExplain(command, cwd string) error {
 	if e.LoadErr != nil {
 		return e.LoadErr
 	}
-	d := e.Decide(command, cwd)
+	d := e.DecideRequest(command, policy.Request{Cwd: cwd, DryRun: true})
 	w := a.stdout
 	fmt.Fprintf(w, "command: %s\n", command)
 	if d.Unknown != "" {
@@ -85,6 +85,22 @@ func (a *app) runExplain(command, cwd string) error {
 			fmt.Fprintf(w, "    %-7s  %s %s: %s\n", m.Action, m.Source, rule, m.Reason)
 		}
 		fmt.Fprintf(w, "    => %s\n", c.Action)
+	}
+	if len(d.Extensions) > 0 {
+		fmt.Fprintf(w, "\nscripts:\n")
+		for _, r := range d.Extensions {
+			fmt.Fprintf(w, "    %-22s %-26s %s\n", r.Script, r.Kind, r.Outcome)
+		}
+	}
+	if d.Intercept != nil {
+		for _, s := range d.Intercept.Steps {
+			fmt.Fprintf(w, "interceptor %s: %s -> %s %s\n", s.Interceptor, s.Answer, s.Outcome, s.Reason)
+		}
+	}
+	if d.Review != nil {
+		for _, s := range d.Review.Steps {
+			fmt.Fprintf(w, "review %s: %s -> %s %s\n", s.Reviewer, s.Answer, s.Outcome, s.Reason)
+		}
 	}
 	rule := d.Rule
 	if rule == "" {
