@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -952,6 +953,29 @@ func firstLine(s string) string {
 		return s[:i]
 	}
 	return s
+}
+
+// commandReports pairs each command of a line with its reports in d, one
+// per layer in order; ok is false when they do not line up (the decision
+// was not made on this line).
+func commandReports(d *Decision, line *shellcmd.Line) ([][]CommandReport, bool) {
+	out := make([][]CommandReport, 0, len(line.Commands))
+	ri := 0
+	for ci := range line.Commands {
+		c := &line.Commands[ci]
+		if len(c.Layers) == 0 || ri+len(c.Layers) > len(d.Commands) {
+			return nil, false
+		}
+		reps := d.Commands[ri : ri+len(c.Layers)]
+		ri += len(c.Layers)
+		for li, rep := range reps {
+			if !slices.Equal(rep.Argv, c.Layers[li]) {
+				return nil, false
+			}
+		}
+		out = append(out, reps)
+	}
+	return out, ri == len(d.Commands)
 }
 
 // TrimCommand is the command as the policy evaluates and records it: with

@@ -464,23 +464,16 @@ func (e *Engine) guardRewrite(req Request, command string, st stage) *GuardDenia
 // interceptItems lines the decision's reports (one per layer, in order) up
 // with the line's commands.
 func interceptItems(d *Decision, line *shellcmd.Line) ([]*interceptItem, bool) {
-	var items []*interceptItem
-	ri := 0
-	for ci := range line.Commands {
-		c := &line.Commands[ci]
-		if len(c.Layers) == 0 || ri+len(c.Layers) > len(d.Commands) {
-			return nil, false
-		}
-		reps := d.Commands[ri : ri+len(c.Layers)]
-		ri += len(c.Layers)
-		for li, rep := range reps {
-			if !slices.Equal(rep.Argv, c.Layers[li]) {
-				return nil, false
-			}
-		}
-		items = append(items, &interceptItem{cmd: c, reps: reps, subs: make([]*subject, len(c.Layers))})
+	reports, ok := commandReports(d, line)
+	if !ok {
+		return nil, false
 	}
-	return items, ri == len(d.Commands)
+	items := make([]*interceptItem, len(reports))
+	for ci, reps := range reports {
+		c := &line.Commands[ci]
+		items[ci] = &interceptItem{cmd: c, reps: reps, subs: make([]*subject, len(c.Layers))}
+	}
+	return items, true
 }
 
 // match returns the first layer (outermost first) the matcher holds for,

@@ -494,21 +494,16 @@ func (e *Engine) newGrant(it *askItem, ev *evaluation, reviewer, scope string, e
 // from the decision's reports (one per layer of each command, in order).
 // It reports false when the reports do not line up with the line.
 func (e *Engine) askItems(d *Decision, ev *evaluation, line *shellcmd.Line) ([]*askItem, bool) {
+	reports, ok := commandReports(d, line)
+	if !ok {
+		return nil, false
+	}
 	var items []*askItem
-	ri := 0
-	for ci := range line.Commands {
+	for ci, reps := range reports {
 		c := &line.Commands[ci]
-		if len(c.Layers) == 0 || ri+len(c.Layers) > len(d.Commands) {
-			return nil, false
-		}
-		reps := d.Commands[ri : ri+len(c.Layers)]
-		ri += len(c.Layers)
 		asked := false
 		it := &askItem{cmd: c, argv: c.Layers[0], dup: -1}
-		for li, rep := range reps {
-			if !slices.Equal(rep.Argv, c.Layers[li]) {
-				return nil, false
-			}
+		for _, rep := range reps {
 			if rep.Action == ActionAsk {
 				asked = true
 			}
@@ -539,9 +534,6 @@ func (e *Engine) askItems(d *Decision, ev *evaluation, line *shellcmd.Line) ([]*
 			}
 		}
 		items = append(items, it)
-	}
-	if ri != len(d.Commands) {
-		return nil, false
 	}
 	return items, true
 }
