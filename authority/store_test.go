@@ -274,3 +274,27 @@ func TestTransact(t *testing.T) {
 		t.Errorf("Transact: %v %v", err, order)
 	}
 }
+
+// The authorization store is read on every decision: whatever its bytes,
+// reading it gives an error or records that validate, never a panic.
+func FuzzReadStore(f *testing.F) {
+	f.Add([]byte(`{"version":1,"repos":{}}`))
+	f.Add([]byte(`{"version":1,"repos":{"/r":{"digest":"` + strings.Repeat("a", 64) + `","authorized_at":"2026-01-01T00:00:00Z"}}}`))
+	f.Add([]byte(`{"version":1,"repos":{"/r":{"digest":"x"}}}`))
+	f.Add([]byte(`{"version":1} {}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(t.TempDir(), "authorized.json")
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		sf, err := readStore(path)
+		if err != nil {
+			return
+		}
+		for k, r := range sf.Repos {
+			if err := r.validate(); err != nil {
+				t.Fatalf("repository %q read but invalid: %v", k, err)
+			}
+		}
+	})
+}

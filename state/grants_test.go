@@ -332,3 +332,26 @@ func TestGrantsLockTimeout(t *testing.T) {
 		t.Fatalf("UseGrants under a held lock: %v, want ErrLocked", err)
 	}
 }
+
+// A grants file is read from disk on every ask: whatever its bytes, decoding
+// gives an error or grants that survive being written and read again.
+func FuzzDecodeGrants(f *testing.F) {
+	f.Add([]byte(`{"version":1,"grants":[]}`))
+	f.Add([]byte(`{"version":1,"grants":[{"id":"g-0123456789abcdef","scope":"exact_session","session_id":"s","hash":"` + strings.Repeat("a", 64) + `","scope_hash":"` + strings.Repeat("b", 64) + `","argv":["ls"],"reviewer":"rv","created_at":"2026-01-01T00:00:00Z"}]}`))
+	f.Add([]byte(`{"version":2}`))
+	f.Add([]byte(`[`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		gs, err := decodeGrants(data)
+		if err != nil || gs == nil {
+			return
+		}
+		out, err := encodeGrants(gs)
+		if err != nil {
+			t.Fatalf("decoded grants do not encode: %v", err)
+		}
+		again, err := decodeGrants(out)
+		if err != nil || len(again) != len(gs) {
+			t.Fatalf("round trip: %d grants, then %d, %v", len(gs), len(again), err)
+		}
+	})
+}
