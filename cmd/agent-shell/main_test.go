@@ -1,8 +1,13 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"flag"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -22,10 +27,73 @@ func TestMain(m *testing.M) {
 
 const runAsMainEnv = "AGENT_SHELL_TEST_RUN_MAIN"
 
+// hookexePin is the text pinexe replaces with the test executable's SHA-256.
+const hookexePin = "HOOKEXE_PIN"
+
 func TestScripts(t *testing.T) {
+	exe, sum := buildHookexe(t)
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
 		UpdateScripts:       *update,
+		// Every script gets the test executable extension (the runtime's
+		// hookexe, a Go program) as $WORK/hookexe, and its pin as
+		// $HOOKEXE_SHA256.
+		Setup: func(env *testscript.Env) error {
+			b, err := os.ReadFile(exe)
+			if err != nil {
+				return err
+			}
+			if err := os.WriteFile(filepath.Join(env.WorkDir, "hookexe"), b, 0o755); err != nil {
+				return err
+			}
+			env.Setenv("HOOKEXE_SHA256", sum)
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// pinexe FILE...: replace every HOOKEXE_PIN in each file with
+			// the SHA-256 of $WORK/hookexe, so a manifest can pin it.
+			"pinexe": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg {
+					ts.Fatalf("unsupported: ! pinexe")
+				}
+				if len(args) == 0 {
+					ts.Fatalf("usage: pinexe FILE...")
+				}
+				for _, a := range args {
+					p := ts.MkAbs(a)
+					b, err := os.ReadFile(p)
+					ts.Check(err)
+					if !strings.Contains(string(b), hookexePin) {
+						ts.Fatalf("pinexe: %s has no %s", a, hookexePin)
+					}
+					info, err := os.Stat(p)
+					ts.Check(err)
+					ts.Check(os.WriteFile(p, []byte(strings.ReplaceAll(string(b), hookexePin, sum)), info.Mode().Perm()))
+				}
+			},
+		},
 	})
+}
+
+// buildHookexe builds runtime/testdata/hookexe once for the scripts and
+// returns its path and SHA-256 (hex).
+func buildHookexe(t *testing.T) (path, sum string) {
+	t.Helper()
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("the scripts need the go command to build their test executable: %v", err)
+	}
+	path = filepath.Join(t.TempDir(), "hookexe")
+	cmd := exec.Command(goBin, "build", "-o", path, "../../runtime/testdata/hookexe")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building the test executable: %v\n%s", err, out)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := sha256.Sum256(b)
+	return path, hex.EncodeToString(h[:])
 }

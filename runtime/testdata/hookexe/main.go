@@ -20,6 +20,12 @@
 //	escape  does what linger does, with the sleep in a new session
 //	alloc   allocates and touches payload.mib MiB, then answers continue
 //	spin    burns CPU forever
+//
+// A payload with no "mode" (agent-shell builds the payloads on the CLI path,
+// so a test cannot put one there) is answered from hookexe-<hook_id>.json in
+// the working directory: a JSON object, the reply without version and
+// request_id, which it adds. The request line is first appended to
+// hookexe-<hook_id>.requests there, so a test can see what it was sent.
 package main
 
 import (
@@ -71,6 +77,10 @@ func main() {
 	}
 	proceed := func() { answer(map[string]any{action: "continue"}) }
 
+	if _, ok := p["mode"]; !ok {
+		fromFile(req.HookID, in, answer)
+		return
+	}
 	switch mode, _ := p["mode"].(string); mode {
 	case "reply":
 		r, _ := p["reply"].(map[string]any)
@@ -158,6 +168,34 @@ func main() {
 	default:
 		fatal("unknown mode %q", mode)
 	}
+}
+
+// fromFile appends the request to hookexe-<id>.requests and answers with
+// the object in hookexe-<id>.json.
+func fromFile(id string, in []byte, answer func(map[string]any)) {
+	if id == "" || strings.ContainsAny(id, "/\x00") || id == "." || id == ".." {
+		fatal("hook_id %q cannot name a file", id)
+	}
+	f, err := os.OpenFile("hookexe-"+id+".requests", os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		fatal("%v", err)
+	}
+	line := append(bytes.TrimRight(in, "\n"), '\n')
+	if _, err := f.Write(line); err != nil {
+		fatal("%v", err)
+	}
+	if err := f.Close(); err != nil {
+		fatal("%v", err)
+	}
+	b, err := os.ReadFile("hookexe-" + id + ".json")
+	if err != nil {
+		fatal("%v", err)
+	}
+	var r map[string]any
+	if err := json.Unmarshal(b, &r); err != nil || r == nil {
+		fatal("hookexe-%s.json is not a JSON object: %v", id, err)
+	}
+	answer(r)
 }
 
 func fatal(format string, args ...any) {
