@@ -702,6 +702,7 @@ func truncateUTF8(s string, n int) (string, bool) {
 
 // CommandResult is a finished command as after-interceptors see it.
 type CommandResult struct {
+	Command  string   // the command line as run, for the record ("" records Argv quoted)
 	Argv     []string // the command (CommandArgv of its line)
 	Signaled bool     // Status is a signal number, not an exit code
 	Status   int
@@ -765,7 +766,10 @@ func (e *Engine) After(req Request, r CommandResult) AfterOutcome {
 	}
 	m := e.Manifest
 	ev := e.newEvaluation(req)
-	command := quoteWords(r.Argv)
+	command := r.Command
+	if command == "" {
+		command = quoteWords(r.Argv)
+	}
 	if len(r.Argv) == 3 && r.Argv[0] == "sh" && r.Argv[1] == "-c" {
 		command = r.Argv[2]
 	}

@@ -169,7 +169,7 @@ func (si *shimInterception) ran(code int, sig string) {
 	if si == nil || !si.after {
 		return
 	}
-	r := policy.CommandResult{Argv: policy.CommandArgv(si.command), Status: code,
+	r := policy.CommandResult{Command: si.command, Argv: policy.CommandArgv(si.command), Status: code,
 		Stdout: string(si.stdout.buf), Stderr: string(si.stderr.buf), StdoutTruncated: si.stdout.cut, StderrTruncated: si.stderr.cut}
 	if sig != "" {
 		r.Signaled, r.Status = true, code-128
