@@ -192,8 +192,14 @@ func (e *Engine) HasAfterInterceptors() bool {
 // caller skipping the policy load when it says no never skips an
 // interceptor. The npm shim uses it to stay as cheap as it was for
 // projects that declare none.
-func MayIntercept(root string) bool {
-	if mentionsInterceptor(root, filepath.Join(root, ManifestSubpath)) {
+func MayIntercept(root string) bool { return MayMention(root, "interceptor") }
+
+// MayMention reports whether the configuration in force here may mention
+// word: the manifest or an authorized copy's says it, or cannot be read.
+// It is a cheap test, for processes that load the policy only when they
+// may need it (the shim).
+func MayMention(root, word string) bool {
+	if mentions(root, filepath.Join(root, ManifestSubpath), word) {
 		return true
 	}
 	dir := filepath.Join(root, filepath.FromSlash(AuthorizedSubpath))
@@ -202,19 +208,19 @@ func MayIntercept(root string) bool {
 		return !errors.Is(err, fs.ErrNotExist)
 	}
 	for _, d := range entries {
-		if d.IsDir() && mentionsInterceptor(root, filepath.Join(dir, d.Name(), ManifestSubpath)) {
+		if d.IsDir() && mentions(root, filepath.Join(dir, d.Name(), ManifestSubpath), word) {
 			return true
 		}
 	}
 	return false
 }
 
-func mentionsInterceptor(root, path string) bool {
+func mentions(root, path, word string) bool {
 	data, err := readConfined(root, path, maxManifestBytes)
 	if err != nil {
 		return !errors.Is(err, fs.ErrNotExist)
 	}
-	return bytes.Contains(data, []byte("interceptor"))
+	return bytes.Contains(data, []byte(word))
 }
 
 // Interception is what the before-interceptors did to a decision.

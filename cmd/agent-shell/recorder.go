@@ -5,6 +5,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/agent-shell/agent-shell/policy"
 	"github.com/agent-shell/agent-shell/telemetry"
 )
 
@@ -15,6 +16,23 @@ import (
 // the log can still be written, as a shim_error event.
 func (a *app) record(e *telemetry.Event, hostSession string) {
 	a.startRecording(hostSession).write(e)
+}
+
+// auditFilter is the project's audit filter. A process that has not
+// loaded the policy (the shim) loads it only when the configuration can
+// declare a filter, so npm runs in a project without one stay cheap.
+func (a *app) auditFilter() telemetry.AuditFilter {
+	if a.engine == nil {
+		cwd, err := os.Getwd()
+		if err != nil {
+			return nil
+		}
+		root, ok := telemetry.RepoRoot(cwd)
+		if !ok || !policy.MayMention(root, "audit") {
+			return nil
+		}
+	}
+	return a.loadPolicy().AuditFilter()
 }
 
 // recordAll records events in order, in one session file.
@@ -48,7 +66,7 @@ func (a *app) startRecording(hostSession string) *recording {
 	r.env = telemetry.CaptureEnv(environ)
 	r.tags = telemetry.CaptureTags(environ)
 	// Every event goes through the project's audit filter, if it has one.
-	r.w.Filter = a.loadPolicy().AuditFilter()
+	r.w.Filter = a.auditFilter()
 	_ = r.w.Prepare() // an error here shows again, and is reported, on Append
 	return r
 }
