@@ -209,7 +209,7 @@ func (e *Engine) decideRequest(raw string, req Request) Decision {
 	if len(command) > maxCommandBytes {
 		// Parsing a megabyte of shell takes longer than a hook should; a
 		// command this long is not one a policy can vouch for.
-		line = &shellcmd.Line{Err: fmt.Errorf("command is %d bytes, longer than the %d bytes checked", len(command), maxCommandBytes)}
+		line = &shellcmd.Line{Err: fmt.Errorf("%w: it is %d bytes, longer than the %d bytes checked", shellcmd.ErrTooLarge, len(command), maxCommandBytes)}
 	} else {
 		line = shellcmd.Parse(command)
 	}
@@ -270,7 +270,13 @@ func (e *Engine) decideRequest(raw string, req Request) Decision {
 		consider(m)
 	}
 	d.Extensions = ev.runs
-	if line.Err != nil {
+	switch {
+	case errors.Is(line.Err, shellcmd.ErrTooLarge):
+		// Part of the line was never examined: padding must not carry a
+		// command past the rules, whatever [policy] unknown says.
+		consider(Match{Source: "policy", Action: ActionDeny,
+			Reason: fmt.Sprintf("Command denied: %v", line.Err)})
+	case line.Err != nil:
 		consider(unknownMatch(raw, line.Err.Error(), unknownAction, hasAllowList))
 	}
 	if hasAllowList {

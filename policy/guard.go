@@ -184,14 +184,19 @@ func GuardCommand(root, cwd, command string, allowEdits []string) *GuardDenial {
 	g.scriptShell = scriptShellRE().MatchString(command)
 	g.envText = envWriteRE().FindString(command)
 	g.dotglob = strings.Contains(command, "dotglob") || strings.Contains(command, "GLOBIGNORE")
-	if len(command) > maxGuardCommandBytes {
-		// Too long to parse in a hook's time: what it mentions decides.
-		if m := protectedMention(command); m != "" {
-			return g.deny(guardOf(m), m, fmt.Sprintf("agent-shell guard %s: the command is too long to check (%d bytes) and mentions %s, which an agent may not change. A human runs it instead.", guardOf(m), len(command), m))
-		}
-		return nil
+	// A command too long or too large to examine whole could hide a
+	// protected write behind padding: the guard denies it outright.
+	tooLarge := func(why string) *GuardDenial {
+		return g.deny(GuardAgentShellFiles, "", fmt.Sprintf("agent-shell guard %s: the command is too large to check (%s), so the guard cannot tell whether it changes agent-shell's files. A human runs it instead.", GuardAgentShellFiles, why))
 	}
-	return g.line(shellcmd.Parse(command), []string{g.cwd}, 0)
+	if len(command) > maxGuardCommandBytes {
+		return tooLarge(fmt.Sprintf("%d bytes", len(command)))
+	}
+	line := shellcmd.Parse(command)
+	if errors.Is(line.Err, shellcmd.ErrTooLarge) {
+		return tooLarge(line.Err.Error())
+	}
+	return g.line(line, []string{g.cwd}, 0)
 }
 
 // maxGuardCommandBytes bounds the command line the guard parses; a longer

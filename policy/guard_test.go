@@ -1248,3 +1248,32 @@ func TestGuardAuthorize(t *testing.T) {
 		}
 	}
 }
+
+// Padding cannot carry a command past the guard or the rules: a line cut
+// short (too many commands) or too long to parse is denied, even where the
+// project lets unknown commands through.
+func TestPaddingIsDenied(t *testing.T) {
+	root := t.TempDir()
+	padded := []string{
+		strings.Repeat(":;", 10001) + "rm -rf .agent-shell",
+		": " + strings.Repeat("x", 300<<10) + "; rm -rf .agent-shell",
+	}
+	for _, cmd := range padded {
+		if g := GuardCommand(root, root, cmd, nil); g == nil {
+			t.Errorf("guard let a %d-byte padded command through", len(cmd))
+		}
+	}
+	m, err := ParseManifest("agent-shell.toml", []byte("version = 1\n[policy]\ndefault = \"allow\"\nunknown = \"allow\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := NewEngine(&PolicyFile{Deny: []string{"rm -rf *"}}, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{strings.Repeat("true;", 10001) + "rm -rf /", "rm -rf / #" + strings.Repeat("x", 70<<10)} {
+		if d := e.Decide(cmd, root); d.Action != ActionDeny {
+			t.Errorf("a %d-byte padded rm: %s (%s), want deny", len(cmd), d.Action, d.Reason)
+		}
+	}
+}

@@ -28,6 +28,11 @@ const (
 // panic into a [Line] with this error rather than crash the hook.
 var ErrInternal = errors.New("shellcmd: internal error")
 
+// ErrTooLarge marks a line cut short because it holds more commands than
+// are examined: what follows the cut was never seen, so a caller must not
+// treat the line as merely unknown.
+var ErrTooLarge = errors.New("command line too large to check")
+
 // Line is a parsed command line.
 type Line struct {
 	// Commands holds every simple command found anywhere in the line, in

@@ -457,7 +457,7 @@ func (w *walker) decl(d *syntax.DeclClause, redirs []*syntax.Redirect) {
 func (w *walker) add(c Command, m cmdMeta) int {
 	line := w.st.line
 	if len(line.Commands) >= maxCommands {
-		w.fail(fmt.Errorf("command line holds more than %d commands", maxCommands))
+		w.fail(fmt.Errorf("%w: it holds more than %d commands", ErrTooLarge, maxCommands))
 		return -1
 	}
 	line.Commands = append(line.Commands, c)
