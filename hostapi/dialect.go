@@ -3,6 +3,8 @@ package hostapi
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"path/filepath"
 )
 
 // dialect describes the JSON payload of one host: which fields carry what
@@ -75,6 +77,9 @@ func (d dialect) parse(fields map[string]json.RawMessage, nativeEvent string) (*
 		}
 		if e.IsShell() {
 			e.Command, e.CommandErr = d.command(input, hasInput)
+			if e.CommandErr == nil {
+				e.CommandErr = shellWorkdir(e, input)
+			}
 		}
 		for _, k := range d.results {
 			if r, ok := take(k); ok {
@@ -89,6 +94,45 @@ func (d dialect) parse(fields map[string]json.RawMessage, nativeEvent string) (*
 		e.Meta[k] = v
 	}
 	return e, nil
+}
+
+// workdirKeys are the shell-tool arguments that name the directory the
+// command runs in (Gemini's directory, later dir_path; workdir or cwd
+// elsewhere), relative to the payload's cwd when not absolute.
+var workdirKeys = []string{"directory", "dir_path", "workdir", "cwd"}
+
+// shellWorkdir moves a shell event's cwd to the directory its arguments
+// name, so that the guard, the effects and the grants judge the command
+// where it runs. A directory that cannot be resolved is an error: the
+// call is then denied rather than judged in the wrong place.
+func shellWorkdir(e *Event, input json.RawMessage) error {
+	if s, ok := jsonString(input); ok {
+		input = json.RawMessage(s)
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(input, &m) != nil {
+		return nil
+	}
+	for _, k := range workdirKeys {
+		raw, ok := m[k]
+		if !ok || string(raw) == "null" {
+			continue
+		}
+		dir, ok := jsonString(raw)
+		switch {
+		case !ok:
+			return fmt.Errorf("tool_input.%s must be a string (the directory the command runs in)", k)
+		case dir == "":
+			continue
+		case filepath.IsAbs(dir):
+			e.Cwd = filepath.Clean(dir)
+		case e.Cwd == "":
+			return fmt.Errorf("tool_input.%s %q is relative, and the payload has no cwd to resolve it against", k, dir)
+		default:
+			e.Cwd = filepath.Join(e.Cwd, dir)
+		}
+	}
+	return nil
 }
 
 // Errors of the hosts whose payloads name their event and carry the shell

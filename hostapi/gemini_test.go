@@ -305,3 +305,32 @@ func TestGeminiInstallRefusesToClobber(t *testing.T) {
 		})
 	}
 }
+
+// Gemini's shell tool runs in tool_input.directory (dir_path in later
+// versions), relative to the project: the event's cwd is that directory,
+// so that a command is judged where it runs.
+func TestGeminiShellDirectory(t *testing.T) {
+	parse := func(input string) *Event {
+		t.Helper()
+		e, err := Gemini{}.Parse([]byte(`{"session_id":"s","hook_event_name":"BeforeTool","cwd":"/w","timestamp":"2026-01-01T00:00:00Z",`+
+			`"tool_name":"run_shell_command","tool_input":`+input+`}`), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	for input, want := range map[string]string{
+		`{"command":"rm -rf agent-shell","directory":".github/hooks"}`: "/w/.github/hooks",
+		`{"command":"ls","dir_path":"sub/dir"}`:                        "/w/sub/dir",
+		`{"command":"ls","directory":"/abs"}`:                          "/abs",
+		`{"command":"ls"}`:                                             "/w",
+		`{"command":"ls","directory":""}`:                              "/w",
+	} {
+		if e := parse(input); e.CommandErr != nil || e.Cwd != want {
+			t.Errorf("%s: cwd %q (%v), want %q", input, e.Cwd, e.CommandErr, want)
+		}
+	}
+	if e := parse(`{"command":"ls","directory":7}`); e.CommandErr == nil {
+		t.Error("a directory that is not a string was accepted")
+	}
+}

@@ -88,7 +88,8 @@ func TestOpencodeDrift(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e.Kind != KindPreTool || e.Command != "ls" || e.SessionID != "ses_1" || e.Cwd != "/w" {
+	// The bash tool's workdir is where the command runs: the event's cwd.
+	if e.Kind != KindPreTool || e.Command != "ls" || e.SessionID != "ses_1" || e.Cwd != "/w/sub" {
 		t.Errorf("parsed %+v", e)
 	}
 	if string(e.Meta["agent"]) != `"build"` || string(e.Meta["callID"]) != `"c1"` || !strings.Contains(string(e.Meta["model"]), "anthropic") {

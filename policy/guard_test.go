@@ -1277,3 +1277,17 @@ func TestPaddingIsDenied(t *testing.T) {
 		}
 	}
 }
+
+// A command given a directory argument is guarded where it runs.
+func TestGuardShellDirectory(t *testing.T) {
+	root := t.TempDir()
+	p := `{"session_id":"s","hook_event_name":"BeforeTool","cwd":"` + root + `","timestamp":"2026-01-01T00:00:00Z","tool_name":"run_shell_command","tool_input":{"command":"rm -rf agent-shell","directory":".github/hooks"}}`
+	ad, _ := hostapi.ByName("gemini", func(string) string { return "" })
+	ev, err := ad.Parse([]byte(p), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := Guard(root, ev, nil); g == nil || g.Guard != GuardAgentShellFiles {
+		t.Errorf("guard %+v, want agent-shell-files", g)
+	}
+}
