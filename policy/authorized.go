@@ -229,6 +229,14 @@ func LoadAuthorized(root string, getenv func(string) string, cfgDir string) (*En
 		return denyAll(au), au
 	}
 	if !ok {
+		// Copies without a record: the record was lost or deleted, which
+		// must not make a changed configuration look never authorized.
+		if entries, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(AuthorizedSubpath))); err == nil && len(entries) > 0 {
+			au.State, au.Mode = AuthUnauthorized, UnauthorizedDeny
+			au.Problem = fmt.Sprintf("this repository was authorized (copies in %s), but the record of it in %s is missing; a human runs 'agent-shell authorize'",
+				AuthorizedSubpath, cfgDir)
+			return denyAll(au), au
+		}
 		return cur, au
 	}
 	au.AuthorizedDigest, au.AuthorizedAt, au.Hosts = rec.Digest, rec.AuthorizedAt, rec.Hosts

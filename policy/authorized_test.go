@@ -409,3 +409,38 @@ func TestManifestUnauthorizedValue(t *testing.T) {
 		t.Errorf("error: %+v", me)
 	}
 }
+
+// Deleting the record of authorizations does not make a changed
+// configuration decide as if never authorized: with authorized copies in
+// the repository and no record, everything is denied until a human
+// authorizes again. And an agent cannot delete the record in the first
+// place: the guard protects it.
+func TestLostAuthorizationRecordDenies(t *testing.T) {
+	root, _ := writeRepo(t, "version = 1\n[policy]\ndefault = \"allow\"\n", nil)
+	cfg := t.TempDir()
+	p, err := ProposeAuthorization(root, noEnv, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Accept(nil, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(cfg, "authorized.json")); err != nil {
+		t.Fatal(err)
+	}
+	e, au := LoadAuthorized(root, noEnv, cfg)
+	if au.State != AuthUnauthorized || !strings.Contains(au.Problem, "record") {
+		t.Fatalf("authorization %+v, want unauthorized: the record is missing", au)
+	}
+	if d := e.Decide("ls", root); d.Action != ActionDeny {
+		t.Errorf("ls: %s, want deny", d.Action)
+	}
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	for _, cmd := range []string{"rm -rf ~/.config/agent-shell", "rm " + home + "/.config/agent-shell/authorized.json",
+		`echo '{"version":1,"repos":{}}' > ~/.config/agent-shell/authorized.json`} {
+		if g := GuardCommand(root, root, cmd, nil); g == nil {
+			t.Errorf("%q: not guarded", cmd)
+		}
+	}
+}

@@ -258,6 +258,10 @@ var homeGuarded = []guardedPath{
 	{".cursor/hooks.json", guardFile, GuardHookRegistration, "Cursor's user hook registration", fixHome},
 	{".copilot/hooks/*.json", guardGlob, GuardHookRegistration, "Copilot's user hook registration", fixHome},
 	{".config/amp/settings.json", guardFile, GuardHookRegistration, "Amp's user settings", fixHome},
+	// Deleting the record of authorizations would make a changed
+	// configuration look never authorized, and so decide as it is.
+	{".config/agent-shell", guardTree, GuardAgentShellFiles, "agent-shell's record of the configurations a human authorized",
+		"A human changes it with 'agent-shell authorize'."},
 }
 
 // guardedEnv are the variables no command may set, and what setting each
