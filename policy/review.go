@@ -220,6 +220,7 @@ type askItem struct {
 	grantable bool
 	query     state.GrantQuery
 	program   string // program identity
+	shifted   bool   // an earlier command of the line changes the directory or environment
 	dup       int    // index of an earlier item with the same identity, or -1
 
 	// the outcome
@@ -499,8 +500,17 @@ func (e *Engine) askItems(d *Decision, ev *evaluation, line *shellcmd.Line) ([]*
 		return nil, false
 	}
 	var items []*askItem
+	// Once a command of the line changes the shell's state (cd, export, a
+	// bare assignment, source...), the commands after it run somewhere or
+	// with something the grant identity does not see: they are approved
+	// once, never by or into a grant.
+	changed := len(line.Assigns) > 0
 	for ci, reps := range reports {
 		c := &line.Commands[ci]
+		shifted := changed
+		if len(c.Argv) > 0 && changesShell[c.Argv[0]] {
+			changed = true
+		}
 		asked := false
 		it := &askItem{cmd: c, argv: c.Layers[0], dup: -1}
 		for _, rep := range reps {
@@ -518,7 +528,8 @@ func (e *Engine) askItems(d *Decision, ev *evaluation, line *shellcmd.Line) ([]*
 		if !asked {
 			continue
 		}
-		it.grantable = c.Unknown == "" && !c.Dynamic && !c.Substitution
+		it.grantable = c.Unknown == "" && !c.Dynamic && !c.Substitution && !shifted
+		it.shifted = shifted
 		for _, rd := range c.Redirects {
 			if rd.Dynamic {
 				it.grantable = false
@@ -538,8 +549,18 @@ func (e *Engine) askItems(d *Decision, ev *evaluation, line *shellcmd.Line) ([]*
 	return items, true
 }
 
+// changesShell are the commands after which the rest of a line runs in
+// another directory or environment than the request says.
+var changesShell = map[string]bool{
+	"cd": true, "pushd": true, "popd": true, "export": true, "unset": true, "set": true, "source": true, ".": true,
+	"declare": true, "typeset": true, "local": true, "readonly": true, "alias": true, "shopt": true, "umask": true,
+	"eval": true, "hash": true, "enable": true, "builtin": true,
+}
+
 func (it *askItem) notStatic() string {
 	switch {
+	case it.shifted:
+		return "an earlier command of the line changes its directory or environment"
 	case it.cmd.Unknown != "":
 		return it.cmd.Unknown
 	case it.cmd.Substitution:

@@ -512,3 +512,39 @@ func TestReviewerManifestErrors(t *testing.T) {
 		t.Errorf("defaults %+v", got.Approvals)
 	}
 }
+
+// A grant never covers a command whose directory or environment an earlier
+// command of the line changed: `cd /etc && curl x` is not the `curl x`
+// approved in the project.
+func TestGrantIgnoresShiftedCommands(t *testing.T) {
+	src := manifestHead + script("rv", "shell_reviewer", "def on_event(ctx, state):\n    return Review.approve_for(\"exact_session\")\n", "") +
+		"\n[[reviewer]]\nscript = \"rv\"\n[approvals]\nscopes = [\"once\", \"exact_session\"]\n"
+	root, _ := writeRepo(t, src, nil)
+	e := Load(root, noEnv)
+	if e.LoadErr != nil {
+		t.Fatal(e.LoadErr)
+	}
+	req := Request{Cwd: root, SessionID: "s1"}
+	if d := e.DecideRequest("curl x", req); d.Action != ActionAllow || !strings.Contains(d.Reason, "grant") {
+		t.Fatalf("first curl: %s (%s), want allowed with a grant", d.Action, d.Reason)
+	}
+	for _, line := range []string{"cd /etc && curl x", "PATH=/tmp/evil; curl x", "export PATH=/tmp/evil; curl x"} {
+		d := e.DecideRequest(line, req)
+		if d.Review == nil {
+			t.Fatalf("%q: no review", line)
+		}
+		reviewed := false
+		for _, s := range d.Review.Steps {
+			if len(s.Command) == 0 || s.Command[0] != "curl" {
+				continue // the cd or export itself is an ordinary command
+			}
+			reviewed = true
+			if s.Answer == "grant" || s.Grant != "" {
+				t.Errorf("%q: step %+v uses or stores a grant", line, s)
+			}
+		}
+		if !reviewed {
+			t.Errorf("%q: the curl was not reviewed: %+v", line, d.Review.Steps)
+		}
+	}
+}
