@@ -1,11 +1,13 @@
 package policy
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -48,6 +50,12 @@ type Engine struct {
 	// human last authorized (set by LoadAuthorized).
 	Authorized bool
 	auth       authNote // what LoadAuthorized adds to every decision (authorized.go)
+
+	// EventTimeout bounds the extensions of one hook decision together:
+	// past it, every script or executable still to run fails (and takes
+	// its declared failure outcome), so the answer comes before the host's
+	// own hook timeout, which most hosts treat as an allow. 0: no bound.
+	EventTimeout time.Duration
 }
 
 // Load reads the policy under root. It never fails: a load error is kept on
@@ -181,7 +189,13 @@ func (e *Engine) decideEvent(ev *hostapi.Event) Decision {
 	if ev.CommandErr != nil {
 		return Decision{Action: ActionDeny, Reason: ev.CommandErr.Error()}
 	}
-	return e.DecideRequest(ev.Command, Request{Cwd: ev.Cwd, SessionID: ev.SessionID, Agent: ev.Agent, Tool: ev.Tool})
+	req := Request{Cwd: ev.Cwd, SessionID: ev.SessionID, Agent: ev.Agent, Tool: ev.Tool}
+	if e.EventTimeout > 0 {
+		ctx, cancel := context.WithTimeout(context.Background(), e.EventTimeout)
+		defer cancel()
+		req.Context = ctx
+	}
+	return e.DecideRequest(ev.Command, req)
 }
 
 func (e *Engine) soleGate() bool { return e.Manifest != nil && e.Manifest.Policy.SoleGate }

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agent-shell/agent-shell/hostapi"
+
 	"github.com/agent-shell/agent-shell/state"
 )
 
@@ -546,5 +548,29 @@ func TestGrantIgnoresShiftedCommands(t *testing.T) {
 		if !reviewed {
 			t.Errorf("%q: the curl was not reviewed: %+v", line, d.Review.Steps)
 		}
+	}
+}
+
+// EventTimeout bounds a hook decision's extensions together: a reviewer
+// that would run for seconds fails when the decision's time is up, and its
+// failure denies; the answer comes well before the host's own timeout.
+func TestEventTimeoutBoundsExtensions(t *testing.T) {
+	spin := "def on_event(ctx, state):\n    for i in range(100000000):\n        pass\n    return Review.approve()\n"
+	src := manifestHead + script("rv", "shell_reviewer", spin, "fuel = 100000000\ntimeout = \"20s\"\n") +
+		"\n[[reviewer]]\nscript = \"rv\"\n"
+	root, _ := writeRepo(t, src, nil)
+	e := Load(root, noEnv)
+	if e.LoadErr != nil {
+		t.Fatal(e.LoadErr)
+	}
+	e.EventTimeout = 100 * time.Millisecond
+	ev := &hostapi.Event{Agent: "claude", Kind: hostapi.KindPreTool, Tool: hostapi.ToolBash, Command: "make deploy", Cwd: root, SessionID: "s1"}
+	start := time.Now()
+	d := e.DecideEvent(ev)
+	if took := time.Since(start); took > 3*time.Second {
+		t.Errorf("decision took %v with a 100ms bound", took)
+	}
+	if d.Action != ActionDeny || !strings.Contains(d.Reason, "reviewer rv failed") {
+		t.Errorf("decision %s (%s), want deny: the reviewer ran out of time", d.Action, d.Reason)
 	}
 }

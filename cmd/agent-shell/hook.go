@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -156,7 +157,20 @@ func (a *app) runHook(ad hostapi.Adapter, nativeEvent string) int {
 // decided is, on a pre-tool event, the host's own deny. unreadable is the
 // kind to assume when the payload cannot be read. It returns the exit code
 // the host reads.
-func (a *app) handle(ad hostapi.Adapter, nativeEvent string, unreadable hostapi.Kind, payload []byte, readErr error) int {
+func (a *app) handle(ad hostapi.Adapter, nativeEvent string, unreadable hostapi.Kind, payload []byte, readErr error) (code int) {
+	// A bug must not answer nothing: an empty answer with a crash's exit
+	// code is an allow to several hosts. Before the answer is out, a panic
+	// is the host's own deny (or its failure answer on other events).
+	defer func() {
+		if r := recover(); r != nil {
+			err := fmt.Errorf("internal error: %v", r)
+			if a.answered {
+				a.errorf("%v", err)
+				return
+			}
+			code = a.fail(ad, unreadable, err)
+		}
+	}()
 	if readErr != nil {
 		return a.fail(ad, unreadable, fmt.Errorf("unexpected error reading the hook payload: %w", readErr))
 	}
@@ -166,7 +180,7 @@ func (a *app) handle(ad hostapi.Adapter, nativeEvent string, unreadable hostapi.
 	}
 	if ev.Kind != hostapi.KindPreTool {
 		v, events := a.afterTool(ad, ev) // after-interceptors on a shell post-tool call (intercept.go)
-		code := a.answer(ad.Render(ev, v))
+		code = a.answer(ad.Render(ev, v))
 		a.recordAll(append([]*telemetry.Event{observedEvent(ev)}, events...), ev.SessionID)
 		return code
 	}
@@ -177,8 +191,9 @@ func (a *app) handle(ad hostapi.Adapter, nativeEvent string, unreadable hostapi.
 	if engine.LoadErr != nil {
 		a.errorf("policy load error: %v", engine.LoadErr)
 	}
+	engine.EventTimeout = decisionTimeout
 	d := engine.DecideEvent(ev)
-	code := a.answer(ad.Render(ev, d.HookVerdict(ev, ad.Coverage(ev.Kind), ad.Name())))
+	code = a.answer(ad.Render(ev, d.HookVerdict(ev, ad.Coverage(ev.Kind), ad.Name())))
 	events := append(interceptEvents(ad, ev, d), reviewEvents(ad, ev, d)...)
 	de := decisionEvent(ad, ev, d)
 	switch {
@@ -190,6 +205,10 @@ func (a *app) handle(ad hostapi.Adapter, nativeEvent string, unreadable hostapi.
 	a.recordAll(append(events, de), ev.SessionID)
 	return code
 }
+
+// decisionTimeout bounds a hook decision's extensions, under the 10 s
+// timeout hook install registers with every host.
+const decisionTimeout = 7 * time.Second
 
 // fail answers a call that could not be read: a pre-tool call is denied in
 // the host's own terms and the denial recorded; anything else is reported.
@@ -232,6 +251,7 @@ func (a *app) readPolicy() *policy.Engine {
 
 // answer writes a hook response and returns its exit code.
 func (a *app) answer(r hostapi.Response) int {
+	a.answered = true
 	if err := hostapi.WriteResponse(a.stdout, a.stderr, r); err != nil {
 		a.errorf("%v", err)
 	}

@@ -47,6 +47,8 @@ type app struct {
 
 	engine *policy.Engine       // the policy, once loaded
 	auth   policy.Authorization // what the authorization check found
+
+	answered bool // a hook answer was written
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
