@@ -595,8 +595,11 @@ func respondReason(raw string, it *Interception) string {
 func (d Decision) HookVerdict(ev *hostapi.Event, cov hostapi.Coverage, host string) hostapi.Verdict {
 	v := d.Verdict()
 	it := d.Intercept
-	if it == nil || it.Outcome != InterceptRewrite || ev == nil || d.Action == ActionDeny {
+	if it == nil || it.Outcome != InterceptRewrite || d.Action == ActionDeny {
 		return v
+	}
+	if ev == nil { // no input to rewrite: never an allow of the original command
+		return hostapi.Verdict{Decision: hostapi.Deny, Reason: fmt.Sprintf("interceptor %s rewrites the command to: %s; run that command instead", it.Interceptor, it.Command)}
 	}
 	orig := TrimCommand(ev.Command)
 	if d.Action == ActionAsk {

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/agent-shell/agent-shell/hostapi"
-
 	"github.com/agent-shell/agent-shell/state"
 )
 
