@@ -264,6 +264,13 @@ var homeGuarded = []guardedPath{
 		"A human changes it with 'agent-shell authorize'."},
 }
 
+// configGuarded is agent-shell's record of authorizations under a
+// configuration folder that XDG_CONFIG_HOME moved out of the home.
+var configGuarded = []guardedPath{
+	{"agent-shell", guardTree, GuardAgentShellFiles, "agent-shell's record of the configurations a human authorized",
+		"A human changes it with 'agent-shell authorize'."},
+}
+
 // guardedEnv are the variables no command may set, and what setting each
 // would do.
 var guardedEnv = map[string]string{
@@ -315,6 +322,7 @@ const (
 type guarder struct {
 	root, realRoot string // absolute; "" when unknown
 	home, realHome string
+	config         string // $XDG_CONFIG_HOME, when set elsewhere than ~/.config
 	cwd            string // absolute
 	allow          []string
 
@@ -351,6 +359,9 @@ func newGuarder(root, cwd string, allow []string) *guarder {
 	if h := userHome(); h != "" && filepath.IsAbs(h) {
 		g.home = filepath.Clean(h)
 		g.realHome = g.realpath(g.home)
+	}
+	if x := os.Getenv("XDG_CONFIG_HOME"); filepath.IsAbs(x) && filepath.Clean(x) != filepath.Join(g.home, ".config") {
+		g.config = filepath.Clean(x)
 	}
 	switch {
 	case cwd == "":
@@ -677,7 +688,16 @@ func (g *guarder) relevant(p string) bool {
 		}
 		return false
 	}
-	return check(g.roots(), rootGuarded) || check(g.homes(), homeGuarded)
+	return check(g.roots(), rootGuarded) || check(g.homes(), homeGuarded) || check(g.configs(), configGuarded)
+}
+
+// configs is the user's configuration folder when XDG_CONFIG_HOME moves it
+// out of the home (where homeGuarded already covers it).
+func (g *guarder) configs() []string {
+	if g.config == "" {
+		return nil
+	}
+	return []string{g.config}
 }
 
 // checkDynamic: a target only known at run time is left to the policy,
@@ -842,6 +862,15 @@ func (g *guarder) checkPath(raw string, op guardOp) *GuardDenial {
 					return d
 				}
 			} else if d := g.classifyAncestor(c, hb, op, homeGuarded, "~/"); d != nil {
+				return d
+			}
+		}
+		for _, cb := range g.configs() {
+			if rel, ok := within(cb, c); ok {
+				if d := g.classify(cb, rel, op, configGuarded, "$XDG_CONFIG_HOME/"); d != nil {
+					return d
+				}
+			} else if d := g.classifyAncestor(c, cb, op, configGuarded, "$XDG_CONFIG_HOME/"); d != nil {
 				return d
 			}
 		}

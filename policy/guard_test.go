@@ -1291,3 +1291,20 @@ func TestGuardShellDirectory(t *testing.T) {
 		t.Errorf("guard %+v, want agent-shell-files", g)
 	}
 }
+
+// The record of authorizations is guarded where XDG_CONFIG_HOME puts it.
+func TestGuardXDGConfig(t *testing.T) {
+	root, cfg := t.TempDir(), t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", cfg)
+	if err := os.MkdirAll(filepath.Join(cfg, "agent-shell"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{"rm -rf " + cfg + "/agent-shell", "rm -rf " + cfg, "echo {} > " + cfg + "/agent-shell/authorized.json"} {
+		if g := GuardCommand(root, root, cmd, nil); g == nil {
+			t.Errorf("%q: not guarded", cmd)
+		}
+	}
+	if g := GuardCommand(root, root, "cat "+cfg+"/agent-shell/authorized.json", nil); g != nil {
+		t.Errorf("reading the record was denied: %s", g.Reason)
+	}
+}
