@@ -97,6 +97,50 @@ var gitNetwork = map[string]bool{"push": true, "pull": true, "fetch": true, "clo
 // commandEffects lists what one normalized command (one layer) may do:
 // from the table, from its redirections, and unknown reasons. cwd, when
 // known, makes relative paths absolute.
+// lineEffects is commandEffects in every directory a command may run in:
+// after a cd earlier in its line, relative paths are resolved both there
+// and where the line started (a subshell or a failed cd leaves the old
+// directory in force), so an effect rule sees the command's real target
+// among them.
+func lineEffects(argv []string, c *shellcmd.Command, cwds []string) []string {
+	out := commandEffects(argv, c, cwds[0])
+	for _, cwd := range cwds[1:] {
+		out = appendNew(out, commandEffects(argv, c, cwd)...)
+	}
+	return out
+}
+
+// maxLineCwds bounds the directories followed through a line's cd's.
+const maxLineCwds = 8
+
+// followCd adds the directory a static cd or pushd changes to; a cd whose
+// target is not static adds nothing here (its command is not static, so
+// the rest of the line is judged as written).
+func followCd(c *shellcmd.Command, cwds []string) []string {
+	if len(c.Argv) < 2 || (c.Argv[0] != "cd" && c.Argv[0] != "pushd") || c.Dynamic || len(cwds) >= maxLineCwds {
+		return cwds
+	}
+	dir := ""
+	for _, a := range c.Argv[1:] {
+		if a == "--" || strings.HasPrefix(a, "-") {
+			continue
+		}
+		dir = a
+		break
+	}
+	if dir == "" || strings.HasPrefix(dir, "~") {
+		return cwds
+	}
+	var add []string
+	for _, cwd := range cwds {
+		next := effectPath(dir, cwd)
+		if !contains(cwds, next) && !contains(add, next) {
+			add = append(add, next)
+		}
+	}
+	return append(cwds, add...)
+}
+
 func commandEffects(argv []string, c *shellcmd.Command, cwd string) []string {
 	var out []string
 	add := func(e string) {

@@ -250,11 +250,12 @@ func (e *Engine) decideRequest(raw string, req Request) Decision {
 	}
 	defaulted := false
 	ev := e.newEvaluation(req)
+	cwds := []string{cwd} // where the line's commands may run, as its cd's go
 	for ci := range line.Commands {
 		c := &line.Commands[ci]
 		for li, layer := range c.Layers {
 			sub := &subject{raw: raw, argv: layer, canon: shellcmd.Canonical(layer), cmd: c, innermost: li == len(c.Layers)-1, eval: ev}
-			sub.effects = ev.analyze(sub, commandEffects(layer, c, cwd))
+			sub.effects = ev.analyze(sub, lineEffects(layer, c, cwds))
 			rep := CommandReport{Argv: layer, Layer: li, Effects: sub.effects}
 			rep.Matches = e.layerMatches(sub, li, hasAllowList)
 			if c.Unknown != "" {
@@ -276,6 +277,7 @@ func (e *Engine) decideRequest(raw string, req Request) Decision {
 			d.Effects = appendNew(d.Effects, rep.Effects...)
 			d.Commands = append(d.Commands, rep)
 		}
+		cwds = followCd(c, cwds)
 	}
 	for _, m := range e.pipelineDenies(raw, line) {
 		consider(m)

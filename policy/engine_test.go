@@ -451,3 +451,32 @@ func TestDenySeesThroughGitConfigAndLongOptionGlobs(t *testing.T) {
 		{"git -c user.name=x commit -m wip", ActionAllow, ""},
 	})
 }
+
+// An effect rule sees where a command runs after a cd in its line: the
+// relative target of `cd /etc && rm passwd` is /etc/passwd (and, since a
+// subshell or a failed cd would leave the start directory in force, the
+// path there too).
+func TestEffectsFollowCd(t *testing.T) {
+	m, err := ParseManifest("agent-shell.toml", []byte("version = 1\n[[rule]]\nid = \"no-etc\"\naction = \"deny\"\nmatch = { effect = \"write:/etc/**\" }\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := NewEngine(nil, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{"cd /etc && rm passwd", "cd /etc; touch x", "cd /etc && echo hi > x", "cd / && cd etc && rm hosts", "pushd /etc && rm x", "rm /etc/passwd"} {
+		if d := e.Decide(line, "/w"); d.Action != ActionDeny {
+			t.Errorf("%q: %s (effects %v), want deny", line, d.Action, d.Effects)
+		}
+	}
+	for _, line := range []string{"cd /tmp && rm x", "rm passwd", "cd $DIR && ls"} {
+		if d := e.Decide(line, "/w"); d.Action == ActionDeny {
+			t.Errorf("%q: denied (effects %v)", line, d.Effects)
+		}
+	}
+	d := e.Decide("(cd /tmp); rm x", "/w")
+	if !contains(d.Effects, "write:/w/x") {
+		t.Errorf("(cd /tmp); rm x: effects %v lack the start directory's write:/w/x", d.Effects)
+	}
+}
