@@ -36,6 +36,10 @@ var registrations = map[string][]string{
 	"opencode": {hostapi.OpencodePluginFile},
 }
 
+// RegistrationFiles lists the files an agent's hook registration lives in,
+// relative to the root; the first is the one reports name.
+func RegistrationFiles(agent string) []string { return registrations[agent] }
+
 // agentMarkers are the paths whose presence says an agent is used here.
 var agentMarkers = map[string][]string{
 	"amp":      {".amp"},

@@ -49,23 +49,10 @@ func (t *Terminal) Ask(s *State) (plan Plan, ok bool, err error) {
 	// In raw mode Ctrl-C is a key, read below; these are signals sent from
 	// elsewhere (kill, a closed terminal), which must not leave the terminal
 	// raw behind.
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	done := make(chan struct{})
-	defer func() {
-		signal.Stop(sigs)
-		close(done)
-	}()
-	go func() {
-		select {
-		case sig := <-sigs:
-			restore()
-			fmt.Fprint(t.Out, "\r\n")
-			n, _ := sig.(syscall.Signal)
-			os.Exit(128 + int(n))
-		case <-done:
-		}
-	}()
+	defer ExitOnSignal(func() {
+		restore()
+		fmt.Fprint(t.Out, "\r\n")
+	})()
 
 	p := &prompter{in: bufio.NewReader(t.In), out: t.Out}
 	return p.run(s)
@@ -407,4 +394,26 @@ func cut(s string, n int) string {
 		return s
 	}
 	return s[:n-3] + "..."
+}
+
+// ExitOnSignal makes SIGINT, SIGTERM or SIGHUP run cleanup and end the
+// process with 128+N while a prompt waits on the terminal; the returned
+// func stops it.
+func ExitOnSignal(cleanup func()) (stop func()) {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case sig := <-sigs:
+			cleanup()
+			n, _ := sig.(syscall.Signal)
+			os.Exit(128 + int(n))
+		case <-done:
+		}
+	}()
+	return func() {
+		signal.Stop(sigs)
+		close(done)
+	}
 }

@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -159,23 +157,10 @@ func escapeJoin(list []string) string {
 // only y or yes answers yes; the end of input answers no. A signal (Ctrl-C)
 // removes the staged copy and ends the process.
 func confirm(tty *setup.Terminal, p *policy.Proposal, question string) (bool, error) {
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	done := make(chan struct{})
-	defer func() {
-		signal.Stop(sigs)
-		close(done)
-	}()
-	go func() {
-		select {
-		case sig := <-sigs:
-			p.Discard()
-			fmt.Fprintln(tty.Out)
-			n, _ := sig.(syscall.Signal)
-			os.Exit(128 + int(n))
-		case <-done:
-		}
-	}()
+	defer setup.ExitOnSignal(func() {
+		p.Discard()
+		fmt.Fprintln(tty.Out)
+	})()
 	fmt.Fprint(tty.Out, question)
 	line, err := bufio.NewReader(tty.In).ReadString('\n')
 	if err != nil && line == "" {

@@ -19,22 +19,8 @@ import (
 	"github.com/agent-shell/agent-shell/telemetry"
 )
 
-// hostFiles lists, per host, the registration files status looks at (the
-// first is the one named in its report). A host none of whose files exists
-// is not set up here, which is only a problem when it was registered at the
-// last authorization.
-var hostFiles = map[string][]string{
-	"amp":      {hostapi.AmpSettingsFile, hostapi.AmpDelegate},
-	"claude":   {hostapi.ClaudeSettingsFile},
-	"codex":    {hostapi.CodexHooksFile},
-	"copilot":  {hostapi.CopilotHooksFile},
-	"cursor":   {hostapi.CursorHooksFile},
-	"gemini":   {hostapi.GeminiSettingsFile},
-	"opencode": {hostapi.OpencodePluginFile},
-}
-
 func registrationExists(root, host string) bool {
-	for _, f := range hostFiles[host] {
+	for _, f := range setup.RegistrationFiles(host) {
 		if _, err := os.Lstat(filepath.Join(root, f)); err == nil {
 			return true
 		}
@@ -185,7 +171,7 @@ func (r *statusReport) hosts(root string, au policy.Authorization) {
 		return
 	}
 	for _, name := range hostapi.Names() {
-		files := hostFiles[name]
+		files := setup.RegistrationFiles(name)
 		if len(files) == 0 {
 			continue
 		}
