@@ -123,6 +123,9 @@ func (e *Engine) compile(opts RuntimeOptions) error {
 			return err
 		}
 		for _, r := range e.Manifest.Rules {
+			if r.pack != "" {
+				continue // checked by policy check and pack add: a pack's files are pinned
+			}
 			if err := e.checkExamples(r); err != nil {
 				return err
 			}
@@ -908,6 +911,24 @@ func anyEffect(effects, patterns []string) bool {
 		}
 	}
 	return false
+}
+
+// CheckPackExamples verifies the examples of every pack rule, which loading
+// skips (the pack's files are pinned, and a pack's examples cost every call
+// time): what policy check and pack add do.
+func (e *Engine) CheckPackExamples() error {
+	if e.Manifest == nil || e.LoadErr != nil {
+		return e.LoadErr
+	}
+	for _, r := range e.Manifest.Rules {
+		if r.pack == "" {
+			continue
+		}
+		if err := e.checkExamples(r); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // checkExamples verifies a rule's examples when the manifest loads.

@@ -62,6 +62,9 @@ type Manifest struct {
 	Approvals ApprovalsConfig `toml:"approvals"`
 	// Interceptors are the [[interceptor]] entries: see intercept.go.
 	Interceptors []*InterceptorDecl `toml:"interceptor"`
+	// Packs are the [[pack]] entries: see pack.go. Their rules and scripts
+	// are added to Rules, Scripts, ... with ids namespaced NAME/id.
+	Packs []*PackDecl `toml:"pack"`
 
 	// Digest is the SHA-256 of the manifest's text and of every script
 	// and module it runs, set when the engine compiles the scripts.
@@ -70,7 +73,9 @@ type Manifest struct {
 	runtime     *runtime.Runtime
 	executables map[string]*runtime.Executable // by script id
 	src         string
-	ruleLines   []int // the line of each rule's [[rule]] header, for errors
+	ruleLines   []int   // the line of each rule's [[rule]] header, for errors
+	packs       []*Pack // the packs taken in, in declaration order
+	inPack      bool    // the declarations of a pack.toml, being validated
 }
 
 // PolicyConfig is the manifest's [policy] table.
@@ -91,7 +96,15 @@ type Rule struct {
 	Reason   string   `toml:"reason"`
 	Match    *Matcher `toml:"match"`
 	Examples Examples `toml:"examples"`
+	// When (pack rules only) keeps the rule only when the pack's options
+	// have the values it names: { level = "strict" } or a list of values.
+	When map[string]any `toml:"when"`
+
+	pack string // the pack the rule comes from, "" for the project's own
 }
+
+// Pack is the pack the rule comes from, "" for the project's own.
+func (r *Rule) Pack() string { return r.pack }
 
 // Examples are commands a rule must and must not match, checked at load.
 type Examples struct {
@@ -213,6 +226,9 @@ func ParseManifest(path string, data []byte) (*Manifest, error) {
 	if err := m.validate(string(data)); err != nil {
 		return nil, err
 	}
+	if err := m.loadPacks(); err != nil { // pack.go
+		return nil, err
+	}
 	return m, nil
 }
 
@@ -280,6 +296,9 @@ func (m *Manifest) validate(src string) error {
 		}
 		if r.Match == nil {
 			return fail(key("match"), line, "rule %q needs a match table", r.ID)
+		}
+		if r.When != nil && !m.inPack {
+			return fail(key("when"), m.ruleKeyLine(i, "when"), "rule %q: when chooses a pack's rules by its options; a manifest's own rules have none", r.ID)
 		}
 		if err := r.Match.compile(); err != nil {
 			return fail(key("match"), line, "rule %q: %v", r.ID, err)

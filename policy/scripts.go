@@ -31,6 +31,7 @@ type ScriptDecl struct {
 	MaxOutput  int64  `toml:"max_output"`
 
 	timeout time.Duration
+	pack    string // the pack the script comes from: Src is relative to it
 }
 
 // AnalyzerDecl is one [[analyzer]]: an effect analyzer, run in order.
@@ -260,6 +261,7 @@ func (m *Manifest) compileScripts(opts RuntimeOptions) error {
 		rs := runtime.Script{
 			ID: s.ID, Kind: builtins.Kind(s.Kind), Function: s.Function, Lifecycle: state.Lifecycle(s.Lifecycle),
 			Limits: runtime.Limits{Fuel: uint64(s.Fuel), Timeout: s.timeout, MaxOutput: int(s.MaxOutput)},
+			Pack:   s.pack,
 		}
 		if s.Src != "" {
 			rs.File = filepath.ToSlash(filepath.Clean(s.Src)) // read by Compile, through the folder's root
@@ -268,7 +270,7 @@ func (m *Manifest) compileScripts(opts RuntimeOptions) error {
 		}
 		decls = append(decls, rs)
 	}
-	rt, err := runtime.Compile(decls, runtime.Options{Dir: dir, CacheDir: opts.CacheDir, Store: opts.Store})
+	rt, err := runtime.Compile(decls, runtime.Options{Dir: dir, CacheDir: opts.CacheDir, Store: opts.Store, Packs: m.runtimePacks()})
 	if err != nil {
 		me := &ManifestError{Path: m.Path, Msg: err.Error()}
 		if ce, ok := err.(*runtime.CompileError); ok {
@@ -286,15 +288,43 @@ func (m *Manifest) compileScripts(opts RuntimeOptions) error {
 		return me
 	}
 	m.compileExecutables()
-	h := sha256.New()
-	fmt.Fprintf(h, "agent-shell manifest 1\n%d\n%s\n", len(m.src), m.src)
-	for _, d := range rt.Digests() {
-		fmt.Fprintf(h, "%s %s\n", d.SHA256, d.Name)
-	}
-	m.Digest = hex.EncodeToString(h.Sum(nil))
+	m.Digest = m.digest(rt.Digests())
 	rt.SetManifestDigest(m.Digest)
 	m.runtime = rt
 	return nil
+}
+
+// digest is the manifest digest: its text, every script and module that
+// runs, and each vendored pack's tree. A built-in pack counts by its name
+// only (in the text): it changes with the binary, like the rest of the
+// code, and an upgrade must not make every authorized configuration look
+// changed.
+func (m *Manifest) digest(sources []runtime.Digest) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "agent-shell manifest 1\n%d\n%s\n", len(m.src), m.src)
+	for _, d := range sources {
+		if m.fromBuiltinPack(d.Name) {
+			continue
+		}
+		fmt.Fprintf(h, "%s %s\n", d.SHA256, d.Name)
+	}
+	for _, p := range m.packs {
+		if !p.Builtin() {
+			fmt.Fprintf(h, "%s pack %s\n", p.Tree, p.Decl.Name)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// fromBuiltinPack reports whether a runtime digest name ("script ID" or
+// "module NAME") belongs to a built-in pack.
+func (m *Manifest) fromBuiltinPack(name string) bool {
+	for _, p := range m.packs {
+		if p.Builtin() && (strings.HasPrefix(name, "script "+p.Decl.Name+"/") || strings.HasPrefix(name, "module @"+p.Decl.Name+"//")) {
+			return true
+		}
+	}
+	return false
 }
 
 // Runtime is the compiled scripts of the manifest, nil before the engine

@@ -28,7 +28,8 @@ const maxModuleBytes = 256 << 10
 // can compute data but cannot mint actions), initialised at most once per
 // process, then frozen and shared by every script that loads it.
 type module struct {
-	name   string // canonical: "scripts/lib.star" or "@agent-shell//helpers.star"
+	name   string // canonical: "scripts/lib.star", "@agent-shell//helpers.star" or "@team//lib.star"
+	pack   string // the pack it belongs to, "" for none
 	sha256 string
 	prog   *starlark.Program
 	deps   map[string]string // load string as written -> canonical name
@@ -41,12 +42,13 @@ type module struct {
 // origin is where a file lives, so that its relative loads resolve beside it.
 type origin struct {
 	embedded bool
-	dir      string // slash path inside the manifest folder or the library
+	pack     string // the pack the file belongs to ("" for the manifest folder or the library)
+	dir      string // slash path inside the manifest folder, the library or the pack
 }
 
 // originOf is the origin of an entry script named by its file: a path
-// relative to the manifest folder.
-func originOf(file string) origin { return origin{dir: path.Dir(file)} }
+// relative to the manifest folder, or to its pack's folder.
+func originOf(file, pack string) origin { return origin{pack: pack, dir: path.Dir(file)} }
 
 // loader resolves and compiles the modules a program loads, reading local
 // ones through one os.Root on the manifest's folder, opened on first use.
@@ -79,7 +81,7 @@ func (l *loader) resolveLoads(prog *starlark.Program, file string, from origin, 
 	deps := make([]string, prog.NumLoads())
 	for i := range deps {
 		spec, pos := prog.Load(i)
-		name, org, err := resolve(spec, from)
+		name, org, err := l.rt.resolve(spec, from)
 		if err != nil {
 			return nil, fmt.Errorf("%s: load %q: %v", pos, spec, err)
 		}
@@ -97,8 +99,8 @@ func (l *loader) resolveLoads(prog *starlark.Program, file string, from origin, 
 			return nil, fmt.Errorf("%s: load %q: %v", pos, spec, err)
 		}
 		sum := sha256.Sum256(src)
-		m := &module{name: name, sha256: hex.EncodeToString(sum[:])}
-		m.prog, err = l.rt.compileCached(name, src, m.sha256, "library", builtins.Library())
+		m := &module{name: name, pack: org.pack, sha256: hex.EncodeToString(sum[:])}
+		m.prog, err = l.rt.compileCached(name, src, m.sha256, "library", l.rt.predeclared(builtins.Library(), org.pack))
 		if err != nil {
 			return nil, err
 		}
@@ -123,19 +125,32 @@ func loadMap(prog *starlark.Program, deps []string) map[string]string {
 
 // resolve turns a load string into a canonical module name and the origin
 // its own loads resolve from. Paths are cleaned and cannot leave their
-// root: the manifest folder, or the embedded library.
-func resolve(spec string, from origin) (string, origin, error) {
+// root: the manifest folder, the embedded library or a pack's folder. The
+// manifest's scripts may load any declared pack; a pack's files load only
+// their own pack (by its declared name or the name its pack.toml gives)
+// and the library; the library loads only itself.
+func (rt *Runtime) resolve(spec string, from origin) (string, origin, error) {
 	var rel string
-	embedded := from.embedded
+	embedded, pack := from.embedded, from.pack
 	switch {
 	case strings.HasPrefix(spec, libraryPrefix):
-		rel, embedded = strings.TrimPrefix(spec, libraryPrefix), true
+		rel, embedded, pack = strings.TrimPrefix(spec, libraryPrefix), true, ""
 		if strings.HasPrefix(rel, "/") {
 			return "", origin{}, errors.New("a path in the library is relative")
 		}
 	case strings.HasPrefix(spec, "@"):
-		pack, _, _ := strings.Cut(strings.TrimPrefix(spec, "@"), "//")
-		return "", origin{}, fmt.Errorf("no pack named %q is declared", pack)
+		name, r, ok := strings.Cut(strings.TrimPrefix(spec, "@"), "//")
+		if !ok {
+			return "", origin{}, errors.New("a pack's file is loaded as @NAME//file.star")
+		}
+		target, err := rt.packFor(name, from)
+		if err != nil {
+			return "", origin{}, err
+		}
+		rel, embedded, pack = r, false, target
+		if strings.HasPrefix(rel, "/") {
+			return "", origin{}, errors.New("a path in a pack is relative")
+		}
 	case strings.HasPrefix(spec, "//"):
 		rel = strings.TrimPrefix(spec, "//")
 	case strings.HasPrefix(spec, "/"):
@@ -148,19 +163,43 @@ func resolve(spec string, from origin) (string, origin, error) {
 		return "", origin{}, errors.New("absolute paths cannot be loaded; use ./name.star")
 	}
 	if rel == ".." || strings.HasPrefix(rel, "../") || rel == "." {
-		if embedded {
+		switch {
+		case embedded:
 			return "", origin{}, errors.New("the path leaves the @agent-shell// library")
+		case pack != "":
+			return "", origin{}, fmt.Errorf("the path leaves the pack %s", pack)
 		}
 		return "", origin{}, errors.New("the path leaves the manifest folder")
 	}
 	if !strings.HasSuffix(rel, ".star") {
 		return "", origin{}, errors.New("only .star files can be loaded")
 	}
-	org := origin{embedded: embedded, dir: path.Dir(rel)}
-	if embedded {
+	org := origin{embedded: embedded, pack: pack, dir: path.Dir(rel)}
+	switch {
+	case embedded:
 		return libraryPrefix + rel, org, nil
+	case pack != "":
+		return "@" + pack + "//" + rel, org, nil
 	}
 	return rel, org, nil
+}
+
+// packFor is the declared pack that @name// names when loaded from a file
+// of origin from.
+func (rt *Runtime) packFor(name string, from origin) (string, error) {
+	switch {
+	case from.embedded:
+		return "", fmt.Errorf("the @agent-shell// library cannot load the pack %q", name)
+	case from.pack != "":
+		if p := rt.opts.Packs[from.pack]; name == from.pack || p != nil && name == p.Self {
+			return from.pack, nil
+		}
+		return "", fmt.Errorf("a file of the pack %s loads only its own files and @agent-shell//, not @%s//", from.pack, name)
+	}
+	if rt.opts.Packs[name] == nil {
+		return "", fmt.Errorf("no pack named %q is declared", name)
+	}
+	return name, nil
 }
 
 // read reads a module's source: from the binary for the library, else
@@ -172,6 +211,10 @@ func (l *loader) read(name string, org origin) ([]byte, error) {
 			return nil, fmt.Errorf("the @agent-shell// library has no %s", strings.TrimPrefix(name, libraryPrefix))
 		}
 		return src, nil
+	}
+	if org.pack != "" {
+		_, rel, _ := strings.Cut(name, "//")
+		return readPackFile(l.rt.opts.Packs[org.pack], rel)
 	}
 	root, err := l.openRoot()
 	if err != nil {
@@ -209,13 +252,23 @@ func readRooted(root *os.Root, name string) ([]byte, error) {
 func ReadSource(dir, src string) ([]byte, error) {
 	l := &loader{rt: &Runtime{opts: Options{Dir: dir}}}
 	defer l.close()
-	return l.readSource(src)
+	return l.readSource(src, "")
 }
 
-func (l *loader) readSource(src string) ([]byte, error) {
+func (l *loader) readSource(src, pack string) ([]byte, error) {
 	rel := path.Clean(src)
 	if path.IsAbs(rel) || rel == ".." || strings.HasPrefix(rel, "../") {
+		if pack != "" {
+			return nil, fmt.Errorf("src %q leaves the pack %s", src, pack)
+		}
 		return nil, fmt.Errorf("src %q leaves the manifest folder", src)
+	}
+	if pack != "" {
+		p := l.rt.opts.Packs[pack]
+		if p == nil {
+			return nil, fmt.Errorf("no pack named %q is declared", pack)
+		}
+		return readPackFile(p, rel)
 	}
 	root, err := l.openRoot()
 	if err != nil {
@@ -228,7 +281,7 @@ func (l *loader) readSource(src string) ([]byte, error) {
 // under the default limits, then its globals are frozen.
 func (m *module) init(rt *Runtime) (starlark.StringDict, error) {
 	m.once.Do(func() {
-		m.globals, m.initErr = rt.initProgram(m.name, m.prog, m.deps, builtins.Library(), Limits{}.withDefaults())
+		m.globals, m.initErr = rt.initProgram(m.name, m.prog, m.deps, rt.predeclared(builtins.Library(), m.pack), Limits{}.withDefaults())
 	})
 	return m.globals, m.initErr
 }
@@ -236,19 +289,19 @@ func (m *module) init(rt *Runtime) (starlark.StringDict, error) {
 // entry initialises an entry script once and returns its entry function.
 func (c *compiled) entry(rt *Runtime) (*starlark.Function, error) {
 	c.once.Do(func() {
-		globals, err := rt.initProgram(c.File, c.prog, loadMap(c.prog, c.deps), builtins.Surface(c.Kind), c.Limits)
+		globals, err := rt.initProgram(c.name(), c.prog, loadMap(c.prog, c.deps), rt.predeclared(builtins.Surface(c.Kind), c.Pack), c.Limits)
 		if err != nil {
 			c.initErr = err
 			return
 		}
 		v, ok := globals[c.Function]
 		if !ok {
-			c.initErr = fmt.Errorf("%s: no function %s(ctx, state)", c.File, c.Function)
+			c.initErr = fmt.Errorf("%s: no function %s(ctx, state)", c.name(), c.Function)
 			return
 		}
 		fn, ok := v.(*starlark.Function)
 		if !ok || fn.NumParams() != 2 || fn.NumKwonlyParams() != 0 || fn.HasVarargs() || fn.HasKwargs() {
-			c.initErr = fmt.Errorf("%s: %s must be a function of (ctx, state)", c.File, c.Function)
+			c.initErr = fmt.Errorf("%s: %s must be a function of (ctx, state)", c.name(), c.Function)
 			return
 		}
 		c.fn = fn

@@ -345,7 +345,7 @@ func FuzzLoadSpec(f *testing.F) {
 		if path.IsAbs(dir) || dir == ".." || strings.HasPrefix(dir, "../") {
 			return
 		}
-		name, org, err := resolve(spec, origin{embedded: embedded, dir: dir})
+		name, org, err := (&Runtime{}).resolve(spec, origin{embedded: embedded, dir: dir})
 		if err != nil {
 			if name != "" {
 				t.Errorf("resolve(%q, %q) = %q with error %v", spec, dir, name, err)
@@ -378,7 +378,7 @@ func FuzzLoadSpec(f *testing.F) {
 			t.Errorf("resolve(%q, %q) = %q with origin dir %q", spec, dir, name, org.dir)
 		}
 		// Resolving again from the result's own origin is stable.
-		if name2, _, err := resolve("./"+path.Base(rel), org); err != nil || name2 != name {
+		if name2, _, err := (&Runtime{}).resolve("./"+path.Base(rel), org); err != nil || name2 != name {
 			t.Errorf("re-resolving %q from its origin: %q, %v", name, name2, err)
 		}
 	})

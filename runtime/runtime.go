@@ -11,11 +11,14 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"sort"
 	"sync"
 	"time"
 
 	"go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
 	"go.starlark.net/syntax"
 
 	"github.com/agent-shell/agent-shell/builtins"
@@ -52,6 +55,9 @@ type Script struct {
 	Function  string
 	Lifecycle state.Lifecycle
 	Limits    Limits
+	// Pack is the declared pack whose folder File is relative to, "" for
+	// the manifest's folder.
+	Pack string
 }
 
 // Options says where a runtime reads and writes.
@@ -64,6 +70,71 @@ type Options struct {
 	// Store keeps session and runtime state; nil keeps none (every call
 	// then starts from empty state, as an invocation would).
 	Store *state.Store
+	// Packs are the declared packs by the name scripts load them by
+	// (@name//file.star).
+	Packs map[string]*Pack
+}
+
+// Pack is a script pack as the runtime sees it: its files, the name its own
+// pack.toml gives it (its files may load @self// too), and the option
+// values its files see as the predeclared struct `options`.
+type Pack struct {
+	Files   fs.FS
+	Self    string
+	Options map[string]any
+
+	once    sync.Once
+	options starlark.Value
+}
+
+// optionsValue is the frozen struct of the pack's options.
+func (p *Pack) optionsValue() starlark.Value {
+	p.once.Do(func() {
+		fields := make(starlark.StringDict, len(p.Options))
+		for k, v := range p.Options {
+			sv, err := builtins.ToStarlark(v)
+			if err != nil {
+				sv = starlark.None // options are validated data; unreachable
+			}
+			fields[k] = sv
+		}
+		s := starlarkstruct.FromStringDict(starlark.String("options"), fields)
+		s.Freeze()
+		p.options = s
+	})
+	return p.options
+}
+
+// predeclared is the surface a file of pack sees: base, plus `options`
+// for a pack's files.
+func (rt *Runtime) predeclared(base starlark.StringDict, pack string) starlark.StringDict {
+	if pack == "" {
+		return base
+	}
+	base["options"] = rt.opts.Packs[pack].optionsValue()
+	return base
+}
+
+// readPackFile reads one file of a pack, at most maxModuleBytes.
+func readPackFile(p *Pack, rel string) ([]byte, error) {
+	f, err := p.Files.Open(rel)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil {
+		return nil, err
+	} else if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", rel)
+	}
+	buf, err := io.ReadAll(io.LimitReader(f, maxModuleBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(buf) > maxModuleBytes {
+		return nil, fmt.Errorf("%s is longer than the %d bytes a script may have", rel, maxModuleBytes)
+	}
+	return buf, nil
 }
 
 // Runtime is a compiled set of scripts and the modules they load.
@@ -85,6 +156,15 @@ type compiled struct {
 	once    sync.Once
 	fn      *starlark.Function
 	initErr error
+}
+
+// name is the script's file as positions and errors show it: its path in
+// the manifest folder, or @pack//path.
+func (c *compiled) name() string {
+	if c.Pack != "" {
+		return "@" + c.Pack + "//" + c.File
+	}
+	return c.File
 }
 
 // CompileError is a script or load error located at file:line:col when the
@@ -117,8 +197,11 @@ func Compile(scripts []Script, opts Options) (*Runtime, error) {
 			s.Function = DefaultFunction
 		}
 		s.Limits = s.Limits.withDefaults()
+		if s.Pack != "" && opts.Packs[s.Pack] == nil {
+			return nil, &CompileError{Script: s.ID, Err: fmt.Errorf("no pack named %q is declared", s.Pack)}
+		}
 		if s.Source == nil {
-			src, err := l.readSource(s.File)
+			src, err := l.readSource(s.File, s.Pack)
 			if err != nil {
 				return nil, &CompileError{Script: s.ID, Src: true, Err: err}
 			}
@@ -126,12 +209,12 @@ func Compile(scripts []Script, opts Options) (*Runtime, error) {
 		}
 		sum := sha256.Sum256(s.Source)
 		c := &compiled{Script: s, sha256: hex.EncodeToString(sum[:])}
-		prog, err := rt.compileCached(s.File, s.Source, c.sha256, string(s.Kind), builtins.Surface(s.Kind))
+		prog, err := rt.compileCached(c.name(), s.Source, c.sha256, string(s.Kind), rt.predeclared(builtins.Surface(s.Kind), s.Pack))
 		if err != nil {
 			return nil, &CompileError{Script: s.ID, Err: err}
 		}
 		c.prog = prog
-		deps, err := l.resolveLoads(prog, s.File, originOf(s.File), []string{s.File})
+		deps, err := l.resolveLoads(prog, c.name(), originOf(s.File, s.Pack), []string{c.name()})
 		if err != nil {
 			return nil, &CompileError{Script: s.ID, Err: err}
 		}

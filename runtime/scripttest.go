@@ -20,7 +20,8 @@ import (
 // TestFile is one *_test.star file.
 type TestFile struct {
 	Name   string // as shown in results, e.g. "scripts/tf_test.star"
-	Path   string // slash path relative to the runtime's folder, for its loads; "" when outside it
+	Path   string // slash path relative to the runtime's folder (or Pack's), for its loads; "" when outside it
+	Pack   string // the declared pack the file belongs to: its loads resolve in the pack, and t.run finds the pack's scripts by their own ids
 	Source []byte
 }
 
@@ -95,7 +96,7 @@ func (rt *Runtime) RunTests(files []TestFile, opts TestOptions, out io.Writer) T
 				continue
 			}
 			rep.start(f.Name, tc.name)
-			elapsed, failures, output := rt.runTest(tc.fn, opts)
+			elapsed, failures, output := rt.runTest(tc.fn, f.Pack, opts)
 			if len(failures) > 0 {
 				rep.result(f.Name, tc.name, "fail", elapsed, failures, output)
 				sum.Failed++
@@ -137,9 +138,9 @@ func (rt *Runtime) loadTestFile(f TestFile, surface starlark.StringDict, opts Te
 	if err != nil {
 		return nil, err
 	}
-	from := origin{dir: "."}
+	from := origin{pack: f.Pack, dir: "."}
 	if f.Path != "" {
-		from = originOf(f.Path)
+		from = originOf(f.Path, f.Pack)
 	}
 	l := &loader{rt: rt}
 	defer l.close()
@@ -171,14 +172,14 @@ func (rt *Runtime) loadTestFile(f TestFile, surface starlark.StringDict, opts Te
 
 // runTest calls one test function on a fresh thread with the test-side
 // limits. Failed assertions do not stop it; an error does.
-func (rt *Runtime) runTest(fn *starlark.Function, opts TestOptions) (time.Duration, []string, string) {
+func (rt *Runtime) runTest(fn *starlark.Function, pack string, opts TestOptions) (time.Duration, []string, string) {
 	start := time.Now()
 	r := newRun(fn.Name(), Limits{Fuel: opts.Fuel, Timeout: opts.Timeout, MaxOutput: DefaultMaxOutput})
 	var failures []string
 	builtins.SetReporter(r.thread, func(pos, msg string) {
 		failures = append(failures, pos+": "+msg)
 	})
-	_, err := starlark.Call(r.thread, fn, starlark.Tuple{&tester{rt: rt}}, nil)
+	_, err := starlark.Call(r.thread, fn, starlark.Tuple{&tester{rt: rt, pack: pack}}, nil)
 	if failure, err := r.classify(err); err != nil {
 		msg := err.Error()
 		if bt := backtrace(err); bt != "" {
@@ -193,7 +194,11 @@ func (rt *Runtime) runTest(fn *starlark.Function, opts TestOptions) (time.Durati
 }
 
 // tester is the t a test function receives.
-type tester struct{ rt *Runtime }
+// tester is t; a pack's tests name the pack's scripts by their own ids.
+type tester struct {
+	rt   *Runtime
+	pack string
+}
 
 var testerMethods = []string{"audit_event", "context", "result", "run"}
 
@@ -266,6 +271,9 @@ func (t *tester) run(thread *starlark.Thread, b *starlark.Builtin, args starlark
 	var st starlark.Value = starlark.None
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "script_id", &id, "ctx", &input, "state?", &st); err != nil {
 		return nil, err
+	}
+	if _, ok := t.rt.Kind(id); !ok && t.pack != "" {
+		id = t.pack + "/" + id
 	}
 	kind, ok := t.rt.Kind(id)
 	if !ok {

@@ -4,7 +4,11 @@
 // from disk.
 package scripts
 
-import "embed"
+import (
+	"embed"
+	"io/fs"
+	"strings"
+)
 
 //go:embed demo
 var demo embed.FS
@@ -22,4 +26,31 @@ func Demo(name string) ([]byte, error) {
 // path, e.g. "helpers.star" for load("@agent-shell//helpers.star", ...).
 func Library(name string) ([]byte, error) {
 	return library.ReadFile("lib/" + name)
+}
+
+//go:embed all:packs
+var packs embed.FS
+
+// Packs lists the packs built into the binary, by name.
+func Packs() []string {
+	entries, _ := packs.ReadDir("packs")
+	var names []string
+	for _, e := range entries {
+		if e.IsDir() {
+			names = append(names, e.Name())
+		}
+	}
+	return names
+}
+
+// Pack returns the files of a built-in pack, rooted at the pack's folder.
+func Pack(name string) (fs.FS, bool) {
+	if name == "" || strings.ContainsAny(name, "/.") {
+		return nil, false
+	}
+	if _, err := fs.Stat(packs, "packs/"+name+"/pack.toml"); err != nil {
+		return nil, false
+	}
+	sub, err := fs.Sub(packs, "packs/"+name)
+	return sub, err == nil
 }

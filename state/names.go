@@ -31,6 +31,16 @@ func safeName(s string) bool {
 	return true
 }
 
+// safeScriptID reports whether a script id can name a snapshot file: a safe
+// name, or a pack's script PACK/ID, stored in the pack's own folder.
+func safeScriptID(s string) bool {
+	pack, id, namespaced := strings.Cut(s, "/")
+	if namespaced {
+		return safeName(pack) && safeName(id)
+	}
+	return safeName(s)
+}
+
 // SessionKey is the folder name of a session: the session id itself when it
 // is a safe path element (1 to 128 bytes of [A-Za-z0-9._-], not "." or "..",
 // not starting with "h-"), else "h-" and the first 32 hex digits of its
@@ -65,8 +75,8 @@ func isSHA256Hex(s string) bool {
 // safe path element, the kind is set, and both digests are SHA-256 in
 // lowercase hex.
 func (id Identity) check() error {
-	if !safeName(id.ScriptID) {
-		return fmt.Errorf("invalid script id %q: want 1 to %d characters of [A-Za-z0-9._-]", id.ScriptID, maxNameBytes)
+	if !safeScriptID(id.ScriptID) {
+		return fmt.Errorf("invalid script id %q: want 1 to %d characters of [A-Za-z0-9._-], or PACK/ID of two such", id.ScriptID, maxNameBytes)
 	}
 	if id.Kind == "" {
 		return fmt.Errorf("script %q: missing kind", id.ScriptID)

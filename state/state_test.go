@@ -473,7 +473,7 @@ func TestInvalidIdentityAndSession(t *testing.T) {
 		t.Errorf("missing session id: err = %v", err)
 	}
 	bad := map[string]Identity{}
-	for _, sid := range []string{"", ".", "..", "../x", "a/b", `a\b`, "a b", "x\x00", "é", strings.Repeat("a", 129), "/abs"} {
+	for _, sid := range []string{"", ".", "..", "../x", "a/b/c", "a/", "/b", "a/..", `a\b`, "a b", "x\x00", "é", strings.Repeat("a", 129), "/abs"} {
 		id := testID()
 		id.ScriptID = sid
 		bad["script id "+sid] = id
@@ -503,6 +503,13 @@ func TestInvalidIdentityAndSession(t *testing.T) {
 	id = testID()
 	id.ScriptID = strings.Repeat("a", 128)
 	commit(t, s, Runtime, "", id, map[string]any{"ok": true})
+	// A pack's script PACK/ID is stored in the pack's own folder.
+	id = testID()
+	id.ScriptID = "team/counter"
+	commit(t, s, Runtime, "", id, map[string]any{"ok": true})
+	if p, err := s.Path(Runtime, "", id); err != nil || filepath.Base(filepath.Dir(p)) != "team" {
+		t.Errorf("pack script path %q, %v: want it in the folder team", p, err)
+	}
 }
 
 func TestHostileSessionIDs(t *testing.T) {
