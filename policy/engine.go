@@ -348,13 +348,13 @@ func (e *Engine) layerMatches(sub *subject, li int, hasAllowList bool) []Match {
 		for _, r := range e.Manifest.Rules {
 			switch r.Match.eval(sub) {
 			case triYes:
-				out = append(out, Match{Source: "manifest", Rule: r.ID, Action: r.Action, Reason: ruleReason(raw, r)})
+				out = append(out, Match{Source: "manifest", Rule: r.ID, Action: r.Action, Reason: ruleReason(raw, r, sub)})
 			case triFailed:
 				// A failed matcher is conservative: it cannot make an
 				// allow rule match, nor make a deny or ask rule vanish.
 				if r.Action != ActionAllow {
 					out = append(out, Match{Source: "manifest", Rule: r.ID, Action: r.Action,
-						Reason: ruleReason(raw, r) + " (its script matcher failed, so the rule counts as matching)"})
+						Reason: ruleReason(raw, r, sub) + " (its script matcher failed, so the rule counts as matching)"})
 				}
 			}
 		}
@@ -372,8 +372,15 @@ func (a Action) past() string {
 	return "allowed"
 }
 
-func ruleReason(raw string, r *Rule) string {
+func ruleReason(raw string, r *Rule, sub *subject) string {
 	why := r.Reason
+	if said := sub.scriptReasons(r.Match); said != "" {
+		// What the matcher saw comes first, the rule's advice after it.
+		if why != "" {
+			said += "; " + why
+		}
+		why = said
+	}
 	if why == "" {
 		why = "matched"
 	}
@@ -712,6 +719,7 @@ type subject struct {
 	eval    *evaluation
 	ctx     starlark.Value // shell-context-v1 for matchers, built on first use
 	scripts map[string]tri // matcher results, one run per script
+	why     map[string]string // what each matcher that said yes said
 }
 
 // eval evaluates a manifest matcher against one layer of a command. The

@@ -186,6 +186,12 @@ func (s *subject) matchScript(id string) tri {
 	r := triFailed
 	if res.Action != nil {
 		r = triOf(res.Action.Op == "yes")
+		if r == triYes && res.Action.Reason != "" {
+			if s.why == nil {
+				s.why = map[string]string{}
+			}
+			s.why[id] = res.Action.Reason
+		}
 	} else if decl := ev.e.Manifest.script(id); decl != nil && decl.Failure == "deny" {
 		ev.deny(s.raw, id, "matcher", res)
 	}
@@ -194,6 +200,21 @@ func (s *subject) matchScript(id string) tri {
 	}
 	s.scripts[id] = r
 	return r
+}
+
+// scriptReasons joins what the matchers of mt that said yes on this layer
+// said, in the matcher's order.
+func (s *subject) scriptReasons(mt *Matcher) string {
+	if len(s.why) == 0 || mt == nil {
+		return ""
+	}
+	var parts []string
+	for _, id := range mt.scriptRefs(nil) {
+		if w := s.why[id]; w != "" && !contains(parts, w) {
+			parts = append(parts, w)
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 // analyze runs the effect analyzers in order over one layer's built-in

@@ -470,6 +470,9 @@ func (m *Manifest) takeIn(p *Pack) error {
 	return nil
 }
 
+// ScriptRefs lists the scripts a rule's matcher names.
+func (r *Rule) ScriptRefs() []string { return r.Match.scriptRefs(nil) }
+
 // namespaced copies a matcher with its script references renamed.
 func (mt *Matcher) namespaced(ns func(string) string) *Matcher {
 	if mt == nil {
@@ -510,12 +513,24 @@ func LoadPackDir(dir string) (*Manifest, error) {
 	if err != nil {
 		return nil, &ManifestError{Path: dir, Msg: err.Error()}
 	}
+	return LoadPackFiles(dir, files)
+}
+
+// LoadPackFiles is LoadPackDir for files already read; dir names them in
+// errors.
+func LoadPackFiles(dir string, files PackFiles) (*Manifest, error) {
+	if files[PackFileName] == nil {
+		return nil, &ManifestError{Path: dir, Msg: "no " + PackFileName}
+	}
 	pf, err := ParsePackFile(filepath.Join(dir, PackFileName), files[PackFileName])
 	if err != nil {
 		return nil, err
 	}
 	return standalonePack(filepath.Join(dir, PackFileName), &Pack{Decl: &PackDecl{Name: pf.Name, Source: "dir:" + dir}, File: pf, Dir: dir, files: files.FS()})
 }
+
+// ValidPackName reports whether s can name a pack.
+func ValidPackName(s string) bool { return validPackName(s) }
 
 // LoadBuiltinPack reads a pack built into the binary on its own, as
 // LoadPackDir does.

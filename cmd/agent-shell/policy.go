@@ -107,6 +107,11 @@ func (a *app) runExplain(command, cwd string) error {
 		rule = "none"
 	}
 	fmt.Fprintf(w, "\ndecision: %s (rule: %s)\nreason:   %s\n", d.Action, rule, d.Reason)
+	if e.Manifest != nil {
+		for _, p := range e.Manifest.LoadedPacks() {
+			fmt.Fprintf(w, "pack:     %s%s\n", p.Decl.Name, packNote(p))
+		}
+	}
 	return nil
 }
 
@@ -137,6 +142,9 @@ func (a *app) runPolicyCheck() error {
 		fmt.Fprintf(a.stdout, "ok  %s: %d deny patterns, %s\n", rel(e.File.Path), len(e.File.Deny), allow)
 	}
 	if m := e.Manifest; m != nil {
+		if err := e.CheckPackExamples(); err != nil {
+			return err
+		}
 		examples := 0
 		for _, r := range m.Rules {
 			examples += len(r.Examples.Match) + len(r.Examples.NotMatch)
@@ -154,8 +162,28 @@ func (a *app) runPolicyCheck() error {
 			}
 			fmt.Fprintf(a.stdout, "ok  %d scripts compiled and initialised (manifest digest %s)\n", len(m.Scripts), m.Digest[:16])
 		}
+		for _, p := range m.LoadedPacks() {
+			fmt.Fprintf(a.stdout, "ok  pack %s: %s %s%s\n", p.Decl.Name, p.File.Name, p.File.Version, packNote(p))
+		}
 	}
 	return nil
+}
+
+// packNote says where a pack comes from and what of it is turned off.
+func packNote(p *policy.Pack) string {
+	var parts []string
+	if p.Builtin() {
+		parts = append(parts, "built in")
+	} else {
+		parts = append(parts, "vendored, matches the lock")
+	}
+	for _, name := range sortedFileNames(p.Options) {
+		parts = append(parts, fmt.Sprintf("%s = %v", name, p.Options[name]))
+	}
+	if len(p.Decl.Disable) > 0 {
+		parts = append(parts, "disabled: "+strings.Join(p.Decl.Disable, ", "))
+	}
+	return " (" + strings.Join(parts, "; ") + ")"
 }
 
 // rel shows a path relative to the current directory when that is shorter.

@@ -8,12 +8,14 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agent-shell/agent-shell/policy"
 	"github.com/agent-shell/agent-shell/runtime"
+	"github.com/agent-shell/agent-shell/scripts"
 	"github.com/agent-shell/agent-shell/telemetry"
 )
 
@@ -23,12 +25,15 @@ func newScriptCmd(a *app) *cobra.Command {
 		Short: "Work with the Starlark extension scripts",
 	}
 	test := &cobra.Command{
-		Use:   "test [-run REGEX] [-v] [-json] [PATH...]",
+		Use:   "test [-run REGEX] [-v] [-json] [PATH|@PACK...]",
 		Short: "Run *_test.star files (files or folders; the project's scripts by default)",
 		Long: `Run the *_test.star files under each PATH (a file or a folder), or under
 the project's .github/hooks/agent-shell/ when none is given. Each test file
 runs against the scripts of the agent-shell.toml nearest to it (in its own
-folder or a parent), else the project's manifest.
+folder or a parent), else the project's manifest; a test file inside a pack
+(a folder with pack.toml, such as a vendored packs/NAME/) runs against that
+pack's own declarations, with its default options. @NAME runs the tests of
+a pack built into agent-shell.
 
 Flags, as go test spells them:
   -run REGEX   run only tests whose file/name matches
@@ -79,17 +84,25 @@ func (a *app) runScriptTest(c *cobra.Command, args []string) error {
 		return err
 	}
 	root := telemetry.FindRoot(cwd)
-	if len(paths) == 0 {
+	var builtinPacks []string
+	paths = slices.DeleteFunc(paths, func(p string) bool {
+		if name, ok := strings.CutPrefix(p, "@"); ok {
+			builtinPacks = append(builtinPacks, name)
+			return true
+		}
+		return false
+	})
+	if len(paths) == 0 && len(builtinPacks) == 0 {
 		paths = []string{filepath.Join(root, filepath.Dir(policy.ManifestSubpath))}
 	}
 	files, err := findTestFiles(paths)
 	if err != nil {
 		return err
 	}
-	if len(files) == 0 {
+	if len(files) == 0 && len(builtinPacks) == 0 {
 		return fmt.Errorf("no *_test.star files under %s", strings.Join(paths, ", "))
 	}
-	// Group the files by the manifest whose scripts they test.
+	// Group the files by the manifest or pack whose scripts they test.
 	var order []string
 	groups := map[string][]string{}
 	for _, f := range files {
@@ -100,27 +113,40 @@ func (a *app) runScriptTest(c *cobra.Command, args []string) error {
 		groups[m] = append(groups[m], f)
 	}
 	var sum runtime.TestSummary
-	for _, manifest := range order {
-		rt, err := compileManifest(manifest)
+	for _, target := range order {
+		m, err := loadTestTarget(target)
 		if err != nil {
-			fmt.Fprintf(a.stdout, "FAIL\t%s\n    %v\n", rel(manifest), err)
-			sum.Failed += len(groups[manifest])
+			fmt.Fprintf(a.stdout, "FAIL\t%s\n    %v\n", rel(target), err)
+			sum.Failed += len(groups[target])
 			continue
 		}
+		pack := ""
+		if ps := m.LoadedPacks(); len(ps) > 0 {
+			pack = ps[0].Decl.Name
+		}
 		var tests []runtime.TestFile
-		for _, f := range groups[manifest] {
+		for _, f := range groups[target] {
 			src, err := os.ReadFile(f)
 			if err != nil {
 				return err
 			}
-			tf := runtime.TestFile{Name: rel(f), Source: src}
+			tf := runtime.TestFile{Name: rel(f), Source: src, Pack: pack}
 			abs, _ := filepath.Abs(f)
-			if r, err := filepath.Rel(filepath.Dir(manifest), abs); err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+			if r, err := filepath.Rel(filepath.Dir(target), abs); err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
 				tf.Path = filepath.ToSlash(r)
 			}
 			tests = append(tests, tf)
 		}
-		sum.Add(rt.RunTests(tests, opts, a.stdout))
+		sum.Add(m.Runtime().RunTests(tests, opts, a.stdout))
+	}
+	for _, name := range builtinPacks {
+		m, tests, err := builtinPackTests(name)
+		if err != nil {
+			fmt.Fprintf(a.stdout, "FAIL\t@%s\n    %v\n", name, err)
+			sum.Failed++
+			continue
+		}
+		sum.Add(m.Runtime().RunTests(tests, opts, a.stdout))
 	}
 	if !opts.JSON {
 		fmt.Fprintln(a.stdout, sum)
@@ -131,17 +157,53 @@ func (a *app) runScriptTest(c *cobra.Command, args []string) error {
 	return nil
 }
 
-// compileManifest loads a manifest and compiles its scripts (examples
-// checked, as every load does).
-func compileManifest(path string) (*runtime.Runtime, error) {
-	m, err := policy.LoadManifestFile(path)
+// loadTestTarget loads a manifest, or a pack on its own when path is its
+// pack.toml, and compiles its scripts (examples checked).
+func loadTestTarget(path string) (*policy.Manifest, error) {
+	var m *policy.Manifest
+	var err error
+	if filepath.Base(path) == policy.PackFileName {
+		m, err = policy.LoadPackDir(filepath.Dir(path))
+	} else {
+		m, err = policy.LoadManifestFile(path)
+	}
 	if err != nil {
 		return nil, err
 	}
-	if _, err := policy.NewEngine(nil, m); err != nil {
+	e, err := policy.NewEngine(nil, m)
+	if err == nil {
+		err = e.CheckPackExamples()
+	}
+	if err != nil {
 		return nil, err
 	}
-	return m.Runtime(), nil
+	return m, nil
+}
+
+// builtinPackTests loads a built-in pack on its own with its test files.
+func builtinPackTests(name string) (*policy.Manifest, []runtime.TestFile, error) {
+	m, err := policy.LoadBuiltinPack(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	e, err := policy.NewEngine(nil, m)
+	if err == nil {
+		err = e.CheckPackExamples()
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	files, _ := scripts.Pack(name)
+	var tests []runtime.TestFile
+	err = fs.WalkDir(files, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, "_test.star") {
+			return err
+		}
+		src, err := fs.ReadFile(files, p)
+		tests = append(tests, runtime.TestFile{Name: "@" + name + "//" + p, Path: p, Pack: name, Source: src})
+		return err
+	})
+	return m, tests, err
 }
 
 // findTestFiles lists the *_test.star files named or under the folders
@@ -176,14 +238,17 @@ func findTestFiles(paths []string) ([]string, error) {
 	return out, nil
 }
 
-// nearestManifest is the agent-shell.toml in the test file's folder or the
-// closest parent up to the repository root, else the project's manifest.
+// nearestManifest is the pack.toml or agent-shell.toml in the test file's
+// folder or the closest parent up to the repository root, else the
+// project's manifest.
 func nearestManifest(file, root string) string {
 	dir, _ := filepath.Abs(filepath.Dir(file))
 	for {
-		m := filepath.Join(dir, filepath.Base(policy.ManifestSubpath))
-		if fi, err := os.Stat(m); err == nil && fi.Mode().IsRegular() {
-			return m
+		for _, name := range []string{policy.PackFileName, filepath.Base(policy.ManifestSubpath)} {
+			m := filepath.Join(dir, name)
+			if fi, err := os.Stat(m); err == nil && fi.Mode().IsRegular() {
+				return m
+			}
 		}
 		parent := filepath.Dir(dir)
 		if dir == root || parent == dir {

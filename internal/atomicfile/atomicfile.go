@@ -1,0 +1,70 @@
+// Package atomicfile replaces files whole: a reader sees the old file or
+// the new one, never half of either, and the new one survives a crash.
+package atomicfile
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// Write replaces path with data: a temporary file beside it, written,
+// given perm (or the permissions of the file it replaces, when perm is
+// 0), fsynced and renamed over path, then the folder fsynced. Missing
+// folders are created (0755). A symbolic link at path is refused: renaming
+// over it would replace the link and leave its target as it was.
+func Write(path string, data []byte, perm fs.FileMode) error {
+	if err := write(path, data, perm); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+func write(path string, data []byte, perm fs.FileMode) error {
+	fi, err := os.Lstat(path)
+	switch {
+	case err == nil && fi.Mode()&fs.ModeSymlink != 0:
+		return fmt.Errorf("it is a symbolic link; it was left unchanged (edit the file it points to)")
+	case err == nil && perm == 0:
+		perm = fi.Mode().Perm()
+	case perm == 0:
+		perm = 0o644
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name()) // nothing is left to remove after the rename
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(perm)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		return err
+	}
+	return SyncDir(dir)
+}
+
+// SyncDir makes a folder's entries (a rename, a new file) durable.
+func SyncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
