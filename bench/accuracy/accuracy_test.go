@@ -96,16 +96,16 @@ func compareFigures(t *testing.T, want, got sampleFigures) (improved bool) {
 			}
 			switch {
 			case below(g.StopStopped, g.Stop, w.StopStopped, w.Stop):
-				t.Errorf("%s, %s: recall dropped from %s to %s", corpus, level, ratio(w.StopStopped, w.Stop), ratio(g.StopStopped, g.Stop))
+				t.Errorf("%s, %s: recall dropped from %s to %s", corpus, level, rateText(w.StopStopped, w.Stop), rateText(g.StopStopped, g.Stop))
 			case below(w.StopStopped, w.Stop, g.StopStopped, g.Stop):
-				t.Logf("%s, %s: recall rose from %s to %s", corpus, level, ratio(w.StopStopped, w.Stop), ratio(g.StopStopped, g.Stop))
+				t.Logf("%s, %s: recall rose from %s to %s", corpus, level, rateText(w.StopStopped, w.Stop), rateText(g.StopStopped, g.Stop))
 				improved = true
 			}
 			switch {
 			case below(w.AllowStopped, w.Allow, g.AllowStopped, g.Allow):
-				t.Errorf("%s, %s: false blocks rose from %s to %s", corpus, level, ratio(w.AllowStopped, w.Allow), ratio(g.AllowStopped, g.Allow))
+				t.Errorf("%s, %s: false blocks rose from %s to %s", corpus, level, rateText(w.AllowStopped, w.Allow), rateText(g.AllowStopped, g.Allow))
 			case below(g.AllowStopped, g.Allow, w.AllowStopped, w.Allow):
-				t.Logf("%s, %s: false blocks fell from %s to %s", corpus, level, ratio(w.AllowStopped, w.Allow), ratio(g.AllowStopped, g.Allow))
+				t.Logf("%s, %s: false blocks fell from %s to %s", corpus, level, rateText(w.AllowStopped, w.Allow), rateText(g.AllowStopped, g.Allow))
 				improved = true
 			}
 		}
@@ -123,6 +123,8 @@ func compareFigures(t *testing.T, want, got sampleFigures) (improved bool) {
 // below reports whether n1/d1 < n2/d2, exactly; an empty denominator's
 // rate is below nothing and nothing is below it.
 func below(n1, d1, n2, d2 int) bool { return n1*d2 < n2*d1 }
+
+func rateText(n, d int) string { return fmt.Sprintf("%s (%d/%d)", percent(n, d), n, d) }
 
 func readFigures(t *testing.T) sampleFigures {
 	t.Helper()

@@ -26,7 +26,7 @@ type report struct {
 }
 
 func newReport(corpusDir string, results []*result, known knownDifferences, opts options) report {
-	r := report{CorpusDir: corpusDir, Project: project, Home: home, Skipped: skippedCorpora, ExcludeKnown: opts.excludeKnown, Results: results}
+	r := report{CorpusDir: corpusDir, Project: project, Home: home, Skipped: skippedCorpora, ExcludeKnown: opts.excludeKnown, Results: results, UnseenKnown: []string{}}
 	for _, k := range known.unseen() {
 		r.UnseenKnown = append(r.UnseenKnown, fmt.Sprintf("%s:%d: %s %q labelled %s", knownDifferencesName, k.line, k.corpus, k.command, k.label))
 	}
