@@ -6,6 +6,7 @@ package corpustsv
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 )
@@ -23,8 +24,14 @@ func Read(path string) ([]Row, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return ReadFrom(f, path)
+}
+
+// ReadFrom is Read of a file already open (or embedded); name is what its
+// errors call it.
+func ReadFrom(r io.Reader, name string) ([]Row, error) {
 	var rows []Row
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for n := 1; sc.Scan(); n++ {
 		if n == 1 {
@@ -37,7 +44,7 @@ func Read(path string) ([]Row, error) {
 		rows = append(rows, Row{Line: n, Fields: fields})
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, fmt.Errorf("read %s: %w", name, err)
 	}
 	return rows, nil
 }
