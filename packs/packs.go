@@ -235,8 +235,8 @@ func fileProblems(e *policy.LockEntry, files policy.PackFiles) []Problem {
 // Info is one declared pack, as `pack list` shows it.
 type Info struct {
 	Name, Version, Description, Source, Rev, Commit string
-	Rules                                          int
-	Builtin                                        bool
+	Rules                                           int
+	Builtin                                         bool
 }
 
 // List describes every declared pack.

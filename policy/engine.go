@@ -717,8 +717,8 @@ type subject struct {
 	memo        map[string][]string // canonical forms of rule arguments in this command's context
 
 	eval    *evaluation
-	ctx     starlark.Value // shell-context-v1 for matchers, built on first use
-	scripts map[string]tri // matcher results, one run per script
+	ctx     starlark.Value    // shell-context-v1 for matchers, built on first use
+	scripts map[string]tri    // matcher results, one run per script
 	why     map[string]string // what each matcher that said yes said
 }
 
