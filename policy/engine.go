@@ -732,14 +732,6 @@ func (mt *Matcher) eval(s *subject) tri {
 		return triNo
 	}
 	failed := false
-	if mt.Script != "" {
-		switch s.matchScript(mt.Script) {
-		case triNo:
-			return triNo
-		case triFailed:
-			failed = true
-		}
-	}
 	for _, sub := range mt.All {
 		switch sub.eval(s) {
 		case triNo:
@@ -770,6 +762,16 @@ func (mt *Matcher) eval(s *subject) tri {
 	if mt.Not != nil {
 		switch mt.Not.eval(s) {
 		case triYes:
+			return triNo
+		case triFailed:
+			failed = true
+		}
+	}
+	// The script runs last: a conjunction's answer does not depend on its
+	// order, and the static keys beside it spare most commands the run.
+	if mt.Script != "" {
+		switch s.matchScript(mt.Script) {
+		case triNo:
 			return triNo
 		case triFailed:
 			failed = true
