@@ -13,6 +13,9 @@ func FuzzParse(f *testing.F) {
 	for _, tt := range parseTests {
 		f.Add(tt.in)
 	}
+	for _, tt := range dirTests {
+		f.Add(tt.in)
+	}
 	for _, s := range []string{
 		"echo 'abc", "(ls", "cat <<EOF\nx", "a |", "$(", "${x", "case x in", "{a,b}{c,d}",
 		"sudo -u", "env -S", "xargs -I", "find . -exec", "parallel :::", "bash -c", "eval",
