@@ -98,6 +98,8 @@ var dirTests = []struct {
 	// Groups, if, case and loop bodies leak forward.
 	{"{ cd /tmp; }; rm -rf x", []string{"cd /tmp @ .", "rm -rf x @ /tmp"}},
 	{"{ cd /tmp; } > log; rm -rf x", []string{"cd /tmp @ .", "rm -rf x @ /tmp"}},
+	{"{ cd /tmp; } > $(pwd)/log", []string{"cd /tmp @ .", "pwd @ ."}},
+	{"cd /tmp && ls > $(pwd)/log", []string{"cd /tmp @ .", "ls @ /tmp", "pwd @ /tmp"}},
 	{"if cd /tmp; then rm -rf x; fi; ls", []string{"cd /tmp @ .", "rm -rf x @ /tmp", "ls @ /tmp"}},
 	{"if true; then cd /tmp; fi; ls", []string{"true @ .", "cd /tmp @ .", "ls @ ?"}},
 	{"if true; then cd /tmp; else cd /tmp; fi; ls", []string{"true @ .", "cd /tmp @ .", "cd /tmp @ .", "ls @ /tmp"}},

@@ -69,6 +69,7 @@ func (w *walker) stmt(s *syntax.Stmt) {
 	if s.Background { // a background job runs in a subshell: its cd's end with it
 		w = w.scoped()
 	}
+	before := *w.cd // where the substitutions of the statement's redirections run
 	switch c := s.Cmd.(type) {
 	case *syntax.CallExpr:
 		w.call(c, s.Redirs)
@@ -82,13 +83,13 @@ func (w *walker) stmt(s *syntax.Stmt) {
 			// that a long chain does not count as deep nesting.
 			w.withRedirs(s.Redirs).andOr(s)
 		}
-		w.redirSubsts(s.Redirs)
+		w.redirSubstsAt(before, s.Redirs)
 	case *syntax.TimeClause:
 		// bash and dash read "time [-p] [--] pipeline": the -p and -- are
 		// the keyword's, not the program.
 		stripTimeOpts(c)
 		w.withRedirs(s.Redirs).substs(c)
-		w.redirSubsts(s.Redirs)
+		w.redirSubstsAt(before, s.Redirs)
 	case nil:
 		if len(s.Redirs) > 0 {
 			w.call(&syntax.CallExpr{}, s.Redirs)
@@ -98,7 +99,7 @@ func (w *walker) stmt(s *syntax.Stmt) {
 		// [[ ]], (( )), let, time, coproc. Their words are not commands, but
 		// substitutions in them are, and their statements are.
 		w.withRedirs(s.Redirs).compound(c)
-		w.redirSubsts(s.Redirs)
+		w.redirSubstsAt(before, s.Redirs)
 	}
 }
 
@@ -173,6 +174,18 @@ func (w *walker) substs(n syntax.Node) {
 		}
 		return true
 	})
+}
+
+// redirSubstsAt is redirSubsts for the redirections of a compound
+// command: their substitutions run before it, where the directory was st.
+func (w *walker) redirSubstsAt(st dirState, redirs []*syntax.Redirect) {
+	if len(redirs) == 0 {
+		return
+	}
+	if !st.equal(*w.cd) {
+		w = w.scopedAt(st)
+	}
+	w.redirSubsts(redirs)
 }
 
 func (w *walker) redirSubsts(redirs []*syntax.Redirect) {
