@@ -5,6 +5,8 @@ import (
 
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
+
+	"github.com/agent-shell/agent-shell/policy/shellcmd"
 )
 
 // The versions of the bridge values, and the constructors their structs print with.
@@ -17,6 +19,7 @@ const (
 	policyCtor      = starlark.String("shell_policy")
 	policyMatchCtor = starlark.String("shell_policy_match")
 	auditCtor       = starlark.String("shell_audit")
+	redirectCtor    = starlark.String("shell_redirect")
 )
 
 // Context is shell-context-v1: what matchers, reviewers, before-interceptors and effect
@@ -33,6 +36,17 @@ type Context struct {
 	Effects   []string
 	Policy    *Policy // nil for matchers and analyzers
 	Timestamp string  // RFC 3339 with milliseconds, UTC; the only clock a script has
+
+	// What the line says about the simple command this layer belongs to (additive fields of
+	// shell-context-v1; every layer of a command sees the same values).
+	Home      string              // the hook's $HOME, "" when unknown
+	Project   string              // the repository root the policy decides for, "" when unknown
+	Dir       string              // where the command runs: Cwd with the line's cd's applied, "" when unknown
+	Redirects []shellcmd.Redirect // the command's redirections, then those of enclosing compounds
+	Upstream  [][]string          // the argv of each earlier stage of its pipeline, nearest last
+	Layers    [][]string          // every layer of the command, outermost first; nil: just Argv
+	Implied   string              // what implies the command when it is not written ("find -delete"), or ""
+	Dynamic   bool                // some word of the command is only known at run time
 }
 
 // Policy is the policy decision reviewers and before-interceptors see.
@@ -47,9 +61,11 @@ type PolicyMatch struct{ RuleID, Action, Reason string }
 // Value builds the frozen struct scripts see as ctx: version="shell-context-v1", phase,
 // request_id, session_id, agent, tool, argv (tuple), basename (path.Base of Argv[0], "" if
 // none), program, cwd, effects (tuple), policy (None or a struct {action, reason, matches:
-// tuple of structs {rule_id, action, reason}}), timestamp. The caller is responsible for
-// having bounded the inputs (argv and effects at most MaxList items, strings at most
-// MaxString bytes).
+// tuple of structs {rule_id, action, reason}}), timestamp; and home, project, dir (strings),
+// redirects (tuple of structs {op, target, file, write, dynamic}), upstream and layers
+// (tuples of argv tuples; layers is (argv,) when Layers is nil), implied (string) and
+// dynamic (bool). The caller is responsible for having bounded the inputs (every list at
+// most MaxList items, strings at most MaxString bytes).
 func (c *Context) Value() starlark.Value {
 	basename := ""
 	if len(c.Argv) > 0 {
@@ -58,6 +74,10 @@ func (c *Context) Value() starlark.Value {
 	var policy starlark.Value = starlark.None
 	if c.Policy != nil {
 		policy = c.Policy.value()
+	}
+	layers := starlark.Tuple{stringTuple(c.Argv)}
+	if c.Layers != nil {
+		layers = argvTuples(c.Layers)
 	}
 	s := starlarkstruct.FromStringDict(contextCtor, starlark.StringDict{
 		"version":    starlark.String(ContextVersion),
@@ -73,9 +93,39 @@ func (c *Context) Value() starlark.Value {
 		"effects":    stringTuple(c.Effects),
 		"policy":     policy,
 		"timestamp":  starlark.String(c.Timestamp),
+		"home":       starlark.String(c.Home),
+		"project":    starlark.String(c.Project),
+		"dir":        starlark.String(c.Dir),
+		"redirects":  redirectTuple(c.Redirects),
+		"upstream":   argvTuples(c.Upstream),
+		"layers":     layers,
+		"implied":    starlark.String(c.Implied),
+		"dynamic":    starlark.Bool(c.Dynamic),
 	})
 	s.Freeze()
 	return s
+}
+
+func redirectTuple(rs []shellcmd.Redirect) starlark.Tuple {
+	t := make(starlark.Tuple, len(rs))
+	for i, r := range rs {
+		t[i] = starlarkstruct.FromStringDict(redirectCtor, starlark.StringDict{
+			"op":      starlark.String(r.Op),
+			"target":  starlark.String(r.Target),
+			"file":    starlark.Bool(r.File),
+			"write":   starlark.Bool(r.Write),
+			"dynamic": starlark.Bool(r.Dynamic),
+		})
+	}
+	return t
+}
+
+func argvTuples(lists [][]string) starlark.Tuple {
+	t := make(starlark.Tuple, len(lists))
+	for i, l := range lists {
+		t[i] = stringTuple(l)
+	}
+	return t
 }
 
 func (p *Policy) value() starlark.Value {

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"go.starlark.net/starlark"
+
+	"github.com/agent-shell/agent-shell/policy/shellcmd"
 )
 
 func testContext() *Context {
@@ -23,6 +25,18 @@ func testContext() *Context {
 			{RuleID: "net", Action: "allow"},
 		}},
 		Timestamp: "2026-11-29T12:00:00.000Z",
+		Home:      "/home/dev",
+		Project:   "/repo",
+		Dir:       "/repo/infra",
+		Redirects: []shellcmd.Redirect{
+			{Op: ">", Target: "plan.out", File: true, Write: true},
+			{Op: "2>&", Target: "1"},
+			{Op: "<", Target: "$IN", File: true, Dynamic: true},
+		},
+		Upstream: [][]string{{"curl", "-s", "x"}, {"tee", "log"}},
+		Layers:   [][]string{{"sudo", "/usr/bin/terraform", "destroy", "-auto-approve"}, {"/usr/bin/terraform", "destroy", "-auto-approve"}},
+		Implied:  "",
+		Dynamic:  true,
 	}
 }
 
@@ -47,7 +61,18 @@ func TestContextValue(t *testing.T) {
 		{`[m.rule_id for m in ctx.policy.matches]`, `["tf", "net"]`},
 		{`ctx.policy.matches[1].reason`, `""`},
 		{`"destroy" in ctx.argv`, `True`},
-		{`dir(ctx)`, `["agent", "argv", "basename", "cwd", "effects", "phase", "policy", "program", "request_id", "session_id", "timestamp", "tool", "version"]`},
+		{`dir(ctx)`, `["agent", "argv", "basename", "cwd", "dir", "dynamic", "effects", "home", "implied", "layers", "phase", "policy", "program", "project", "redirects", "request_id", "session_id", "timestamp", "tool", "upstream", "version"]`},
+		{`ctx.home`, `"/home/dev"`},
+		{`ctx.project`, `"/repo"`},
+		{`ctx.dir`, `"/repo/infra"`},
+		{`[(r.op, r.target, r.file, r.write, r.dynamic) for r in ctx.redirects]`, `[(">", "plan.out", True, True, False), ("2>&", "1", False, False, False), ("<", "$IN", True, False, True)]`},
+		{`dir(ctx.redirects[0])`, `["dynamic", "file", "op", "target", "write"]`},
+		{`ctx.upstream`, `(("curl", "-s", "x"), ("tee", "log"))`},
+		{`ctx.upstream[-1][0]`, `"tee"`},
+		{`ctx.layers[0][0]`, `"sudo"`},
+		{`ctx.layers[-1] == ctx.argv`, `True`},
+		{`ctx.implied`, `""`},
+		{`ctx.dynamic`, `True`},
 		{`dir(ctx.policy.matches[0])`, `["action", "reason", "rule_id"]`},
 		{`ctx == struct(**{k: getattr(ctx, k) for k in dir(ctx)})`, `False`},
 		{`json.decode(json.encode(ctx))["argv"][0]`, `"/usr/bin/terraform"`},
@@ -68,6 +93,8 @@ func TestContextValue(t *testing.T) {
 		{"l = [ctx.argv]\nl[0] += ('x',)\nlen(ctx.argv) == 3 or fail('changed')\n", ""},
 		{"ctx.cwd = '/'\n", "can't assign to .cwd field of struct"},
 		{"ctx.policy.matches[0].rule_id = 'x'\n", "can't assign to .rule_id field of struct"},
+		{"ctx.redirects[0].target = 'x'\n", "can't assign to .target field of struct"},
+		{"ctx.upstream[0].append('x')\n", "has no .append field or method"},
 	}
 	for _, tt := range frozen {
 		_, err := execFile(env, tt.src)
@@ -90,11 +117,18 @@ func TestContextNoPolicy(t *testing.T) {
 	env := Surface(KindMatcher)
 	env["ctx"] = c.Value()
 	for expr, want := range map[string]string{
-		`ctx.policy`:   "None",
-		`ctx.argv`:     "()",
-		`ctx.basename`: `""`,
-		`ctx.effects`:  "()",
-		`ctx.version`:  `"shell-context-v1"`,
+		`ctx.policy`:    "None",
+		`ctx.argv`:      "()",
+		`ctx.basename`:  `""`,
+		`ctx.effects`:   "()",
+		`ctx.version`:   `"shell-context-v1"`,
+		`ctx.home`:      `""`,
+		`ctx.dir`:       `""`,
+		`ctx.redirects`: "()",
+		`ctx.upstream`:  "()",
+		`ctx.layers`:    "((),)",
+		`ctx.implied`:   `""`,
+		`ctx.dynamic`:   "False",
 	} {
 		v, err := eval(env, expr)
 		if err != nil || v.String() != want {

@@ -2,7 +2,10 @@
 // the pure modules, bridge values and codecs, and the test assertions.
 //
 // Each of the six script kinds compiles with its own action module (Match, Review, Intercept,
-// Result, Effect, Audit) plus the pure modules struct, json, re, path and shell; see [Surface].
+// Result, Effect, Audit) plus the pure modules struct, json, re, path, shell and git; see
+// [Surface]. The package imports one package of agent-shell's, the pure policy/shellcmd, so
+// that git.parse and path.resolve read git's options and resolve paths exactly as the
+// policy does.
 // Loaded library modules compile with the pure modules only ([Library]), so a library can
 // compute data but cannot mint actions. An [Action] is the one value a script returns; only
 // the constructors here make one.

@@ -1,6 +1,7 @@
 package builtins
 
 import (
+	"path"
 	"reflect"
 	"regexp"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
 )
 
 var shellSeeds = []string{
@@ -140,6 +142,95 @@ func FuzzFromStarlark(f *testing.F) {
 		}
 		if !reflect.DeepEqual(x, y) {
 			t.Fatalf("round trip of %s: %#v != %#v", text, x, y)
+		}
+	})
+}
+
+// path.resolve gives None or a clean absolute path that agrees with path.inside and
+// path.glob_prefix; path.glob_prefix is a prefix of its input; git.parse loses no word.
+func FuzzPathResolve(f *testing.F) {
+	for _, s := range [][3]string{
+		{"build/../../x", "/home/dev/proj", "/home/dev"}, {"/tmp/../home/dev", "/p", ""}, {".", "/p", ""},
+		{"./", "/p", ""}, {"", "/p", "/h"}, {"~/*", "/p", "/h"}, {"${HOME}/.ssh/id_*", "/p", "/h"},
+		{"$HOME", "/p", ""}, {"../proj-old", "/home/dev/proj", "/h"}, {"packages/*/dist", "/", "/"},
+		{"//a//b/", "", ""}, {"$X/..", "/p", "/h"}, {"~bob", "/p", "/h"}, {"lib/!(x)", "/p", "/h"},
+	} {
+		f.Add(s[0], s[1], s[2])
+	}
+	f.Fuzz(func(t *testing.T, p, dir, home string) {
+		if len(p) > MaxString || len(dir) > MaxString || len(home) > MaxString {
+			return
+		}
+		env := map[string]string{"p": p, "dir": dir, "home": home}
+		run := func(expr string) (starlark.Value, error) {
+			return eval(Library(), expr, "p", env["p"], "dir", env["dir"], "home", env["home"])
+		}
+		v, err := run("path.resolve(p, dir, home)")
+		validDir := dir == "" || strings.HasPrefix(dir, "/")
+		validHome := home == "" || strings.HasPrefix(home, "/")
+		if (err == nil) != (validDir && validHome) {
+			t.Fatalf("path.resolve(%q, %q, %q): %v", p, dir, home, err)
+		}
+		if err == nil && v != starlark.None {
+			r := string(v.(starlark.String))
+			if !strings.HasPrefix(r, "/") || path.Clean(r) != r {
+				t.Fatalf("path.resolve(%q, %q, %q) = %q: not clean and absolute", p, dir, home, r)
+			}
+			if validDir && dir != "" {
+				in, err := eval(Library(), "path.inside(r, dir)", "r", r, "dir", dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				c := path.Clean(dir)
+				want := r != c && strings.HasPrefix(r, strings.TrimSuffix(c, "/")+"/")
+				if in != starlark.Bool(want) {
+					t.Fatalf("path.inside(%q, %q) = %v", r, dir, in)
+				}
+			}
+		}
+		g, err := run("path.glob_prefix(p)")
+		if err != nil {
+			t.Fatal(err)
+		}
+		prefix := string(g.(starlark.String))
+		has, _ := run("path.has_glob(p)")
+		switch {
+		case has == starlark.False && prefix != p:
+			t.Fatalf("path.glob_prefix(%q) = %q without a glob", p, prefix)
+		case has == starlark.True && prefix != "." && prefix != "/" && !strings.HasPrefix(p, prefix+"/"):
+			t.Fatalf("path.glob_prefix(%q) = %q: not a directory prefix", p, prefix)
+		case has == starlark.True && strings.ContainsAny(prefix, "*?["):
+			t.Fatalf("path.glob_prefix(%q) = %q holds a pattern", p, prefix)
+		}
+		words := append([]string{"git"}, strings.Fields(p)...)
+		if len(words) > MaxList {
+			return
+		}
+		list := starlark.NewList(nil)
+		for _, w := range words {
+			list.Append(starlark.String(w))
+		}
+		gv, err := eval(starlark.StringDict{"git": Library()["git"], "argv": list}, "git.parse(argv)")
+		if err != nil {
+			t.Fatalf("git.parse(%q): %v", words, err)
+		}
+		st := gv.(*starlarkstruct.Struct)
+		var back []string
+		for _, name := range []string{"globals", "sub", "args"} {
+			x, _ := st.Attr(name)
+			switch x := x.(type) {
+			case starlark.String:
+				if x != "" {
+					back = append(back, string(x))
+				}
+			case starlark.Tuple:
+				for _, e := range x {
+					back = append(back, string(e.(starlark.String)))
+				}
+			}
+		}
+		if !slices.Equal(back, words[1:]) {
+			t.Fatalf("git.parse(%q) = %s", words, gv)
 		}
 	})
 }

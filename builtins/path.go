@@ -9,6 +9,8 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
+
+	"github.com/agent-shell/agent-shell/policy/shellcmd"
 )
 
 // Limits of path.match. doublestar keeps one backtracking point per kind of star, so one
@@ -30,6 +32,11 @@ func pathModule() *starlarkstruct.Module {
 		"join":   starlark.NewBuiltin("path.join", pathJoin),
 		"rel":    starlark.NewBuiltin("path.rel", pathRel),
 		"match":  starlark.NewBuiltin("path.match", pathMatch),
+
+		"resolve":     starlark.NewBuiltin("path.resolve", pathResolve),
+		"inside":      starlark.NewBuiltin("path.inside", pathInside),
+		"glob_prefix": starlark.NewBuiltin("path.glob_prefix", pathUnary(globPrefix)),
+		"has_glob":    starlark.NewBuiltin("path.has_glob", pathHasGlob),
 	}}
 	m.Freeze()
 	return m
@@ -209,4 +216,104 @@ func globAlternatives(pattern string) int {
 		}
 	}
 	return product
+}
+
+// pathResolve is path.resolve(p, dir, home = ""): p as a shell word after quote removal (an
+// argv item) made an absolute, lexically cleaned path, or None when it cannot be known
+// statically. "~", "~/x", "$HOME", "${HOME}" and "$HOME/x" are below home (None when home is
+// ""); a relative path joins dir (None when dir is ""); an empty path, ~user, ~+, ~- and any
+// other $, ` or <( ) part give None. "//" is "/", trailing slashes go, ".." is resolved
+// without the filesystem and never climbs above "/". dir and home, when given, must be
+// absolute. It is shellcmd.ResolvePath, which ctx.dir is built with.
+func pathResolve(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var p, dir, home string
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "p", &p, "dir", &dir, "home?", &home); err != nil {
+		return nil, err
+	}
+	for _, a := range [...]struct{ what, s string }{{"path", p}, {"dir", dir}, {"home", home}} {
+		if err := checkString(b.Name(), a.what, a.s, MaxString); err != nil {
+			return nil, err
+		}
+		if a.what != "path" && a.s != "" && !path.IsAbs(a.s) {
+			return nil, fmt.Errorf("%s: %s %s is not absolute", b.Name(), a.what, clip(a.s))
+		}
+	}
+	r, ok := shellcmd.ResolvePath(p, dir, home)
+	if !ok {
+		return starlark.None, nil
+	}
+	return starlark.String(r), nil
+}
+
+// pathInside is path.inside(p, root): whether p lies strictly below root, both cleaned
+// lexically. root itself is not inside, nor is a sibling that shares its prefix (/a/b-old is
+// not inside /a/b). Both must be absolute.
+func pathInside(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var p, root string
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "p", &p, "root", &root); err != nil {
+		return nil, err
+	}
+	for _, a := range [...]struct{ what, s string }{{"path", p}, {"root", root}} {
+		if err := checkString(b.Name(), a.what, a.s, MaxString); err != nil {
+			return nil, err
+		}
+		if !path.IsAbs(a.s) {
+			return nil, fmt.Errorf("%s: %s %s is not absolute", b.Name(), a.what, clip(a.s))
+		}
+	}
+	return starlark.Bool(inside(path.Clean(p), path.Clean(root))), nil
+}
+
+// inside reports whether the clean absolute path p lies strictly below the clean absolute
+// root.
+func inside(p, root string) bool {
+	if p == root {
+		return false
+	}
+	if root == "/" {
+		return true
+	}
+	return strings.HasPrefix(p, root) && p[len(root)] == '/'
+}
+
+func pathHasGlob(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	p, err := pathArg(b, args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	return starlark.Bool(globComponent(p)), nil
+}
+
+// globComponent reports a path part a shell may expand as a pattern: one holding *, ? or [,
+// or an extended glob @( +( !( (which bash reads with extglob on). Quoting is gone from an
+// argv item, so a quoted "*" counts too.
+func globComponent(s string) bool {
+	return strings.ContainsAny(s, "*?[") || strings.Contains(s, "@(") || strings.Contains(s, "+(") ||
+		strings.Contains(s, "!(")
+}
+
+// globPrefix is path.glob_prefix(p): p up to, not including, its first component that is a
+// pattern (see globComponent), with trailing slashes dropped; "." when that is the first
+// component of a relative path, "/" of an absolute one. A path without a pattern is returned
+// as it is. dist/* gives dist, packages/*/dist packages, * and ./* and .* give ., /* gives /,
+// ~/* gives ~. Nothing is cleaned: "$X/../*" stays "$X/..", for path.resolve to judge.
+func globPrefix(p string) string {
+	start := 0
+	for i := 0; i <= len(p); i++ {
+		if i < len(p) && p[i] != '/' {
+			continue
+		}
+		if globComponent(p[start:i]) {
+			prefix := strings.TrimRight(p[:start], "/")
+			switch {
+			case prefix != "":
+				return prefix
+			case strings.HasPrefix(p, "/"):
+				return "/"
+			}
+			return "."
+		}
+		start = i + 1
+	}
+	return p
 }

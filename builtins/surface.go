@@ -18,6 +18,7 @@ var pure = sync.OnceValue(func() starlark.StringDict {
 		"re":     reModule(),
 		"path":   pathModule(),
 		"shell":  shellModule(),
+		"git":    gitModule(),
 	}
 	d.Freeze()
 	return d
@@ -37,7 +38,7 @@ func Surface(k Kind) starlark.StringDict {
 	return d
 }
 
-// Library is the pure modules only (struct, json, re, path, shell): what loaded library
+// Library is the pure modules only (struct, json, re, path, shell, git): what loaded library
 // modules (load("./x.star"), load("@agent-shell//x.star")) compile with; a library can compute
 // data but cannot mint actions. The map is a fresh copy of frozen, shared values.
 func Library() starlark.StringDict { return maps.Clone(pure()) }

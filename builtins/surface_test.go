@@ -25,7 +25,7 @@ func TestSurfaceOnlyOwnModule(t *testing.T) {
 				}
 			}
 		})
-		want := slices.Sorted(slices.Values([]string{k.Module(), "json", "path", "re", "shell", "struct"}))
+		want := slices.Sorted(slices.Values([]string{k.Module(), "git", "json", "path", "re", "shell", "struct"}))
 		if !slices.Equal(names, want) {
 			t.Errorf("Surface(%s) = %v, want %v", k, names, want)
 		}
@@ -72,7 +72,7 @@ func TestLibraryHasNoActions(t *testing.T) {
 		err := compile(lib, "x = "+k.Module()+".yes()\n")
 		wantErr(t, "library naming "+k.Module(), err, "x.star:1:5: undefined: "+k.Module())
 	}
-	for _, name := range []string{"json", "re", "path", "shell", "struct"} {
+	for _, name := range []string{"json", "re", "path", "shell", "struct", "git"} {
 		if !lib.Has(name) {
 			t.Errorf("Library lacks %s", name)
 		}

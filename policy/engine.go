@@ -37,8 +37,12 @@ type Engine struct {
 	LoadErr error
 	// Root is the repository root the engine decides for, set by Load: the
 	// built-in guards (guard.go) protect paths under it. "" finds it from
-	// each event's cwd.
+	// each event's cwd. Scripts see it as ctx.project.
 	Root string
+	// Home is the $HOME of the hook process, for the requests DecideEvent
+	// and AfterEvent build from a hook event (Request.Home); "" when
+	// unknown. The caller sets it: Load reads no environment for it.
+	Home string
 
 	deny  []filePattern
 	allow []filePattern
@@ -192,7 +196,7 @@ func (e *Engine) decideEvent(ev *hostapi.Event) Decision {
 	if ev.CommandErr != nil {
 		return Decision{Action: ActionDeny, Reason: ev.CommandErr.Error()}
 	}
-	req := Request{Cwd: ev.Cwd, SessionID: ev.SessionID, Agent: ev.Agent, Tool: ev.Tool}
+	req := Request{Cwd: ev.Cwd, Home: e.Home, SessionID: ev.SessionID, Agent: ev.Agent, Tool: ev.Tool}
 	if e.EventTimeout > 0 {
 		ctx, cancel := context.WithTimeout(context.Background(), e.EventTimeout)
 		defer cancel()
@@ -253,6 +257,7 @@ func (e *Engine) decideRequest(raw string, req Request) Decision {
 	}
 	defaulted := false
 	ev := e.newEvaluation(req)
+	ev.line = line
 	cwds := []string{cwd} // where the line's commands may run, as its cd's go
 	for ci := range line.Commands {
 		c := &line.Commands[ci]
@@ -982,6 +987,7 @@ func ruleLineByID(m *Manifest, r *Rule) int {
 func (e *Engine) ruleMatchesLine(r *Rule, command string) (bool, error) {
 	line := shellcmd.Parse(command)
 	ev := e.newEvaluation(Request{})
+	ev.line = line
 	for ci := range line.Commands {
 		c := &line.Commands[ci]
 		for li, layer := range c.Layers {

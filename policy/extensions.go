@@ -11,6 +11,7 @@ import (
 	"go.starlark.net/starlark"
 
 	"github.com/agent-shell/agent-shell/builtins"
+	"github.com/agent-shell/agent-shell/policy/shellcmd"
 	"github.com/agent-shell/agent-shell/runtime"
 	"github.com/agent-shell/agent-shell/telemetry"
 )
@@ -18,7 +19,10 @@ import (
 // Request is what the engine knows about who asks and where: what scripts
 // see in their ctx beside the command itself.
 type Request struct {
-	Cwd       string
+	Cwd string
+	// Home is the hook's $HOME, "" when unknown: scripts see it as
+	// ctx.home, and ctx.dir resolves "~" against it.
+	Home      string
 	SessionID string
 	Agent     string // "claude", "copilot", ... or "npm" for the shim
 	Tool      string // normalized tool name, e.g. "bash"
@@ -40,6 +44,21 @@ type evaluation struct {
 	runs      []telemetry.ExtensionRun
 	denies    []Match         // failures whose declared outcome is deny
 	denied    map[string]bool // scripts already in denies
+
+	line   *shellcmd.Line                    // the line decided, for ctx.upstream; nil: none known
+	stages map[*shellcmd.Command]pipeStage   // built on first use
+	infos  map[*shellcmd.Command]*cmdContext // built on first use, per command
+}
+
+// pipeStage places a command that is a pipeline stage's own command.
+type pipeStage struct{ pipeline, stage int }
+
+// cmdContext is what every layer's ctx says of the command it belongs to,
+// beyond the layer's own argv.
+type cmdContext struct {
+	dir      string
+	upstream [][]string
+	err      error // too big to hand to a script
 }
 
 func (e *Engine) newEvaluation(req Request) *evaluation {
@@ -61,19 +80,25 @@ func (ev *evaluation) rt() *runtime.Runtime {
 
 // checkInput refuses a command too big to hand to a script: a script is
 // given at most builtins.MaxList words or effects of builtins.MaxString
-// bytes each, and a bigger input goes to the script's failure path.
+// bytes each, and a bigger input goes to the script's failure path. (The
+// command's other ctx fields are checked the same way by ev.command.)
 func checkInput(argv, effects []string) error {
-	for what, list := range map[string][]string{"argv": argv, "effects": effects} {
-		if len(list) > builtins.MaxList {
-			return fmt.Errorf("the command's %s has %d items; scripts are given at most %d", what, len(list), builtins.MaxList)
-		}
-		for _, s := range list {
-			if len(s) > builtins.MaxString {
-				return fmt.Errorf("an item of the command's %s is %d bytes; scripts are given at most %d", what, len(s), builtins.MaxString)
-			}
-		}
+	if err := checkList("argv", argv); err != nil {
+		return err
 	}
-	return nil
+	return checkList("effects", effects)
+}
+
+// checkInput is checkInput, then the ctx fields of the command the layer
+// belongs to (nil: none).
+func (ev *evaluation) checkInput(argv, effects []string, cmd *shellcmd.Command) error {
+	if err := checkInput(argv, effects); err != nil {
+		return err
+	}
+	if cmd == nil {
+		return nil
+	}
+	return ev.command(cmd).err
 }
 
 // context builds shell-context-v1 for one layer of a command.
@@ -83,7 +108,109 @@ func (ev *evaluation) context(phase string, s *subject, effects []string) starla
 		Phase: phase, RequestID: ev.requestID, SessionID: ev.req.SessionID, Agent: ev.req.Agent, Tool: ev.req.Tool,
 		Argv: s.argv, Program: s.program(), Cwd: ev.req.Cwd, Effects: effects, Timestamp: ev.timestamp,
 	}
+	ev.fill(c, s.cmd)
 	return c.Value()
+}
+
+// fill sets the fields of ctx that describe the command a layer belongs
+// to: home, project, dir, redirects, upstream, layers, implied, dynamic.
+func (ev *evaluation) fill(c *builtins.Context, cmd *shellcmd.Command) {
+	c.Home, c.Project = ev.req.Home, ev.e.Root
+	if cmd == nil {
+		return
+	}
+	info := ev.command(cmd)
+	c.Dir, c.Upstream = info.dir, info.upstream
+	c.Redirects, c.Layers, c.Implied, c.Dynamic = cmd.Redirects, cmd.Layers, cmd.Implied, cmd.Dynamic
+}
+
+// command returns what the ctx of cmd's layers says of it, computed once:
+// the directory it runs in (Cwd with its Dirs applied, "~" resolved against
+// Home; "" when unknown) and the argv of the earlier stages of the pipeline
+// whose stage it is the own command of (its first); err when any of it,
+// or of the command's layers and redirections, is past the caps scripts
+// are given.
+func (ev *evaluation) command(cmd *shellcmd.Command) *cmdContext {
+	if info, ok := ev.infos[cmd]; ok {
+		return info
+	}
+	info := &cmdContext{dir: cmd.Dir(ev.req.Cwd, ev.req.Home)}
+	if ev.infos == nil {
+		ev.infos = map[*shellcmd.Command]*cmdContext{}
+	}
+	ev.infos[cmd] = info
+	check := func(what string, list []string) {
+		if info.err == nil {
+			info.err = checkList(what, list)
+		}
+	}
+	check("home, project, dir or implied", []string{ev.req.Home, ev.e.Root, info.dir, cmd.Implied})
+	if len(cmd.Layers) > builtins.MaxList {
+		info.err = fmt.Errorf("the command has %d layers; scripts are given at most %d", len(cmd.Layers), builtins.MaxList)
+	}
+	for _, l := range cmd.Layers {
+		check("layers", l)
+	}
+	if len(cmd.Redirects) > builtins.MaxList {
+		info.err = fmt.Errorf("the command has %d redirections; scripts are given at most %d", len(cmd.Redirects), builtins.MaxList)
+	}
+	for _, r := range cmd.Redirects {
+		check("redirections", []string{r.Op, r.Target})
+	}
+	if at, ok := ev.ownStage(cmd); ok && info.err == nil {
+		if at.stage > builtins.MaxList {
+			info.err = fmt.Errorf("the command is stage %d of its pipeline; scripts are given at most %d earlier stages", at.stage+1, builtins.MaxList)
+			return info
+		}
+		p := ev.line.Pipelines[at.pipeline]
+		info.upstream = make([][]string, at.stage)
+		for j, stage := range p[:at.stage] {
+			info.upstream[j] = []string{} // a stage without a command (a lone assignment)
+			if len(stage) > 0 {
+				info.upstream[j] = ev.line.Commands[stage[0]].Argv
+			}
+			check("upstream", info.upstream[j])
+		}
+	}
+	return info
+}
+
+// ownStage finds the pipeline stage cmd is the own command of; where it is
+// that of several (nested pipelines), the one with the most stages before
+// it.
+func (ev *evaluation) ownStage(cmd *shellcmd.Command) (pipeStage, bool) {
+	if ev.line == nil || len(ev.line.Pipelines) == 0 {
+		return pipeStage{}, false
+	}
+	if ev.stages == nil {
+		ev.stages = map[*shellcmd.Command]pipeStage{}
+		for pi, p := range ev.line.Pipelines {
+			for si, stage := range p {
+				if len(stage) == 0 || stage[0] < 0 || stage[0] >= len(ev.line.Commands) {
+					continue
+				}
+				own := &ev.line.Commands[stage[0]]
+				if prev, ok := ev.stages[own]; !ok || si > prev.stage {
+					ev.stages[own] = pipeStage{pi, si}
+				}
+			}
+		}
+	}
+	at, ok := ev.stages[cmd]
+	return at, ok
+}
+
+// checkList is checkInput's test of one list.
+func checkList(what string, list []string) error {
+	if len(list) > builtins.MaxList {
+		return fmt.Errorf("the command's %s has %d items; scripts are given at most %d", what, len(list), builtins.MaxList)
+	}
+	for _, s := range list {
+		if len(s) > builtins.MaxString {
+			return fmt.Errorf("an item of the command's %s is %d bytes; scripts are given at most %d", what, len(s), builtins.MaxString)
+		}
+	}
+	return nil
 }
 
 // ensureRequestID gives the request its id and timestamp on first use: a
@@ -101,7 +228,7 @@ func (ev *evaluation) ensureRequestID() {
 func (ev *evaluation) invoke(id, phase string, s *subject, effects []string) runtime.Result {
 	var res runtime.Result
 	m := ev.e.Manifest
-	if err := checkInput(s.argv, effects); err != nil {
+	if err := ev.checkInput(s.argv, effects, s.cmd); err != nil {
 		res = runtime.Result{Failure: runtime.FailInput, Err: err}
 	} else {
 		input := func() (starlark.Value, error) {

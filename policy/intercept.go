@@ -504,7 +504,7 @@ func (e *Engine) invokeBefore(ev *evaluation, id string, d *Decision, item *inte
 	m := e.Manifest
 	argv := item.cmd.Layers[li]
 	effects := item.reps[li].Effects
-	if err := checkInput(argv, effects); err != nil {
+	if err := ev.checkInput(argv, effects, item.cmd); err != nil {
 		return runtime.Result{Failure: runtime.FailInput, Err: err}
 	}
 	var matches []builtins.PolicyMatch
@@ -527,6 +527,7 @@ func (e *Engine) invokeBefore(ev *evaluation, id string, d *Decision, item *inte
 			Argv: argv, Program: program, Cwd: ev.req.Cwd, Effects: effects, Timestamp: ev.timestamp,
 			Policy: &builtins.Policy{Action: string(d.Action), Reason: d.Reason, Matches: matches},
 		}
+		ev.fill(c, item.cmd)
 		return c.Value(), nil
 	}
 	payload := func() map[string]any {
@@ -940,7 +941,7 @@ func (e *Engine) AfterEvent(ev *hostapi.Event, cov hostapi.Coverage) (hostapi.Ve
 	if !ok {
 		return allow, nil
 	}
-	out := e.After(Request{Cwd: ev.Cwd, SessionID: ev.SessionID, Agent: ev.Agent, Tool: ev.Tool}, r)
+	out := e.After(Request{Cwd: ev.Cwd, Home: e.Home, SessionID: ev.SessionID, Agent: ev.Agent, Tool: ev.Tool}, r)
 	switch out.Outcome {
 	case AfterReplace:
 		if cov.Context {

@@ -365,7 +365,7 @@ func (e *Engine) reviewItem(it *askItem, d *Decision, ev *evaluation, r *Review,
 	m := e.Manifest
 	offered := m.Approvals.Scopes
 	var input starlark.Value
-	inputErr := checkInput(it.argv, it.effects)
+	inputErr := ev.checkInput(it.argv, it.effects, it.cmd)
 	if inputErr == nil {
 		input = e.reviewContext(ev, it, ruleReason)
 	}
@@ -633,6 +633,7 @@ func (e *Engine) reviewContext(ev *evaluation, it *askItem, ruleReason string) s
 		Argv: it.argv, Program: program, Cwd: ev.req.Cwd, Effects: it.effects, Timestamp: ev.timestamp,
 		Policy: &builtins.Policy{Action: string(ActionAsk), Reason: ruleReason, Matches: it.matches},
 	}
+	ev.fill(c, it.cmd)
 	v := c.Value()
 	s, ok := v.(*starlarkstruct.Struct)
 	if !ok {

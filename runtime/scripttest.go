@@ -7,6 +7,7 @@ import (
 	"io"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"go.starlark.net/starlarkstruct"
 
 	"github.com/agent-shell/agent-shell/builtins"
+	"github.com/agent-shell/agent-shell/policy/shellcmd"
 )
 
 // TestFile is one *_test.star file.
@@ -352,18 +354,34 @@ func resultValue(res Result) (starlark.Value, error) {
 
 // context is t.context(argv = [...], ...): a shell-context-v1 with test
 // defaults; an unknown field is an error, so tests break when the schema
-// changes.
+// changes. The command fields default to a plain command run in cwd: dir
+// is cwd, layers is [argv], home and project are "", no redirections, no
+// upstream stages. redirects is a list of dicts {op, target, file, write,
+// dynamic} (op required, unknown keys refused); upstream and layers are
+// lists of argv lists.
 func (t *tester) context(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	c := builtins.Context{
 		RequestID: "req-test", SessionID: "test-session", Agent: "test", Tool: "bash",
 		Cwd: "/repo", Timestamp: "2026-01-01T00:00:00.000Z",
 	}
 	var argv, effects, policy starlark.Value = starlark.None, starlark.None, starlark.None
+	var redirects, upstream, layers starlark.Value = starlark.None, starlark.None, starlark.None
+	var dir starlark.Value = starlark.None
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs,
 		"argv", &argv, "program?", &c.Program, "cwd?", &c.Cwd, "effects?", &effects,
 		"session_id?", &c.SessionID, "agent?", &c.Agent, "tool?", &c.Tool,
-		"request_id?", &c.RequestID, "timestamp?", &c.Timestamp, "policy?", &policy); err != nil {
+		"request_id?", &c.RequestID, "timestamp?", &c.Timestamp, "policy?", &policy,
+		"home?", &c.Home, "project?", &c.Project, "dir?", &dir, "redirects?", &redirects,
+		"upstream?", &upstream, "layers?", &layers, "implied?", &c.Implied, "dynamic?", &c.Dynamic); err != nil {
 		return nil, err
+	}
+	c.Dir = c.Cwd
+	if dir != starlark.None {
+		d, ok := starlark.AsString(dir)
+		if !ok {
+			return nil, fmt.Errorf("%s: dir must be a string, not %s", b.Name(), dir.Type())
+		}
+		c.Dir = d
 	}
 	var err error
 	if c.Argv, err = stringList(argv); err != nil || len(c.Argv) == 0 {
@@ -385,7 +403,80 @@ func (t *tester) context(_ *starlark.Thread, b *starlark.Builtin, args starlark.
 		}
 		c.Policy = p
 	}
+	if redirects != starlark.None {
+		if c.Redirects, err = redirectsValue(redirects); err != nil {
+			return nil, fmt.Errorf("%s: redirects: %v", b.Name(), err)
+		}
+	}
+	if upstream != starlark.None {
+		if c.Upstream, err = argvLists(upstream, false); err != nil {
+			return nil, fmt.Errorf("%s: upstream: %v", b.Name(), err)
+		}
+	}
+	c.Layers = [][]string{c.Argv}
+	if layers != starlark.None {
+		if c.Layers, err = argvLists(layers, true); err != nil {
+			return nil, fmt.Errorf("%s: layers: %v", b.Name(), err)
+		}
+		if len(c.Layers) == 0 || !slices.Equal(c.Layers[len(c.Layers)-1], c.Argv) {
+			return nil, fmt.Errorf("%s: layers: the last layer must be argv %q", b.Name(), c.Argv)
+		}
+	}
 	return &contextSpec{c: c}, nil
+}
+
+// argvLists reads a list of argv lists (each non-empty when nonEmpty).
+func argvLists(v starlark.Value, nonEmpty bool) ([][]string, error) {
+	seq, ok := v.(starlark.Indexable)
+	if !ok || v.Type() == "string" {
+		return nil, fmt.Errorf("want a list of argv lists, not %s", v.Type())
+	}
+	out := make([][]string, seq.Len())
+	for i := range out {
+		l, err := stringList(seq.Index(i))
+		if err != nil {
+			return nil, fmt.Errorf("item %d: %v", i, err)
+		}
+		if nonEmpty && len(l) == 0 {
+			return nil, fmt.Errorf("item %d is empty", i)
+		}
+		out[i] = l
+	}
+	return out, nil
+}
+
+// redirectsValue reads [{"op": ">", "target": "f", "file": True, "write":
+// True, "dynamic": False}, ...]: op is required, the rest default to ""
+// and False, and any other key is an error.
+func redirectsValue(v starlark.Value) ([]shellcmd.Redirect, error) {
+	data, err := builtins.FromStarlark(v)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return nil, err
+	}
+	var in []struct {
+		Op      *string `json:"op"`
+		Target  string  `json:"target"`
+		File    bool    `json:"file"`
+		Write   bool    `json:"write"`
+		Dynamic bool    `json:"dynamic"`
+	}
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&in); err != nil {
+		return nil, fmt.Errorf("want a list of dicts of op, target, file, write and dynamic: %v", err)
+	}
+	out := make([]shellcmd.Redirect, len(in))
+	for i, r := range in {
+		if r.Op == nil || *r.Op == "" {
+			return nil, fmt.Errorf("item %d has no op", i)
+		}
+		out[i] = shellcmd.Redirect{Op: *r.Op, Target: r.Target, File: r.File, Write: r.Write, Dynamic: r.Dynamic}
+	}
+	return out, nil
 }
 
 // policyValue reads {"action": ..., "reason": ..., "matches": [rule ids]}.
@@ -475,7 +566,7 @@ func dictArg(b *starlark.Builtin, name string, v starlark.Value) (map[string]any
 
 func stringList(v starlark.Value) ([]string, error) {
 	seq, ok := v.(starlark.Indexable)
-	if !ok {
+	if _, isString := v.(starlark.String); !ok || isString { // a string indexes its bytes: not a list
 		return nil, fmt.Errorf("want a list of strings, not %s", v.Type())
 	}
 	out := make([]string, seq.Len())

@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"go.starlark.net/starlark"
+	"go.starlark.net/syntax"
+
 	"github.com/agent-shell/agent-shell/builtins"
 	"github.com/agent-shell/agent-shell/state"
 )
@@ -430,5 +433,76 @@ func TestTestSummaryAdd(t *testing.T) {
 	s.Add(TestSummary{Passed: 3, Skipped: 4})
 	if s != (TestSummary{Passed: 4, Failed: 2, Skipped: 4}) {
 		t.Errorf("Add: %+v", s)
+	}
+}
+
+// t.context builds the command fields of shell-context-v1, with defaults
+// for a plain command run in cwd, and refuses what it cannot read.
+func TestTesterContextCommandFields(t *testing.T) {
+	tt := &tester{rt: scriptTestRuntime(t)}
+	env := builtins.Surface(builtins.KindMatcher)
+	env["t"] = tt
+	build := func(expr string) (starlark.Value, error) {
+		v, err := starlark.EvalOptions(&syntax.FileOptions{}, &starlark.Thread{Name: "test"}, "x.star", expr, env)
+		if err != nil {
+			return nil, err
+		}
+		spec, ok := v.(*contextSpec)
+		if !ok {
+			t.Fatalf("%s: %s", expr, v.Type())
+		}
+		c := spec.c
+		c.Phase = "shell_matcher"
+		return c.Value(), nil
+	}
+	fields := func(v starlark.Value) string {
+		var b strings.Builder
+		for _, name := range []string{"home", "project", "dir", "redirects", "upstream", "layers", "implied", "dynamic"} {
+			x, _ := v.(starlark.HasAttrs).Attr(name)
+			b.WriteString(name + "=" + x.String() + " ")
+		}
+		return strings.TrimSpace(b.String())
+	}
+	tests := []struct{ expr, want string }{
+		{`t.context(argv = ["/bin/rm", "-rf", "x"])`,
+			`home="" project="" dir="/repo" redirects=() upstream=() layers=(("rm", "-rf", "x"),) implied="" dynamic=False`},
+		{`t.context(argv = ["rm", "x"], cwd = "/w", home = "/h", project = "/w", redirects = [{"op": ">", "target": "f", "file": True, "write": True}, {"op": "2>&", "target": "1"}], upstream = [["curl", "x"], []], layers = [["sudo", "rm", "x"], ["rm", "x"]], implied = "find -delete", dynamic = True)`,
+			`home="/h" project="/w" dir="/w" redirects=(shell_redirect(dynamic = False, file = True, op = ">", target = "f", write = True), shell_redirect(dynamic = False, file = False, op = "2>&", target = "1", write = False)) upstream=(("curl", "x"), ()) layers=(("sudo", "rm", "x"), ("rm", "x")) implied="find -delete" dynamic=True`},
+		{`t.context(argv = ["ls"], cwd = "/w", dir = "/w/sub")`,
+			`home="" project="" dir="/w/sub" redirects=() upstream=() layers=(("ls",),) implied="" dynamic=False`},
+		{`t.context(argv = ["ls"], dir = "")`,
+			`home="" project="" dir="" redirects=() upstream=() layers=(("ls",),) implied="" dynamic=False`},
+	}
+	for _, tc := range tests {
+		v, err := build(tc.expr)
+		if err != nil {
+			t.Errorf("%s: %v", tc.expr, err)
+			continue
+		}
+		if got := fields(v); got != tc.want {
+			t.Errorf("%s:\n got  %s\n want %s", tc.expr, got, tc.want)
+		}
+	}
+	errs := []struct{ expr, want string }{
+		{`t.context(argv = ["ls"], dir = 1)`, `t.context: dir must be a string, not int`},
+		{`t.context(argv = ["ls"], home = None)`, `t.context: for parameter "home": got NoneType, want string`},
+		{`t.context(argv = ["ls"], dynamic = "yes")`, `t.context: for parameter "dynamic": got string, want bool`},
+		{`t.context(argv = ["ls"], redirects = [{"op": ">", "path": "f"}])`, `t.context: redirects: want a list of dicts`},
+		{`t.context(argv = ["ls"], redirects = [{"target": "f"}])`, `t.context: redirects: item 0 has no op`},
+		{`t.context(argv = ["ls"], redirects = [{"op": ">", "write": "yes"}])`, `t.context: redirects: want a list of dicts`},
+		{`t.context(argv = ["ls"], redirects = {"op": ">"})`, `t.context: redirects: want a list of dicts`},
+		{`t.context(argv = ["ls"], upstream = ["curl x"])`, `t.context: upstream: item 0: want a list of strings, not string`},
+		{`t.context(argv = ["ls"], upstream = "curl")`, `t.context: upstream: want a list of argv lists, not string`},
+		{`t.context(argv = ["ls"], layers = [["sudo", "ls"]])`, `t.context: layers: the last layer must be argv ["ls"]`},
+		{`t.context(argv = ["ls"], layers = [[], ["ls"]])`, `t.context: layers: item 0 is empty`},
+		{`t.context(argv = ["ls"], layers = [])`, `t.context: layers: the last layer must be argv`},
+		{`t.context(argv = "ls")`, `t.context: argv must be a non-empty list of strings`},
+		{`t.context(argv = ["ls"], upsteam = [])`, `unexpected keyword argument "upsteam"`},
+	}
+	for _, tc := range errs {
+		_, err := build(tc.expr)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error with %q", tc.expr, err, tc.want)
+		}
 	}
 }

@@ -245,6 +245,7 @@ func (a *app) readPolicy() *policy.Engine {
 	// without a config directory there is no authorization to check.
 	cfgDir, _ := authority.ConfigDir(a.getenv)
 	e, auth := policy.LoadAuthorized(root, a.getenv, cfgDir)
+	e.Home = a.getenv("HOME") // scripts' ctx.home, and what ctx.dir resolves ~ against
 	a.auth = auth
 	return e
 }

@@ -87,7 +87,7 @@ func (a *app) shimBefore(command string) (si *shimInterception, code int, done b
 	if session == "" {
 		session, _ = telemetry.SessionID(a.getenv)
 	}
-	si.req = policy.Request{Cwd: cwd, SessionID: session, Agent: "npm", Tool: hostapi.ToolBash}
+	si.req = policy.Request{Cwd: cwd, Home: a.getenv("HOME"), SessionID: session, Agent: "npm", Tool: hostapi.ToolBash}
 	if !engine.HasBeforeInterceptors() {
 		return si, 0, false
 	}

@@ -61,7 +61,7 @@ func (a *app) runExplain(command, cwd string) error {
 	if e.LoadErr != nil {
 		return e.LoadErr
 	}
-	d := e.DecideRequest(command, policy.Request{Cwd: cwd, DryRun: true})
+	d := e.DecideRequest(command, policy.Request{Cwd: cwd, Home: a.getenv("HOME"), DryRun: true})
 	w := a.stdout
 	fmt.Fprintf(w, "command: %s\n", command)
 	if d.Unknown != "" {

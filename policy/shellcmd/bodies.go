@@ -34,6 +34,9 @@ type bodyResult struct {
 	// as commands (parallel with no command): the command is unknown,
 	// though a static script fed to it is still walked, for deny rules.
 	input string
+	// elsewhere: the scripts run in a directory not known here (trap runs
+	// its action later, su -l in the user's home, parallel --wd in its).
+	elsewhere bool
 }
 
 func isShell(name string) bool {
@@ -58,9 +61,13 @@ func bodies(name string, l []word) bodyResult {
 		}
 		return bodyResult{scripts: []script{{src: join(l[1:])}}}
 	case name == "trap":
-		return trapBody(l)
+		r := trapBody(l)
+		r.elsewhere = true
+		return r
 	case name == "su":
-		return suBody(l)
+		r := suBody(l)
+		r.elsewhere = suLogin(l)
+		return r
 	case name == "flock":
 		// Only reached when flock is no wrapper: flock [opts] FILE -c SCRIPT.
 		_, op, why := flockOpts.scan(l)
@@ -78,7 +85,10 @@ func bodies(name string, l []word) bodyResult {
 		}
 		return bodyResult{scripts: []script{{src: join(l[op:])}}}
 	case name == "parallel":
-		return parallelBody(l)
+		r := parallelBody(l)
+		hits, _, _ := parallelOpts.scan(l)
+		r.elsewhere = has(hits, "wd", "workdir")
+		return r
 	case name == "script":
 		hits, _, why := scriptArgs(l)
 		if why != "" {
@@ -196,6 +206,16 @@ func trapBody(l []word) bodyResult {
 		return bodyResult{} // trap -p, trap -l, trap - SIG (reset)
 	}
 	return oneBody("trap", l[i])
+}
+
+// suLogin reports su -, -l or --login, which starts in the user's home.
+func suLogin(l []word) bool {
+	for _, x := range l[1:] {
+		if !x.dyn && (x.s == "-" || x.s == "--login" || len(x.s) > 1 && x.s[0] == '-' && x.s[1] != '-' && strings.IndexByte(x.s, 'l') > 0) {
+			return true
+		}
+	}
+	return false
 }
 
 // suBody: su [options] [user] -c SCRIPT runs SCRIPT with the user's shell.
@@ -374,6 +394,7 @@ func fillTokens(line string, tokens []string, arg string) (string, bool) {
 // findRun is what a find command runs besides itself.
 type findRun struct {
 	execs  [][]word // each -exec, -execdir, -ok, -okdir command
+	inDir  []bool   // per exec: -execdir or -okdir, run in the directory of each file found
 	delete []word   // the roots of a find with -delete, or nil
 	why    string   // non-empty: the find may run or delete more than this
 }
@@ -445,6 +466,7 @@ func findActions(l []word) findRun {
 					}
 				}
 				r.execs = append(r.execs, cmd)
+				r.inDir = append(r.inDir, x.s == "-execdir" || x.s == "-okdir")
 			}
 			i = end + 1
 			continue

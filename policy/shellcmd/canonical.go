@@ -111,35 +111,73 @@ func canonSimple(argv []string) []string {
 // the kept words and the arguments from the subcommand on.
 func gitGlobals(args []string) (kept, rest []string) {
 	for len(args) > 0 {
-		a := args[0]
-		switch {
-		case a == "-c" || a == "--config-env":
-			if len(args) < 2 {
-				return kept, args
-			}
-			kept = append(kept, args[:2]...)
-			args = args[2:]
-		case strings.HasPrefix(a, "--config-env=") || strings.HasPrefix(a, "--exec-path=") ||
-			len(a) > 2 && strings.HasPrefix(a, "-c"):
-			kept = append(kept, a)
-			args = args[1:]
-		case a == "-C" || a == "--git-dir" || a == "--work-tree" || a == "--namespace" || a == "--super-prefix":
-			if len(args) < 2 {
-				return kept, args
-			}
-			args = args[2:]
-		case strings.HasPrefix(a, "--git-dir=") || strings.HasPrefix(a, "--work-tree=") ||
-			strings.HasPrefix(a, "--namespace=") || strings.HasPrefix(a, "--super-prefix=") ||
-			a == "--no-pager" || a == "-p" || a == "--paginate" || a == "-P" || a == "--bare" ||
-			a == "--no-replace-objects" || a == "--literal-pathspecs" || a == "--glob-pathspecs" ||
-			a == "--noglob-pathspecs" || a == "--icase-pathspecs" || a == "--no-optional-locks" ||
-			a == "--no-advice" || a == "--no-lazy-fetch" || len(a) > 2 && strings.HasPrefix(a, "-C"):
-			args = args[1:]
-		default:
-			return kept, args
+		n, keep := gitGlobal(args)
+		if n == 0 {
+			break
 		}
+		if keep {
+			kept = append(kept, args[:n]...)
+		}
+		args = args[n:]
 	}
 	return kept, args
+}
+
+// gitGlobal reads the global option of git at args[0], if it is one: n is
+// how many words it takes (0: none, it is not a global option, or its value
+// is missing), keep reports one that can run code (-c, --config-env,
+// --exec-path). It is the one table of git's global options.
+func gitGlobal(args []string) (n int, keep bool) {
+	a := args[0]
+	switch {
+	case a == "-c" || a == "--config-env":
+		if len(args) < 2 {
+			return 0, false
+		}
+		return 2, true
+	case a == "--exec-path" || strings.HasPrefix(a, "--config-env=") || strings.HasPrefix(a, "--exec-path=") ||
+		len(a) > 2 && strings.HasPrefix(a, "-c"):
+		return 1, true
+	case a == "-C" || a == "--git-dir" || a == "--work-tree" || a == "--namespace" || a == "--super-prefix":
+		if len(args) < 2 {
+			return 0, false
+		}
+		return 2, false
+	case strings.HasPrefix(a, "--git-dir=") || strings.HasPrefix(a, "--work-tree=") ||
+		strings.HasPrefix(a, "--namespace=") || strings.HasPrefix(a, "--super-prefix=") ||
+		a == "--no-pager" || a == "-p" || a == "--paginate" || a == "-P" || a == "--bare" ||
+		a == "--no-replace-objects" || a == "--literal-pathspecs" || a == "--glob-pathspecs" ||
+		a == "--noglob-pathspecs" || a == "--icase-pathspecs" || a == "--no-optional-locks" ||
+		a == "--no-advice" || a == "--no-lazy-fetch" || len(a) > 2 && strings.HasPrefix(a, "-C"):
+		return 1, false
+	}
+	return 0, false
+}
+
+// GitSplit splits the arguments of git (its argv without the program) into
+// its global options as written (-C DIR, -c NAME=VALUE, --git-dir[=]DIR,
+// --work-tree, --namespace, --super-prefix, --config-env, --exec-path[=],
+// --no-pager, -p, -P, --paginate, --bare, the pathspec switches,
+// --no-optional-locks, --no-replace-objects, --no-advice, --no-lazy-fetch),
+// the subcommand, and the subcommand's arguments. sub is "" when no word
+// follows the global options, or when the first that does is an option
+// git's table here does not know (--version, or an option missing its
+// value): rest then starts with it, so no word is lost. The slices share
+// storage with args.
+func GitSplit(args []string) (globals []string, sub string, rest []string) {
+	i := 0
+	for i < len(args) {
+		n, _ := gitGlobal(args[i:])
+		if n == 0 {
+			break
+		}
+		i += n
+	}
+	globals, rest = args[:i:i], args[i:]
+	if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
+		sub, rest = rest[0], rest[1:]
+	}
+	return globals, sub, rest
 }
 
 // flagSpec is what Canonical knows of one program's options.

@@ -190,3 +190,49 @@ func TestCanonicalPure(t *testing.T) {
 		t.Errorf("Canonical(nil) = %#v, want an empty slice", got)
 	}
 }
+
+func TestGitSplit(t *testing.T) {
+	tests := []struct{ in, globals, sub, rest string }{
+		{"", "", "", ""},
+		{"status", "", "status", ""},
+		{"reset --hard HEAD~2", "", "reset", "--hard HEAD~2"},
+		{"-C dir push --force", "-C dir", "push", "--force"},
+		{"-Cdir push", "-Cdir", "push", ""},
+		{"-c core.pager=less -c x=y log", "-c core.pager=less -c x=y", "log", ""},
+		{"--git-dir=.git --work-tree=. status", "--git-dir=.git --work-tree=.", "status", ""},
+		{"--git-dir .git --work-tree . --namespace ns status", "--git-dir .git --work-tree . --namespace ns", "status", ""},
+		{"--no-pager -p -P --paginate --bare log", "--no-pager -p -P --paginate --bare", "log", ""},
+		{"--exec-path=/x --exec-path --config-env=a=B --config-env c=D st", "--exec-path=/x --exec-path --config-env=a=B --config-env c=D", "st", ""},
+		{"--super-prefix=p --super-prefix q x", "--super-prefix=p --super-prefix q", "x", ""},
+		{"--literal-pathspecs --glob-pathspecs --noglob-pathspecs --icase-pathspecs add", "--literal-pathspecs --glob-pathspecs --noglob-pathspecs --icase-pathspecs", "add", ""},
+		{"--no-optional-locks --no-replace-objects --no-advice --no-lazy-fetch fetch", "--no-optional-locks --no-replace-objects --no-advice --no-lazy-fetch", "fetch", ""},
+		{"--version", "", "", "--version"},
+		{"-C", "", "", "-C"},
+		{"-C dir -c", "-C dir", "", "-c"},
+		{"-C dir", "-C dir", "", ""},
+		{"push origin -f", "", "push", "origin -f"},
+		{"stash drop -q stash@{0}", "", "stash", "drop -q stash@{0}"},
+	}
+	for _, tt := range tests {
+		args := strings.Fields(tt.in)
+		g, sub, rest := GitSplit(args)
+		if strings.Join(g, " ") != tt.globals || sub != tt.sub || strings.Join(rest, " ") != tt.rest {
+			t.Errorf("GitSplit(%q) = %q, %q, %q; want %q, %q, %q", tt.in, g, sub, rest, tt.globals, tt.sub, tt.rest)
+		}
+		// Canonical reads the same table: it drops or keeps the globals and
+		// starts the subcommand at the same word.
+		kept, from := gitGlobals(args)
+		want := len(rest)
+		if sub != "" {
+			want++
+		}
+		if len(from) != want {
+			t.Errorf("gitGlobals(%q) stops at %q, GitSplit at %q %q", tt.in, from, sub, rest)
+		}
+		for _, k := range kept {
+			if !slices.Contains(g, k) {
+				t.Errorf("gitGlobals(%q) keeps %q, not a global of GitSplit", tt.in, k)
+			}
+		}
+	}
+}

@@ -3,6 +3,7 @@ package shellcmd
 import (
 	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/agent-shell/agent-shell/internal/corpustsv"
@@ -74,6 +75,14 @@ func checkLine(t testing.TB, src string, l *Line) {
 		}
 		if c.Depth < 0 || c.Depth > MaxDepth {
 			t.Fatalf("Parse(%q): command %d at depth %d", src, i, c.Depth)
+		}
+		if c.DirUnknown && c.Dirs != nil || len(c.Dirs) > maxDirs {
+			t.Fatalf("Parse(%q): command %d: DirUnknown %v with %d Dirs", src, i, c.DirUnknown, len(c.Dirs))
+		}
+		for _, d := range c.Dirs {
+			if d == "" || hasExpansion(d) || strings.ContainsAny(d, "*?[") || strings.HasPrefix(d, "~") && d != "~" && !strings.HasPrefix(d, "~/") {
+				t.Fatalf("Parse(%q): command %d: Dirs %q holds %q", src, i, c.Dirs, d)
+			}
 		}
 		for _, layer := range append(c.Layers, c.Argv) {
 			once := Canonical(layer)

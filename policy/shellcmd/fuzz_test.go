@@ -13,6 +13,9 @@ func FuzzParse(f *testing.F) {
 	for _, tt := range parseTests {
 		f.Add(tt.in)
 	}
+	for _, tt := range dirTests {
+		f.Add(tt.in)
+	}
 	for _, s := range []string{
 		"echo 'abc", "(ls", "cat <<EOF\nx", "a |", "$(", "${x", "case x in", "{a,b}{c,d}",
 		"sudo -u", "env -S", "xargs -I", "find . -exec", "parallel :::", "bash -c", "eval",
@@ -26,7 +29,7 @@ func FuzzParse(f *testing.F) {
 }
 
 // FuzzCanonical checks that Canonical never panics, never modifies its
-// input, and is idempotent. Words are separated by spaces in the input.
+// input, and is idempotent; and that GitSplit loses no word. Words are separated by spaces in the input.
 func FuzzCanonical(f *testing.F) {
 	for _, s := range []string{
 		"rm -rf /", "rm --recursive --force /", "git -C d push --force", "git commit -am m",
@@ -48,6 +51,19 @@ func FuzzCanonical(f *testing.F) {
 		}
 		if twice := Canonical(once); !slices.Equal(once, twice) {
 			t.Fatalf("Canonical is not idempotent on %q: %q then %q", argv, once, twice)
+		}
+		// GitSplit loses no word and leaves its input alone.
+		g, sub, rest := GitSplit(argv[1:])
+		if !slices.Equal(argv, orig) {
+			t.Fatalf("GitSplit modified its input: %q -> %q", orig, argv)
+		}
+		var back []string
+		back = append(back, g...)
+		if sub != "" || len(g)+len(rest) < len(argv)-1 {
+			back = append(back, sub)
+		}
+		if back = append(back, rest...); !slices.Equal(back, argv[1:]) {
+			t.Fatalf("GitSplit(%q) = %q, %q, %q", argv[1:], g, sub, rest)
 		}
 	})
 }

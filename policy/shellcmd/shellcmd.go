@@ -115,6 +115,34 @@ type Command struct {
 	// Depth is 0 at top level and one more inside each shell body (bash -c,
 	// eval, ...).
 	Depth int
+
+	// Dirs lists the directory changes in force when the command runs: the
+	// operand of each earlier static cd or pushd of the same list, or of an
+	// enclosing group, subshell or shell body, in order; "~" stands for
+	// HOME (cd with no operand, cd ~, cd ~/x keeps "~/x"; $HOME and
+	// ${HOME} read as "~"). A cd inside ( … ) ends with the subshell; a cd
+	// in a pipeline stage, a substitution or a background job does not
+	// outlive it; a cd in { …; }, if, case or a loop body leaks forward as
+	// in bash, and where paths through them disagree the directory is
+	// unknown. An operand after || runs when something before it failed,
+	// so a cd earlier in the same && / || chain makes its directory
+	// unknown. Resolve the operands in order against the line's working
+	// directory: an absolute one (or one under "~") starts afresh. Dirs is
+	// nil when DirUnknown is set, and shares storage between commands: do
+	// not modify it.
+	//
+	// DirUnknown reports an earlier cd whose operand is not static (cd
+	// "$X", cd $(…), a pattern, ~user), cd -, popd, pushd without an
+	// operand or with +N/-N, cd with options that change meaning (-P, -e,
+	// -@), a relative cd after a CDPATH assignment, a loop or function
+	// body that changes directory, more than 64 changes, or a command that
+	// runs elsewhere: behind a wrapper that changes directory (env -C,
+	// sudo -D/-i/-R, chroot, pkexec without --keep-cwd), run by find
+	// -execdir or -okdir, or the scripts of trap (run later), su -l and
+	// parallel --wd (the command itself is marked too). A later cd to an
+	// absolute path or under "~" makes the directory known again.
+	Dirs       []string
+	DirUnknown bool
 }
 
 // Redirect is one redirection of a command.
@@ -168,7 +196,7 @@ func Parse(src string) (line *Line) {
 	// Most lines hold a handful of commands: size for them up front.
 	line.Commands = make([]Command, 0, 8)
 	st := &state{line: line, meta: make([]cmdMeta, 0, 8), parser: syntax.NewParser(syntax.Variant(syntax.LangBash))}
-	w := &walker{st: st, src: src}
+	w := &walker{st: st, src: src, cd: &dirState{}}
 	f, err := st.parser.Parse(strings.NewReader(src), "")
 	if err != nil {
 		line.Err = fmt.Errorf("parse command line: %w", err)

@@ -254,6 +254,9 @@ type step struct {
 	// program comes from input when an enclosing xargs or parallel
 	// appends arguments.
 	missing bool
+	// chdir: the wrapper runs the command in another directory (env -C,
+	// sudo -D or -i, chroot, pkexec).
+	chdir bool
 }
 
 func unknownStep(why string) step { return step{kind: stepUnknown, why: why} }
@@ -295,7 +298,10 @@ func wrapperStep(name string, l []word) step {
 	case "setsid":
 		return scanWrap(&setsidOpts, l)
 	case "pkexec":
-		return scanWrap(&pkexecOpts, l)
+		hits, _, _ := pkexecOpts.scan(l)
+		st := scanWrap(&pkexecOpts, l)
+		st.chdir = !has(hits, "keep-cwd") // pkexec runs in the target user's home
+		return st
 	case "nice":
 		return scanWrap(&niceOpts, l)
 	case "timeout":
@@ -321,9 +327,11 @@ func wrapperStep(name string, l []word) step {
 		case op >= len(l):
 			return step{missing: true}
 		case op+1 == len(l):
-			return step{kind: stepImplied, implied: "sh", why: "chroot without a command runs a shell", missing: true}
+			return step{kind: stepImplied, implied: "sh", why: "chroot without a command runs a shell", missing: true, chdir: true}
 		}
-		return wrapAt(op+1, l)
+		st := wrapAt(op+1, l)
+		st.chdir = true
+		return st
 	case "flock":
 		_, op, why := flockOpts.scan(l)
 		switch {
@@ -505,6 +513,7 @@ func operandWrap(d *optDef, l []word, notWrapper []string) step {
 func envStep(l []word) step {
 	layer := l
 	rewritten := false
+	chdir := false
 	i := 1
 options:
 	for i < len(layer) {
@@ -528,8 +537,10 @@ options:
 			strings.HasPrefix(s, "--default-signal") || strings.HasPrefix(s, "--ignore-signal") ||
 			strings.HasPrefix(s, "--unset=") || strings.HasPrefix(s, "--chdir=") ||
 			len(s) > 2 && (s[:2] == "-u" || s[:2] == "-C" || s[:2] == "-P") && !strings.HasPrefix(s, "--"):
+			chdir = chdir || strings.HasPrefix(s, "--chdir=") || strings.HasPrefix(s, "-C")
 			i++
 		case s == "-u" || s == "-C" || s == "-P" || s == "--unset" || s == "--chdir":
+			chdir = chdir || s == "-C" || s == "--chdir"
 			// -P PATH (BSD) searches PATH for the program.
 			if i+1 >= len(layer) {
 				return step{missing: true}
@@ -583,7 +594,7 @@ options:
 	if i >= len(layer) {
 		return step{missing: true}
 	}
-	st := step{kind: stepWrap, n: i, assigns: assigns}
+	st := step{kind: stepWrap, n: i, assigns: assigns, chdir: chdir}
 	if rewritten {
 		st.layer = layer
 	}
@@ -669,13 +680,16 @@ func sudoStep(l []word) step {
 	if i < len(l) && l[i].dyn && l[i].multi {
 		return unknownStep(fmt.Sprintf("sudo: program %q is an unquoted expansion", l[i].s))
 	}
+	// -D and -R choose the directory and the root, -i runs in the target
+	// user's home.
+	chdir := has(hits, "D", "chdir", "i", "login", "R", "chroot")
 	if i >= len(l) {
 		if has(hits, "s", "shell", "i", "login") {
-			return step{kind: stepImplied, implied: "sh", why: "sudo -s/-i runs a shell", assigns: assigns, missing: true}
+			return step{kind: stepImplied, implied: "sh", why: "sudo -s/-i runs a shell", assigns: assigns, missing: true, chdir: chdir}
 		}
 		return step{missing: true}
 	}
-	return step{kind: stepWrap, n: i, assigns: assigns}
+	return step{kind: stepWrap, n: i, assigns: assigns, chdir: chdir}
 }
 
 // xargsStep unwraps xargs: the command it runs gets arguments from input,
@@ -728,6 +742,7 @@ type unwrapped struct {
 	assigns []string
 	unknown string
 	implied string
+	chdir   bool // a wrapper runs the innermost command in another directory
 	runtime bool // the innermost command gets arguments at run time
 	// appendBy names what appends run-time arguments to the innermost
 	// command (xargs, parallel), or is "".
@@ -770,6 +785,7 @@ func unwrap(words []word, appendBy string) unwrapped {
 			u.flat = append(u.flat[:s:s], st.layer...)
 		}
 		u.assigns = append(u.assigns, st.assigns...)
+		u.chdir = u.chdir || st.chdir && st.kind != stepNone && st.kind != stepUnknown
 		switch st.kind {
 		case stepNone:
 			return u

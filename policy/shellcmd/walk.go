@@ -2,7 +2,6 @@ package shellcmd
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -15,6 +14,7 @@ type state struct {
 	parser    *syntax.Parser
 	bodyBytes int   // bytes of nested bodies parsed so far
 	err       error // a limit was hit: the line is unknown
+	cdpath    bool  // the line assigns CDPATH, which may send a relative cd elsewhere
 }
 
 // cmdMeta is what a later pipeline stage needs to know about a command.
@@ -30,10 +30,12 @@ type walker struct {
 	src       string
 	depth     int
 	nest      int
-	holes     []string // placeholders filled in at run time (parallel input)
-	runtime   bool     // commands get arguments at run time (parallel input)
-	appendBy  string   // what appends run-time arguments to the commands (parallel), or ""
-	inherited []redir  // redirections of the enclosing compound commands
+	holes     []string  // placeholders filled in at run time (parallel input)
+	runtime   bool      // commands get arguments at run time (parallel input)
+	appendBy  string    // what appends run-time arguments to the commands (parallel), or ""
+	inherited []redir   // redirections of the enclosing compound commands
+	cd        *dirState // the directory changes in force; shared by the walkers of one scope
+	own       dirState  // where cd points for the first walker of a scope
 }
 
 // redir is a Redirect plus whether its words hold a substitution.
@@ -64,6 +66,10 @@ func (w *walker) stmt(s *syntax.Stmt) {
 	}
 	w.nest++
 	defer func() { w.nest-- }()
+	if s.Background { // a background job runs in a subshell: its cd's end with it
+		w = w.scoped()
+	}
+	before := *w.cd // where the substitutions of the statement's redirections run
 	switch c := s.Cmd.(type) {
 	case *syntax.CallExpr:
 		w.call(c, s.Redirs)
@@ -75,18 +81,15 @@ func (w *walker) stmt(s *syntax.Stmt) {
 		} else {
 			// a && b || c nests to the left: walk the chain as a list, so
 			// that a long chain does not count as deep nesting.
-			sub := w.withRedirs(s.Redirs)
-			for _, x := range andOrChain(s) {
-				sub.stmt(x)
-			}
+			w.withRedirs(s.Redirs).andOr(s)
 		}
-		w.redirSubsts(s.Redirs)
+		w.redirSubstsAt(before, s.Redirs)
 	case *syntax.TimeClause:
 		// bash and dash read "time [-p] [--] pipeline": the -p and -- are
 		// the keyword's, not the program.
 		stripTimeOpts(c)
 		w.withRedirs(s.Redirs).substs(c)
-		w.redirSubsts(s.Redirs)
+		w.redirSubstsAt(before, s.Redirs)
 	case nil:
 		if len(s.Redirs) > 0 {
 			w.call(&syntax.CallExpr{}, s.Redirs)
@@ -95,8 +98,8 @@ func (w *walker) stmt(s *syntax.Stmt) {
 		// Compound commands: if, while, for, case, { }, ( ), functions,
 		// [[ ]], (( )), let, time, coproc. Their words are not commands, but
 		// substitutions in them are, and their statements are.
-		w.withRedirs(s.Redirs).substs(c)
-		w.redirSubsts(s.Redirs)
+		w.withRedirs(s.Redirs).compound(c)
+		w.redirSubstsAt(before, s.Redirs)
 	}
 }
 
@@ -131,22 +134,6 @@ func stripTimeOpts(tc *syntax.TimeClause) {
 	}
 }
 
-// andOrChain lists the operands of a && b || c ..., left to right.
-func andOrChain(s *syntax.Stmt) []*syntax.Stmt {
-	var rev []*syntax.Stmt
-	for s != nil {
-		b, ok := s.Cmd.(*syntax.BinaryCmd)
-		if !ok || b.Op == syntax.Pipe || b.Op == syntax.PipeAll || len(rev) > 0 && (len(s.Redirs) > 0 || s.Negated) {
-			rev = append(rev, s)
-			break
-		}
-		rev = append(rev, b.Y)
-		s = b.X
-	}
-	slices.Reverse(rev)
-	return rev
-}
-
 // withRedirs returns a walker whose commands also get redirs, as the
 // commands inside { ...; } > f all write to f.
 func (w *walker) withRedirs(redirs []*syntax.Redirect) *walker {
@@ -162,9 +149,10 @@ func (w *walker) withRedirs(redirs []*syntax.Redirect) *walker {
 }
 
 // substStmts walks the body of a command or process substitution; the
-// redirections around the enclosing command do not apply inside it.
+// redirections around the enclosing command do not apply inside it, and
+// its cd's end with it.
 func (w *walker) substStmts(list []*syntax.Stmt) {
-	sub := *w
+	sub := w.scoped()
 	sub.inherited = nil
 	sub.stmts(list)
 }
@@ -186,6 +174,18 @@ func (w *walker) substs(n syntax.Node) {
 		}
 		return true
 	})
+}
+
+// redirSubstsAt is redirSubsts for the redirections of a compound
+// command: their substitutions run before it, where the directory was st.
+func (w *walker) redirSubstsAt(st dirState, redirs []*syntax.Redirect) {
+	if len(redirs) == 0 {
+		return
+	}
+	if !st.equal(*w.cd) {
+		w = w.scopedAt(st)
+	}
+	w.redirSubsts(redirs)
 }
 
 func (w *walker) redirSubsts(redirs []*syntax.Redirect) {
@@ -251,9 +251,10 @@ func (w *walker) pipeline(s *syntax.Stmt) {
 	p := make(Pipeline, len(stages))
 	for i, stage := range stages {
 		start := len(line.Commands)
-		w.stmt(stage)
+		sw := w.scoped() // each stage runs in a subshell
+		sw.stmt(stage)
 		if i > 0 {
-			w.pipedScript(p[i-1], start)
+			sw.pipedScript(p[i-1], start)
 		}
 		idx := make([]int, 0, len(line.Commands)-start)
 		for k := start; k < len(line.Commands); k++ {
@@ -390,6 +391,7 @@ func (w *walker) call(ce *syntax.CallExpr, redirs []*syntax.Redirect) {
 		rds = nil
 	}
 	base := Command{Assigns: assigns, Redirects: rds, Substitution: subst, Depth: w.depth}
+	before := *w.cd
 	switch {
 	case len(ce.Args) > 0:
 		w.simple(w.argWords(ce.Args), base, nil, redirs)
@@ -400,18 +402,23 @@ func (w *walker) call(ce *syntax.CallExpr, redirs []*syntax.Redirect) {
 		w.simple([]word{{s: ":"}}, base, nil, nil)
 	default:
 		w.st.line.Assigns = append(w.st.line.Assigns, assigns...)
+		w.st.cdpath = w.st.cdpath || setsCDPATH(assigns)
+	}
+	pre := w
+	if !before.equal(*w.cd) { // substitutions run before the command: its cd does not move them
+		pre = w.scopedAt(before)
 	}
 	for _, a := range ce.Assigns {
 		if a != nil {
-			w.substs(a)
+			pre.substs(a)
 		}
 	}
 	for _, a := range ce.Args {
 		if a != nil {
-			w.substs(a)
+			pre.substs(a)
 		}
 	}
-	w.redirSubsts(redirs)
+	pre.redirSubsts(redirs)
 }
 
 // decl handles export, declare, local, readonly, typeset and nameref,
@@ -444,6 +451,7 @@ func (w *walker) decl(d *syntax.DeclClause, redirs []*syntax.Redirect) {
 		rds = append(rds, rd.Redirect)
 		subst = subst || rd.subst
 	}
+	w.st.cdpath = w.st.cdpath || setsCDPATH(strs(words[1:]))
 	w.simple(words, Command{Redirects: rds, Substitution: subst, Depth: w.depth}, nil, redirs)
 	for _, a := range d.Args {
 		if a != nil {
@@ -498,6 +506,11 @@ func (w *walker) simple(words []word, base Command, outer [][]string, stmtRedirs
 	for _, x := range u.flat {
 		c.Dynamic = c.Dynamic || x.dyn
 	}
+	if w.cd.unknown || u.chdir {
+		c.DirUnknown = true
+	} else {
+		c.Dirs = w.cd.dirs
+	}
 	inner := u.flat[last:]
 	var m cmdMeta
 	if c.Unknown == "" && !c.Dynamic && !c.Substitution {
@@ -508,8 +521,19 @@ func (w *walker) simple(words []word, base Command, outer [][]string, stmtRedirs
 		return
 	}
 	name := c.Argv[0]
+	if outer == nil && (name == "cd" || name == "pushd" || name == "popd") && inShell(&c) {
+		switch ch, op := cdOf(name, inner[1:], w.st.cdpath || setsCDPATH(c.Assigns)); ch {
+		case cdTo:
+			*w.cd = w.cd.to(op)
+		case cdUnknown:
+			*w.cd = unknownDir
+		}
+	}
 
 	b := bodies(name, inner)
+	if b.elsewhere { // its scripts run where this line cannot tell
+		w.st.line.Commands[idx].Dirs, w.st.line.Commands[idx].DirUnknown = nil, true
+	}
 	switch {
 	case b.why != "":
 		w.st.line.Commands[idx].Unknown = b.why
@@ -550,14 +574,17 @@ func (w *walker) find(idx int, l []word, base Command) {
 	if r.why != "" {
 		w.st.line.Commands[idx].Unknown = r.why
 	}
-	layers := w.st.line.Commands[idx].Layers
-	if w.appendBy != "" { // arguments appended to the find do not reach its -exec commands
-		sub := *w
-		sub.appendBy = ""
-		w = &sub
-	}
+	fc := &w.st.line.Commands[idx]
+	layers := fc.Layers
+	// Its commands run where the find runs (-execdir: where each file is).
+	w = w.scopedAt(dirState{dirs: fc.Dirs, unknown: fc.DirUnknown})
+	w.appendBy = "" // arguments appended to the find do not reach its -exec commands
 	child := Command{Assigns: base.Assigns, Redirects: base.Redirects, Substitution: base.Substitution, Depth: w.depth}
-	for _, ex := range r.execs {
+	for i, ex := range r.execs {
+		if r.inDir[i] {
+			w.scopedAt(unknownDir).simple(ex, child, layers, nil)
+			continue
+		}
 		w.simple(ex, child, layers, nil)
 	}
 	if r.delete != nil {
@@ -587,7 +614,13 @@ func (w *walker) body(idx int, s script) {
 	if f == nil {
 		return
 	}
-	sub := &walker{st: w.st, src: s.src, depth: w.depth + 1, nest: w.nest, holes: s.holes, runtime: s.runtime, appendBy: s.appendBy}
+	// The body starts where its command runs. Only eval and source run it
+	// in this shell, so only their cd's outlive it.
+	cd := &dirState{dirs: c.Dirs, unknown: c.DirUnknown}
+	if (c.Argv[0] == "eval" || c.Argv[0] == "source" || c.Argv[0] == ".") && inShell(c) {
+		cd = w.cd
+	}
+	sub := &walker{st: w.st, src: s.src, depth: w.depth + 1, nest: w.nest, holes: s.holes, runtime: s.runtime, appendBy: s.appendBy, cd: cd}
 	sub.stmts(f.Stmts)
 }
 
