@@ -389,6 +389,9 @@ func (t *transaction) replaceDir(dir, name string, files policy.PackFiles) error
 	if files == nil {
 		return nil
 	}
+	if err := t.mkdirAll(filepath.Dir(dir)); err != nil {
+		return err
+	}
 	staged, err := stage(filepath.Dir(dir), name, files)
 	if err != nil {
 		return err
@@ -398,6 +401,27 @@ func (t *transaction) replaceDir(dir, name string, files policy.PackFiles) error
 		return err
 	}
 	t.undo = append(t.undo, func() { os.RemoveAll(dir) })
+	return nil
+}
+
+// mkdirAll creates dir and its missing parents, which a rollback removes
+// again (if still empty), deepest first.
+func (t *transaction) mkdirAll(dir string) error {
+	var created []string
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil || filepath.Dir(d) == d {
+			break
+		}
+		created = append(created, d)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	t.undo = append(t.undo, func() {
+		for _, d := range created {
+			os.Remove(d)
+		}
+	})
 	return nil
 }
 
