@@ -88,7 +88,8 @@ func (p *Project) Add(ctx context.Context, arg, name, cwd string) error {
 }
 
 // Update fetches a declared pack again, at rev when revGiven (else at the
-// rev it has), prints what changed in its rules and writes it as Add does.
+// rev it has), writes it as Add does and then prints what changed in its
+// rules (a failed update prints none: nothing changed).
 func (p *Project) Update(ctx context.Context, name, rev string, revGiven bool) error {
 	text, err := p.readManifest()
 	if err != nil {
@@ -117,9 +118,7 @@ func (p *Project) Update(ctx context.Context, name, rev string, revGiven bool) e
 		return err
 	}
 	old, _ := policy.ReadPackTree(p.packDir(name))
-	for _, line := range ruleChanges(old, f.files) {
-		fmt.Fprintln(p.Out, line)
-	}
+	changes := ruleChanges(old, f.files)
 	lock, err := p.readLock()
 	if err != nil {
 		return err
@@ -131,6 +130,9 @@ func (p *Project) Update(ctx context.Context, name, rev string, revGiven bool) e
 	}
 	if err := p.commit(text, lock, name, f.files); err != nil {
 		return err
+	}
+	for _, line := range changes {
+		fmt.Fprintln(p.Out, line)
 	}
 	fmt.Fprintf(p.Out, "updated pack %s to %s%s\n", name, pf.Version, prefixed(" at ", orDefault(rev, "the default branch")+commitNote(f.commit)))
 	return nil
