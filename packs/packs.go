@@ -492,7 +492,8 @@ func (p *Project) readLock() (*policy.Lock, error) {
 }
 
 // ruleChanges lists the rules a pack update adds, removes and changes: a
-// rule changes when its table does, or the source of a script it names.
+// rule changes when its table does, the source of a script it names, or a
+// library of the pack.
 func ruleChanges(oldFiles, newFiles policy.PackFiles) []string {
 	rules := func(files policy.PackFiles) map[string]string {
 		out := map[string]string{}
@@ -500,9 +501,22 @@ func ruleChanges(oldFiles, newFiles policy.PackFiles) []string {
 		if err != nil {
 			return out
 		}
+		// A script's loads are not followed: every library of the pack (a
+		// .star file that is neither a script nor a test) counts as part
+		// of every script, so a changed library changes each rule with one.
+		scriptFiles := map[string]bool{}
+		for _, s := range pf.Scripts {
+			scriptFiles[filepath.ToSlash(filepath.Clean(s.Src))] = true
+		}
+		var libs []byte
+		for _, p := range sortedKeys(files) {
+			if strings.HasSuffix(p, ".star") && !strings.HasSuffix(p, "_test.star") && !scriptFiles[p] {
+				libs = append(append(libs, p...), files[p]...)
+			}
+		}
 		srcs := map[string][]byte{}
 		for _, s := range pf.Scripts {
-			srcs[s.ID] = append([]byte(s.Source), files[s.Src]...)
+			srcs[s.ID] = append(append([]byte(s.Source), files[filepath.ToSlash(filepath.Clean(s.Src))]...), libs...)
 		}
 		for _, r := range pf.Rules {
 			b, _ := json.Marshal(r)
