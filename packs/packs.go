@@ -118,7 +118,7 @@ func (p *Project) Update(ctx context.Context, name, rev string, revGiven bool) e
 		return err
 	}
 	old, _ := policy.ReadPackTree(p.packDir(name))
-	changes := ruleChanges(old, f.files)
+	changes := ruleChanges(name, old, f.files)
 	lock, err := p.readLock()
 	if err != nil {
 		return err
@@ -491,10 +491,11 @@ func (p *Project) readLock() (*policy.Lock, error) {
 	return l, nil
 }
 
-// ruleChanges lists the rules a pack update adds, removes and changes: a
-// rule changes when its table does, the source of a script it names, or a
-// library of the pack.
-func ruleChanges(oldFiles, newFiles policy.PackFiles) []string {
+// ruleChanges lists the rules a pack update adds, removes and changes, by
+// their namespaced ids (NAME/id, as disable names them): a rule changes
+// when its table does, the source of a script it names, or a library of
+// the pack.
+func ruleChanges(name string, oldFiles, newFiles policy.PackFiles) []string {
 	rules := func(files policy.PackFiles) map[string]string {
 		out := map[string]string{}
 		pf, err := policy.ParsePackFile(policy.PackFileName, files[policy.PackFileName])
@@ -553,7 +554,7 @@ func ruleChanges(oldFiles, newFiles policy.PackFiles) []string {
 	}{{"added", added}, {"removed", removed}, {"changed", changed}} {
 		sort.Strings(g.ids)
 		for _, id := range g.ids {
-			out = append(out, fmt.Sprintf("  %-8s %s", g.what, id))
+			out = append(out, fmt.Sprintf("  %-8s %s/%s", g.what, name, id))
 		}
 	}
 	return append([]string{"rules:"}, out...)
