@@ -389,6 +389,8 @@ func (t *transaction) replaceDir(dir, name string, files policy.PackFiles) error
 		t.cleanup = append(t.cleanup, func() { os.RemoveAll(backup) })
 	}
 	if files == nil {
+		// The last pack removed takes the packs folder with it.
+		t.cleanup = append(t.cleanup, func() { os.Remove(filepath.Dir(dir)) })
 		return nil
 	}
 	if err := t.mkdirAll(filepath.Dir(dir)); err != nil {
