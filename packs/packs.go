@@ -88,7 +88,8 @@ func (p *Project) Add(ctx context.Context, arg, name, cwd string) error {
 }
 
 // Update fetches a declared pack again, at rev when revGiven (else at the
-// rev it has), prints what changed in its rules and writes it as Add does.
+// rev it has), writes it as Add does and then prints what changed in its
+// rules (a failed update prints none: nothing changed).
 func (p *Project) Update(ctx context.Context, name, rev string, revGiven bool) error {
 	text, err := p.readManifest()
 	if err != nil {
@@ -117,9 +118,7 @@ func (p *Project) Update(ctx context.Context, name, rev string, revGiven bool) e
 		return err
 	}
 	old, _ := policy.ReadPackTree(p.packDir(name))
-	for _, line := range ruleChanges(old, f.files) {
-		fmt.Fprintln(p.Out, line)
-	}
+	changes := ruleChanges(name, old, f.files)
 	lock, err := p.readLock()
 	if err != nil {
 		return err
@@ -131,6 +130,9 @@ func (p *Project) Update(ctx context.Context, name, rev string, revGiven bool) e
 	}
 	if err := p.commit(text, lock, name, f.files); err != nil {
 		return err
+	}
+	for _, line := range changes {
+		fmt.Fprintln(p.Out, line)
 	}
 	fmt.Fprintf(p.Out, "updated pack %s to %s%s\n", name, pf.Version, prefixed(" at ", orDefault(rev, "the default branch")+commitNote(f.commit)))
 	return nil
@@ -387,7 +389,12 @@ func (t *transaction) replaceDir(dir, name string, files policy.PackFiles) error
 		t.cleanup = append(t.cleanup, func() { os.RemoveAll(backup) })
 	}
 	if files == nil {
+		// The last pack removed takes the packs folder with it.
+		t.cleanup = append(t.cleanup, func() { os.Remove(filepath.Dir(dir)) })
 		return nil
+	}
+	if err := t.mkdirAll(filepath.Dir(dir)); err != nil {
+		return err
 	}
 	staged, err := stage(filepath.Dir(dir), name, files)
 	if err != nil {
@@ -398,6 +405,27 @@ func (t *transaction) replaceDir(dir, name string, files policy.PackFiles) error
 		return err
 	}
 	t.undo = append(t.undo, func() { os.RemoveAll(dir) })
+	return nil
+}
+
+// mkdirAll creates dir and its missing parents, which a rollback removes
+// again (if still empty), deepest first.
+func (t *transaction) mkdirAll(dir string) error {
+	var created []string
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil || filepath.Dir(d) == d {
+			break
+		}
+		created = append(created, d)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	t.undo = append(t.undo, func() {
+		for _, d := range created {
+			os.Remove(d)
+		}
+	})
 	return nil
 }
 
@@ -465,18 +493,33 @@ func (p *Project) readLock() (*policy.Lock, error) {
 	return l, nil
 }
 
-// ruleChanges lists the rules a pack update adds, removes and changes: a
-// rule changes when its table does, or the source of a script it names.
-func ruleChanges(oldFiles, newFiles policy.PackFiles) []string {
+// ruleChanges lists the rules a pack update adds, removes and changes, by
+// their namespaced ids (NAME/id, as disable names them): a rule changes
+// when its table does, the source of a script it names, or a library of
+// the pack.
+func ruleChanges(name string, oldFiles, newFiles policy.PackFiles) []string {
 	rules := func(files policy.PackFiles) map[string]string {
 		out := map[string]string{}
 		pf, err := policy.ParsePackFile(policy.PackFileName, files[policy.PackFileName])
 		if err != nil {
 			return out
 		}
+		// A script's loads are not followed: every library of the pack (a
+		// .star file that is neither a script nor a test) counts as part
+		// of every script, so a changed library changes each rule with one.
+		scriptFiles := map[string]bool{}
+		for _, s := range pf.Scripts {
+			scriptFiles[filepath.ToSlash(filepath.Clean(s.Src))] = true
+		}
+		var libs []byte
+		for _, p := range sortedKeys(files) {
+			if strings.HasSuffix(p, ".star") && !strings.HasSuffix(p, "_test.star") && !scriptFiles[p] {
+				libs = append(append(libs, p...), files[p]...)
+			}
+		}
 		srcs := map[string][]byte{}
 		for _, s := range pf.Scripts {
-			srcs[s.ID] = append([]byte(s.Source), files[s.Src]...)
+			srcs[s.ID] = append(append([]byte(s.Source), files[filepath.ToSlash(filepath.Clean(s.Src))]...), libs...)
 		}
 		for _, r := range pf.Rules {
 			b, _ := json.Marshal(r)
@@ -513,7 +556,7 @@ func ruleChanges(oldFiles, newFiles policy.PackFiles) []string {
 	}{{"added", added}, {"removed", removed}, {"changed", changed}} {
 		sort.Strings(g.ids)
 		for _, id := range g.ids {
-			out = append(out, fmt.Sprintf("  %-8s %s", g.what, id))
+			out = append(out, fmt.Sprintf("  %-8s %s/%s", g.what, name, id))
 		}
 	}
 	return append([]string{"rules:"}, out...)

@@ -47,6 +47,9 @@ func ParseSource(arg, cwd string) (Source, string, error) {
 				rest = rest[:slash+at]
 			}
 		}
+		if strings.Trim(rest, "/") == "" {
+			return Source{}, "", fmt.Errorf("%s: no repository", arg)
+		}
 		if rev == "" && strings.HasSuffix(arg, "@") {
 			return Source{}, "", fmt.Errorf("%s: an empty rev", arg)
 		}

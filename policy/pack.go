@@ -516,17 +516,21 @@ func LoadPackDir(dir string) (*Manifest, error) {
 	return LoadPackFiles(dir, files)
 }
 
-// LoadPackFiles is LoadPackDir for files already read; dir names them in
-// errors.
+// LoadPackFiles is LoadPackDir for files already read; dir (a folder or a
+// source URL) names them in errors.
 func LoadPackFiles(dir string, files PackFiles) (*Manifest, error) {
 	if files[PackFileName] == nil {
 		return nil, &ManifestError{Path: dir, Msg: "no " + PackFileName}
 	}
-	pf, err := ParsePackFile(filepath.Join(dir, PackFileName), files[PackFileName])
+	where := filepath.Join(dir, PackFileName)
+	if strings.Contains(dir, "://") {
+		where = strings.TrimSuffix(dir, "/") + "/" + PackFileName // Join would make git+file:///x git+file:/x
+	}
+	pf, err := ParsePackFile(where, files[PackFileName])
 	if err != nil {
 		return nil, err
 	}
-	return standalonePack(filepath.Join(dir, PackFileName), &Pack{Decl: &PackDecl{Name: pf.Name, Source: "dir:" + dir}, File: pf, Dir: dir, files: files.FS()})
+	return standalonePack(where, &Pack{Decl: &PackDecl{Name: pf.Name, Source: "dir:" + dir}, File: pf, Dir: dir, files: files.FS()})
 }
 
 // ValidPackName reports whether s can name a pack.
