@@ -928,6 +928,13 @@ func anyEffect(effects, patterns []string) bool {
 	return false
 }
 
+// The example project: a pack rule's examples run at its root, with HOME
+// its parent.
+const (
+	ExampleProject = "/home/dev/project"
+	ExampleHome    = "/home/dev"
+)
+
 // CheckPackExamples verifies the examples of every pack rule, which loading
 // skips (the pack's files are pinned, and a pack's examples cost every call
 // time): what policy check and pack add do.
@@ -986,13 +993,19 @@ func ruleLineByID(m *Manifest, r *Rule) int {
 // be checked.
 func (e *Engine) ruleMatchesLine(r *Rule, command string) (bool, error) {
 	line := shellcmd.Parse(command)
-	ev := e.newEvaluation(Request{})
+	req := Request{}
+	if r.pack != "" {
+		// A pack's rules judge paths against the project and HOME: their
+		// examples run at the root of an example project.
+		req = Request{Cwd: ExampleProject, Project: ExampleProject, Home: ExampleHome}
+	}
+	ev := e.newEvaluation(req)
 	ev.line = line
 	for ci := range line.Commands {
 		c := &line.Commands[ci]
 		for li, layer := range c.Layers {
 			sub := &subject{raw: command, argv: layer, canon: shellcmd.Canonical(layer), cmd: c, innermost: li == len(c.Layers)-1, eval: ev}
-			sub.effects = ev.analyze(sub, commandEffects(layer, c, ""))
+			sub.effects = ev.analyze(sub, commandEffects(layer, c, req.Cwd))
 			res := r.Match.eval(sub)
 			for _, run := range ev.runs {
 				if run.Error != "" {

@@ -20,6 +20,9 @@ import (
 // see in their ctx beside the command itself.
 type Request struct {
 	Cwd string
+	// Project is the repository root scripts see as ctx.project, when it
+	// is not the engine's own (a rule's examples run in an example project).
+	Project string
 	// Home is the hook's $HOME, "" when unknown: scripts see it as
 	// ctx.home, and ctx.dir resolves "~" against it.
 	Home      string
@@ -116,6 +119,9 @@ func (ev *evaluation) context(phase string, s *subject, effects []string) starla
 // to: home, project, dir, redirects, upstream, layers, implied, dynamic.
 func (ev *evaluation) fill(c *builtins.Context, cmd *shellcmd.Command) {
 	c.Home, c.Project = ev.req.Home, ev.e.Root
+	if ev.req.Project != "" {
+		c.Project = ev.req.Project
+	}
 	if cmd == nil {
 		return
 	}
@@ -144,7 +150,7 @@ func (ev *evaluation) command(cmd *shellcmd.Command) *cmdContext {
 			info.err = checkList(what, list)
 		}
 	}
-	check("home, project, dir or implied", []string{ev.req.Home, ev.e.Root, info.dir, cmd.Implied})
+	check("home, project, dir or implied", []string{ev.req.Home, ev.e.Root, ev.req.Project, info.dir, cmd.Implied})
 	if len(cmd.Layers) > builtins.MaxList {
 		info.err = fmt.Errorf("the command has %d layers; scripts are given at most %d", len(cmd.Layers), builtins.MaxList)
 	}
