@@ -47,6 +47,7 @@ type Context struct {
 	Layers    [][]string          // every layer of the command, outermost first; nil: just Argv
 	Implied   string              // what implies the command when it is not written ("find -delete"), or ""
 	Dynamic   bool                // some word of the command is only known at run time
+	Assigns   []string            // the environment assignments it runs with, NAME=value
 }
 
 // Policy is the policy decision reviewers and before-interceptors see.
@@ -63,8 +64,8 @@ type PolicyMatch struct{ RuleID, Action, Reason string }
 // none), program, cwd, effects (tuple), policy (None or a struct {action, reason, matches:
 // tuple of structs {rule_id, action, reason}}), timestamp; and home, project, dir (strings),
 // redirects (tuple of structs {op, target, file, write, dynamic}), upstream and layers
-// (tuples of argv tuples; layers is (argv,) when Layers is nil), implied (string) and
-// dynamic (bool). The caller is responsible for having bounded the inputs (every list at
+// (tuples of argv tuples; layers is (argv,) when Layers is nil), implied (string),
+// dynamic (bool) and assigns (tuple of NAME=value). The caller is responsible for having bounded the inputs (every list at
 // most MaxList items, strings at most MaxString bytes).
 func (c *Context) Value() starlark.Value {
 	basename := ""
@@ -101,6 +102,7 @@ func (c *Context) Value() starlark.Value {
 		"layers":     layers,
 		"implied":    starlark.String(c.Implied),
 		"dynamic":    starlark.Bool(c.Dynamic),
+		"assigns":    stringTuple(c.Assigns),
 	})
 	s.Freeze()
 	return s

@@ -116,7 +116,8 @@ func (ev *evaluation) context(phase string, s *subject, effects []string) starla
 }
 
 // fill sets the fields of ctx that describe the command a layer belongs
-// to: home, project, dir, redirects, upstream, layers, implied, dynamic.
+// to: home, project, dir, redirects, upstream, layers, implied, dynamic,
+// assigns.
 func (ev *evaluation) fill(c *builtins.Context, cmd *shellcmd.Command) {
 	c.Home, c.Project = ev.req.Home, ev.e.Root
 	if ev.req.Project != "" {
@@ -127,7 +128,7 @@ func (ev *evaluation) fill(c *builtins.Context, cmd *shellcmd.Command) {
 	}
 	info := ev.command(cmd)
 	c.Dir, c.Upstream = info.dir, info.upstream
-	c.Redirects, c.Layers, c.Implied, c.Dynamic = cmd.Redirects, cmd.Layers, cmd.Implied, cmd.Dynamic
+	c.Redirects, c.Layers, c.Implied, c.Dynamic, c.Assigns = cmd.Redirects, cmd.Layers, cmd.Implied, cmd.Dynamic, cmd.Assigns
 }
 
 // command returns what the ctx of cmd's layers says of it, computed once:
@@ -157,6 +158,7 @@ func (ev *evaluation) command(cmd *shellcmd.Command) *cmdContext {
 	for _, l := range cmd.Layers {
 		check("layers", l)
 	}
+	check("assigns", cmd.Assigns)
 	if len(cmd.Redirects) > builtins.MaxList {
 		info.err = fmt.Errorf("the command has %d redirections; scripts are given at most %d", len(cmd.Redirects), builtins.MaxList)
 	}

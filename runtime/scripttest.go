@@ -366,13 +366,13 @@ func (t *tester) context(_ *starlark.Thread, b *starlark.Builtin, args starlark.
 	}
 	var argv, effects, policy starlark.Value = starlark.None, starlark.None, starlark.None
 	var redirects, upstream, layers starlark.Value = starlark.None, starlark.None, starlark.None
-	var dir starlark.Value = starlark.None
+	var dir, assigns starlark.Value = starlark.None, starlark.None
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs,
 		"argv", &argv, "program?", &c.Program, "cwd?", &c.Cwd, "effects?", &effects,
 		"session_id?", &c.SessionID, "agent?", &c.Agent, "tool?", &c.Tool,
 		"request_id?", &c.RequestID, "timestamp?", &c.Timestamp, "policy?", &policy,
 		"home?", &c.Home, "project?", &c.Project, "dir?", &dir, "redirects?", &redirects,
-		"upstream?", &upstream, "layers?", &layers, "implied?", &c.Implied, "dynamic?", &c.Dynamic); err != nil {
+		"upstream?", &upstream, "layers?", &layers, "implied?", &c.Implied, "dynamic?", &c.Dynamic, "assigns?", &assigns); err != nil {
 		return nil, err
 	}
 	c.Dir = c.Cwd
@@ -395,6 +395,11 @@ func (t *tester) context(_ *starlark.Thread, b *starlark.Builtin, args starlark.
 	if c.Program == "" {
 		c.Program = c.Argv[0]
 		c.Argv = append([]string{path.Base(c.Argv[0])}, c.Argv[1:]...)
+	}
+	if assigns != starlark.None {
+		if c.Assigns, err = stringList(assigns); err != nil {
+			return nil, fmt.Errorf("%s: assigns: %v", b.Name(), err)
+		}
 	}
 	if policy != starlark.None {
 		p, err := policyValue(policy)
