@@ -42,6 +42,7 @@ func run(args []string, stdout io.Writer) error {
 	byCategory := fs.Bool("by-category", false, "add the figures of each category group of a corpus")
 	missesFile := fs.String("misses", "", "write every row decided against its label to this TSV file")
 	excludeKnown := fs.Bool("exclude-known", false, "leave the rows known-differences.tsv lists out of the figures")
+	spec := fs.Bool("spec", false, "measure the spec cases (testdata/spec-cases.tsv) instead of the peer corpora, listing every miss")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -51,6 +52,18 @@ func run(args []string, stdout io.Writer) error {
 	configs, err := chosenConfigs(fs, *configDir, *levels)
 	if err != nil {
 		return err
+	}
+	if *spec {
+		cases, err := readSpecCases(strings.NewReader(specCasesTSV))
+		if err != nil {
+			return err
+		}
+		results, err := measureSpec(cases, configs)
+		if err != nil {
+			return err
+		}
+		writeSpecText(stdout, results, true)
+		return nil
 	}
 	dir, err := corpusFolder(*corpusDir)
 	if err != nil {

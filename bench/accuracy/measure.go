@@ -95,10 +95,10 @@ func openEngine(c config) (e *policy.Engine, done func(), err error) {
 }
 
 // decide decides one command as an agent's bash call in the project.
-// HOME reaches the engine only through Load's getenv. DryRun stores no
+// DryRun stores no
 // approval grant, so the project folder is never written.
 func decide(e *policy.Engine, command string) policy.Decision {
-	return e.DecideRequest(command, policy.Request{Cwd: project, Agent: "claude", Tool: "bash", DryRun: true})
+	return e.DecideRequest(command, policy.Request{Cwd: project, Home: home, Agent: "claude", Tool: "bash", DryRun: true})
 }
 
 // tally counts one verdict source's stops among the rows labelled stop and
