@@ -53,21 +53,18 @@ func Apply(s *State, p Plan) (*Result, error) {
 	}
 
 	if p.Policy && len(s.PolicyFiles) == 0 {
-		for _, f := range []struct{ path, data string }{
-			{policy.PolicyFileSubpath, starterPolicyJSON},
-			{policy.ManifestSubpath, starterManifest},
-		} {
-			err := createFile(filepath.Join(s.Root, f.path), []byte(f.data))
-			if errors.Is(err, fs.ErrExist) {
-				// Created since Detect looked: it is the user's, keep it.
-				res.Notes = append(res.Notes, f.path+" appeared meanwhile; it was left as it is")
-				continue
-			}
-			if err != nil {
-				return res, err
-			}
-			res.add(s.Root, filepath.Join(s.Root, f.path))
+		err := createFile(filepath.Join(s.Root, policy.ManifestSubpath), []byte(starterManifest))
+		switch {
+		case errors.Is(err, fs.ErrExist):
+			// Created since Detect looked: it is the user's, keep it.
+			res.Notes = append(res.Notes, policy.ManifestSubpath+" appeared meanwhile; it was left as it is")
+		case err != nil:
+			return res, err
+		default:
+			res.add(s.Root, filepath.Join(s.Root, policy.ManifestSubpath))
 		}
+	} else if p.Policy && !s.SafetyPack {
+		res.Notes = append(res.Notes, "your policy is kept as it is; to add the built-in safety pack, add to "+policy.ManifestSubpath+":\n    [[pack]]\n    name = \"safety\"\n    options = { level = \"standard\" }")
 	}
 
 	if p.NPM {

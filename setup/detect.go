@@ -87,6 +87,7 @@ type State struct {
 	NPM             NPMState // from .npmrc
 	PolicyFiles     []string // the policy files that exist, root-relative
 	PolicyErr       error    // the existing policy does not load
+	SafetyPack      bool     // the existing manifest takes in the built-in safety pack
 	Gitignore       bool     // .gitignore ignores .agent-shell/
 	getenv          func(string) string
 }
@@ -145,7 +146,13 @@ func Detect(dir string, getenv func(string) string) (*State, error) {
 		s.PolicyFiles = append(s.PolicyFiles, override)
 	}
 	if len(s.PolicyFiles) > 0 {
-		s.PolicyErr = policy.Load(root, getenv).LoadErr
+		e := policy.Load(root, getenv)
+		s.PolicyErr = e.LoadErr
+		if e.Manifest != nil {
+			for _, p := range e.Manifest.LoadedPacks() {
+				s.SafetyPack = s.SafetyPack || p.Builtin() && p.Decl.Name == "safety"
+			}
+		}
 	}
 	return s, nil
 }

@@ -130,7 +130,7 @@ func (s *State) Describe(p Plan) string {
 		parts = append(parts, "policy hooks ("+agents+")")
 	}
 	if p.Policy && len(s.PolicyFiles) == 0 {
-		parts = append(parts, "starter policy")
+		parts = append(parts, "the safety pack")
 	}
 	if p.NPM {
 		parts = append(parts, "npm script-shell")

@@ -122,9 +122,9 @@ func (p *prompter) run(s *State) (Plan, bool, error) {
 		detail := "check commands before they run (the hooks)"
 		switch {
 		case len(s.PolicyFiles) == 0 && hooks:
-			detail = "the hooks, and a starter deny-only policy"
+			detail = "the hooks, and the built-in safety pack"
 		case len(s.PolicyFiles) == 0:
-			detail = "a starter deny-only policy"
+			detail = "the built-in safety pack"
 		}
 		items = append(items, choice{id: "policy", label: "policy", detail: detail, on: true})
 	}
@@ -282,8 +282,7 @@ func (p *prompter) summary(s *State, plan Plan) {
 		}
 	}
 	if plan.Policy && len(s.PolicyFiles) == 0 {
-		rows = append(rows, row{policy.PolicyFileSubpath, "starter policy, deny only"},
-			row{policy.ManifestSubpath, "starter rules, commented"})
+		rows = append(rows, row{policy.ManifestSubpath, "the safety pack, level standard"})
 	}
 	if plan.NPM {
 		rows = append(rows, row{".npmrc", scriptShellLine})

@@ -109,7 +109,7 @@ func report(w io.Writer, s *State, res *Result, enabled string, complete bool) {
 	fmt.Fprintf(w, "enabled: %s\n", enabled)
 	starter := false
 	for _, f := range res.Files {
-		starter = starter || strings.HasSuffix(f, "/policy.json")
+		starter = starter || strings.HasSuffix(f, "/agent-shell.toml")
 	}
 	switch {
 	case len(s.PolicyFiles) > 0 || starter:
@@ -119,6 +119,6 @@ func report(w io.Writer, s *State, res *Result, enabled string, complete bool) {
 		fmt.Fprintln(w, "verify: agent-shell log verify (after an agent's first tool call)")
 	}
 	if starter {
-		fmt.Fprintln(w, "next: the starter policy only denies; agent-shell policy --init proposes rules from this project")
+		fmt.Fprintln(w, "policy: the built-in safety pack at level standard (agent-shell pack show safety); agent-shell policy --init proposes rules from this project")
 	}
 }

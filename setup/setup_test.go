@@ -238,7 +238,7 @@ func TestApplyKeepsEverythingAndIsIdempotent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{hostapi.ClaudeSettingsFile, hostapi.CopilotHooksFile, policy.PolicyFileSubpath, policy.ManifestSubpath, ".npmrc", ".gitignore"}
+	want := []string{hostapi.ClaudeSettingsFile, hostapi.CopilotHooksFile, policy.ManifestSubpath, ".npmrc", ".gitignore"}
 	if !reflect.DeepEqual(res.Files, want) {
 		t.Errorf("files = %v, want %v", res.Files, want)
 	}
@@ -254,9 +254,16 @@ func TestApplyKeepsEverythingAndIsIdempotent(t *testing.T) {
 	if got := read(t, filepath.Join(root, ".npmrc")); got != "registry=https://r.example/\nscript-shell=agent-shell\n" {
 		t.Errorf(".npmrc = %q", got)
 	}
+	// The starter is the safety pack at level standard, and no allow list.
 	e := policy.Load(root, noenv)
-	if e.LoadErr != nil || e.File.HasAllow || len(e.Manifest.Rules) != 1 {
-		t.Fatalf("starter policy: %v, allow list %v", e.LoadErr, e.File != nil && e.File.HasAllow)
+	if e.LoadErr != nil || e.File != nil || len(e.Manifest.LoadedPacks()) != 1 {
+		t.Fatalf("starter policy: %v, policy.json %v", e.LoadErr, e.File != nil)
+	}
+	if p := e.Manifest.LoadedPacks()[0]; p.Decl.Name != "safety" || !p.Builtin() || p.Options["level"] != "standard" {
+		t.Errorf("starter pack %s %v", p.Decl.Name, p.Options)
+	}
+	if d := e.Decide("git reset --hard", root); d.Action != policy.ActionDeny || d.Rule != "safety/git-discard" {
+		t.Errorf("git reset --hard under the starter: %s by %q", d.Action, d.Rule)
 	}
 
 	s = detect(t, root)
@@ -284,6 +291,9 @@ func TestDenyOnlyPolicyStaysDenyOnly(t *testing.T) {
 	}
 	if exists(filepath.Join(root, policy.ManifestSubpath)) || slices.Contains(res.Files, policy.PolicyFileSubpath) {
 		t.Errorf("a starter was written next to an existing policy: %v", res.Files)
+	}
+	if !slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, `name = "safety"`) }) {
+		t.Errorf("no note on how to add the safety pack: %q", res.Notes)
 	}
 }
 
@@ -381,7 +391,7 @@ func TestRunNonInteractive(t *testing.T) {
 	if err := Run(o); err != nil {
 		t.Fatal(err)
 	}
-	if want := "agent-shell: non-interactive mode, enabling: flight recording and policy hooks (copilot), starter policy, .gitignore entry\n"; errb.String() != want {
+	if want := "agent-shell: non-interactive mode, enabling: flight recording and policy hooks (copilot), the safety pack, .gitignore entry\n"; errb.String() != want {
 		t.Errorf("stderr = %q", errb.String())
 	}
 	for _, want := range []string{"wrote " + hostapi.CopilotHooksFile, "wrote .gitignore", "verify: agent-shell policy check"} {

@@ -114,7 +114,7 @@ func TestInitPromptOnATerminal(t *testing.T) {
 	press(t, tty, "\r")
 
 	screen = readUntil(t, tty, "Write these files? [y/N] ")
-	for _, want := range []string{".claude/settings.json", ".github/hooks/agent-shell/hooks.json", "starter policy"} {
+	for _, want := range []string{".claude/settings.json", ".github/hooks/agent-shell/hooks.json", "the safety pack, level standard"} {
 		if !strings.Contains(screen, want) {
 			t.Errorf("summary lacks %q:\n%s", want, screen)
 		}
@@ -137,8 +137,7 @@ func TestInitPromptOnATerminal(t *testing.T) {
 	for file, want := range map[string]string{
 		".claude/settings.json":                      "agent-shell hook --agent=claude",
 		".github/hooks/agent-shell/hooks.json":       "agent-shell hook --agent=copilot",
-		".github/hooks/agent-shell/policy.json":      `"deny"`,
-		".github/hooks/agent-shell/agent-shell.toml": "version = 1",
+		".github/hooks/agent-shell/agent-shell.toml": `name = "safety"`,
 		".gitignore": ".agent-shell/",
 	} {
 		data, err := os.ReadFile(filepath.Join(dir, file))
