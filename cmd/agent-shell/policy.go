@@ -43,7 +43,7 @@ func newPolicyCmd(a *app) *cobra.Command {
 			return a.runExplain(args[0], cwd)
 		}),
 	}
-	explain.Flags().StringVar(&cwd, "cwd", "", "the `DIR` the command would run in (makes effect paths absolute)")
+	explain.Flags().StringVar(&cwd, "cwd", "", "the `DIR` the command would run in (default: the current directory)")
 	check := &cobra.Command{
 		Use:   "check",
 		Short: "Load and validate policy.json and agent-shell.toml, examples included",
@@ -60,6 +60,12 @@ func (a *app) runExplain(command, cwd string) error {
 	e := a.loadPolicy()
 	if e.LoadErr != nil {
 		return e.LoadErr
+	}
+	if cwd == "" {
+		// As an agent's call from here would be: paths resolve against it.
+		if wd, err := os.Getwd(); err == nil {
+			cwd = wd
+		}
 	}
 	d := e.DecideRequest(command, policy.Request{Cwd: cwd, Home: a.getenv("HOME"), DryRun: true})
 	w := a.stdout
