@@ -809,7 +809,7 @@ func (mt *Matcher) matchStatic(s *subject) bool {
 	if len(mt.ArgumentContains) > 0 && !anyArgumentContains(argv[1:], mt.ArgumentContains) {
 		return false
 	}
-	if mt.programRE != nil && !(mt.programRE.MatchString(argv[0]) || s.innermost && mt.programRE.MatchString(s.cmd.Path)) {
+	if re := mt.programRegexp(); re != nil && !(re.MatchString(argv[0]) || s.innermost && re.MatchString(s.cmd.Path)) {
 		return false
 	}
 	if len(mt.Effect) > 0 && !anyEffect(s.effects, mt.Effect) {

@@ -109,3 +109,34 @@ func BenchmarkLoadAuthorized(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkLoadSafetyPack: the configuration init writes, the safety pack
+// at level standard, its compiled programs in the cache.
+func BenchmarkLoadSafetyPack(b *testing.B) {
+	root := benchRepo(b, "bench-safety")
+	getenv := func(string) string { return "" }
+	Load(root, getenv) // fills the compile cache
+	b.ReportAllocs()
+	for b.Loop() {
+		if e := Load(root, getenv); e.LoadErr != nil {
+			b.Fatal(e.LoadErr)
+		}
+	}
+}
+
+// BenchmarkDecideSafetyPack: a five-command line under the safety pack,
+// its matchers running.
+func BenchmarkDecideSafetyPack(b *testing.B) {
+	root := benchRepo(b, "bench-safety")
+	e := Load(root, func(string) string { return "" })
+	if e.LoadErr != nil {
+		b.Fatal(e.LoadErr)
+	}
+	const line = "git status && rm -rf ./dist && npm test -- --grep x | tee log.txt && cat README.md"
+	b.ReportAllocs()
+	for b.Loop() {
+		if d := e.DecideRequest(line, Request{Cwd: root, Home: "/home/dev"}); d.Action != ActionAllow {
+			b.Fatal(d.Action, d.Reason)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"regexp/syntax"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -128,7 +129,7 @@ type Matcher struct {
 	Any              []*Matcher `toml:"any"`
 	Not              *Matcher   `toml:"not"`
 
-	programRE   *regexp.Regexp
+	programRE   *regexp.Regexp // ProgramRegex, compiled on first use
 	canonPrefix []string // ArgvPrefix, canonicalized like a command
 }
 
@@ -316,11 +317,11 @@ func (mt *Matcher) compile() error {
 		mt.canonPrefix = shellcmd.Canonical(mt.ArgvPrefix)
 	}
 	if mt.ProgramRegex != "" {
-		re, err := regexp.Compile(mt.ProgramRegex)
-		if err != nil {
+		// Checked now, compiled on first use: most calls never reach most
+		// rules' regexps, and a process lives for one call.
+		if _, err := syntax.Parse(mt.ProgramRegex, syntax.Perl); err != nil {
 			return fmt.Errorf("program_regex: %v", err)
 		}
-		mt.programRE = re
 	}
 	for _, e := range mt.Effect {
 		if err := validEffectPattern(e); err != nil {
@@ -364,6 +365,14 @@ func validEffectPattern(p string) error {
 		return nil
 	}
 	return fmt.Errorf("effect %q: unknown kind %q (want read, write, network, child_processes, arbitrary_code, privilege_change or unknown)", p, kind)
+}
+
+// programRegexp is ProgramRegex compiled, nil when there is none.
+func (mt *Matcher) programRegexp() *regexp.Regexp {
+	if mt.programRE == nil && mt.ProgramRegex != "" {
+		mt.programRE = regexp.MustCompile(mt.ProgramRegex) // validated by compile
+	}
+	return mt.programRE
 }
 
 // inlineKey puts back the inline tables that the decoder leaves out of an

@@ -184,6 +184,9 @@ func (m *Manifest) validateScripts() error {
 	}
 	for i, r := range m.Rules {
 		for _, id := range r.Match.scriptRefs(nil) {
+			if s := byID[id]; s != nil && builtins.Kind(s.Kind) == builtins.KindMatcher {
+				continue // the common case, without looking up the error's line
+			}
 			if err := wantKind(fmt.Sprintf("rule[%d].match.script", i+1), m.ruleKeyLine(i, "match"), id, builtins.KindMatcher); err != nil {
 				return err
 			}
@@ -262,6 +265,9 @@ func (m *Manifest) compileScripts(opts RuntimeOptions) error {
 			ID: s.ID, Kind: builtins.Kind(s.Kind), Function: s.Function, Lifecycle: state.Lifecycle(s.Lifecycle),
 			Limits: runtime.Limits{Fuel: uint64(s.Fuel), Timeout: s.timeout, MaxOutput: int(s.MaxOutput)},
 			Pack:   s.pack,
+			// A built-in pack's scripts are the binary's, compiled and
+			// tested with it: each is compiled when it first runs.
+			Lazy: m.packByName(s.pack) != nil && m.packByName(s.pack).Builtin(),
 		}
 		if s.Src != "" {
 			rs.File = filepath.ToSlash(filepath.Clean(s.Src)) // read by Compile, through the folder's root
@@ -294,16 +300,16 @@ func (m *Manifest) compileScripts(opts RuntimeOptions) error {
 	return nil
 }
 
-// digest is the manifest digest: its text, every script and module that
-// runs, and each vendored pack's tree. A built-in pack counts by its name
-// only (in the text): it changes with the binary, like the rest of the
-// code, and an upgrade must not make every authorized configuration look
-// changed.
+// digest is the manifest digest: its text, every script and module of
+// its own that runs, and each vendored pack's tree, which covers every file
+// of the pack. A built-in pack counts by its name only (in the text): it
+// changes with the binary, like the rest of the code, and an upgrade must
+// not make every authorized configuration look changed.
 func (m *Manifest) digest(sources []runtime.Digest) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "agent-shell manifest 1\n%d\n%s\n", len(m.src), m.src)
 	for _, d := range sources {
-		if m.fromBuiltinPack(d.Name) {
+		if m.fromPack(d.Name) {
 			continue
 		}
 		fmt.Fprintf(h, "%s %s\n", d.SHA256, d.Name)
@@ -316,11 +322,11 @@ func (m *Manifest) digest(sources []runtime.Digest) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// fromBuiltinPack reports whether a runtime digest name ("script ID" or
-// "module NAME") belongs to a built-in pack.
-func (m *Manifest) fromBuiltinPack(name string) bool {
+// fromPack reports whether a runtime digest name ("script ID" or "module
+// NAME") belongs to a pack.
+func (m *Manifest) fromPack(name string) bool {
 	for _, p := range m.packs {
-		if p.Builtin() && (strings.HasPrefix(name, "script "+p.Decl.Name+"/") || strings.HasPrefix(name, "module @"+p.Decl.Name+"//")) {
+		if strings.HasPrefix(name, "script "+p.Decl.Name+"/") || strings.HasPrefix(name, "module @"+p.Decl.Name+"//") {
 			return true
 		}
 	}

@@ -83,7 +83,7 @@ func (rt *Runtime) Invoke(ctx context.Context, id string, input starlark.Value, 
 	lockCtx, cancel := context.WithTimeout(ctx, c.Limits.Timeout)
 	defer cancel()
 	called := false
-	ident := state.Identity{ScriptID: c.ID, Kind: string(c.Kind), SourceSHA256: c.sha256, ManifestSHA256: rt.manifest}
+	ident := state.Identity{ScriptID: c.ID, Kind: string(c.Kind), SourceSHA256: c.sourceSHA(), ManifestSHA256: rt.manifest}
 	err := rt.opts.Store.Transact(lockCtx, c.Lifecycle, session, ident, func(cur map[string]any) (map[string]any, bool, error) {
 		called = true
 		res = rt.call(ctx, c, fn, input, cur)

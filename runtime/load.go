@@ -289,6 +289,15 @@ func (m *module) init(rt *Runtime) (starlark.StringDict, error) {
 // entry initialises an entry script once and returns its entry function.
 func (c *compiled) entry(rt *Runtime) (*starlark.Function, error) {
 	c.once.Do(func() {
+		if c.prog == nil { // a lazy script, compiled on first use
+			l := &loader{rt: rt}
+			err := rt.compileEntry(l, c)
+			l.close()
+			if err != nil {
+				c.initErr = err
+				return
+			}
+		}
 		globals, err := rt.initProgram(c.name(), c.prog, loadMap(c.prog, c.deps), rt.predeclared(builtins.Surface(c.Kind), c.Pack), c.Limits)
 		if err != nil {
 			c.initErr = err

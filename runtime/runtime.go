@@ -58,6 +58,11 @@ type Script struct {
 	// Pack is the declared pack whose folder File is relative to, "" for
 	// the manifest's folder.
 	Pack string
+	// Lazy defers compiling the script, and resolving what it loads, to
+	// its first run (or Check): for scripts whose sources are pinned, such
+	// as a pack's, so that a call pays only for the scripts it runs. A
+	// lazy script is not in Digests, nor are the modules only it loads.
+	Lazy bool
 }
 
 // Options says where a runtime reads and writes.
@@ -158,6 +163,30 @@ type compiled struct {
 	initErr error
 }
 
+// sourceSHA is the SHA-256 of the script's source, hashed on first use.
+func (c *compiled) sourceSHA() string {
+	if c.sha256 == "" {
+		sum := sha256.Sum256(c.Source)
+		c.sha256 = hex.EncodeToString(sum[:])
+	}
+	return c.sha256
+}
+
+// compileEntry compiles an entry script (from the cache when it can) and
+// everything it loads.
+func (rt *Runtime) compileEntry(l *loader, c *compiled) error {
+	prog, err := rt.compileCached(c.name(), c.Source, c.sourceSHA(), string(c.Kind), rt.predeclared(builtins.Surface(c.Kind), c.Pack))
+	if err != nil {
+		return err
+	}
+	deps, err := l.resolveLoads(prog, c.name(), originOf(c.File, c.Pack), []string{c.name()})
+	if err != nil {
+		return err
+	}
+	c.prog, c.deps = prog, deps
+	return nil
+}
+
 // name is the script's file as positions and errors show it: its path in
 // the manifest folder, or @pack//path.
 func (c *compiled) name() string {
@@ -207,18 +236,12 @@ func Compile(scripts []Script, opts Options) (*Runtime, error) {
 			}
 			s.Source = src
 		}
-		sum := sha256.Sum256(s.Source)
-		c := &compiled{Script: s, sha256: hex.EncodeToString(sum[:])}
-		prog, err := rt.compileCached(c.name(), s.Source, c.sha256, string(s.Kind), rt.predeclared(builtins.Surface(s.Kind), s.Pack))
-		if err != nil {
-			return nil, &CompileError{Script: s.ID, Err: err}
+		c := &compiled{Script: s}
+		if !s.Lazy {
+			if err := rt.compileEntry(l, c); err != nil {
+				return nil, &CompileError{Script: s.ID, Err: err}
+			}
 		}
-		c.prog = prog
-		deps, err := l.resolveLoads(prog, c.name(), originOf(s.File, s.Pack), []string{c.name()})
-		if err != nil {
-			return nil, &CompileError{Script: s.ID, Err: err}
-		}
-		c.deps = deps
 		rt.scripts[s.ID] = c
 		rt.order = append(rt.order, s.ID)
 	}
@@ -248,12 +271,15 @@ type Digest struct {
 	SHA256 string
 }
 
-// Digests lists every entry script (by id) and every loaded module (by
-// canonical name) with the SHA-256 of its source, sorted by name.
+// Digests lists every entry script (by id) but the lazy ones, and every
+// loaded module (by canonical name), with the SHA-256 of its source,
+// sorted by name.
 func (rt *Runtime) Digests() []Digest {
 	var out []Digest
 	for _, id := range rt.order {
-		out = append(out, Digest{Name: "script " + id, SHA256: rt.scripts[id].sha256})
+		if c := rt.scripts[id]; !c.Lazy {
+			out = append(out, Digest{Name: "script " + id, SHA256: c.sourceSHA()})
+		}
 	}
 	for name, m := range rt.modules {
 		out = append(out, Digest{Name: "module " + name, SHA256: m.sha256})
