@@ -342,7 +342,7 @@ func (s *scanner) snippet(c call) string {
 	if b > len(s.code) || a >= b {
 		return ""
 	}
-	text := strings.Join(strings.Fields(s.code[a:b]), " ")
+	text := strings.Join(strings.Fields(s.code[a:min(b, a+160)]), " ")
 	if len(text) > 80 {
 		text = text[:77] + "..."
 	}
@@ -350,6 +350,9 @@ func (s *scanner) snippet(c call) string {
 }
 
 func (s *scanner) notStatic(c call) {
+	if s.out.Unknown != "" {
+		return // the first reason is the one kept
+	}
 	s.unknown(fmt.Sprintf("%s runs a command line that is not static: %s", s.form, s.snippet(c)))
 }
 

@@ -4,6 +4,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // interpParseTests: what Parse finds below an interpreter one-liner (the
@@ -426,5 +429,78 @@ func TestScanCode(t *testing.T) {
 		if tt.unknown == "" && got.Unknown != "" || tt.unknown != "" && !strings.Contains(got.Unknown, tt.unknown) {
 			t.Errorf("ScanCode(%q): Unknown %q, want %q", tt.argv, got.Unknown, tt.unknown)
 		}
+	}
+}
+
+// interpreters are the one-liner forms FuzzScanCode and TestScanCodeBounded
+// feed code to.
+var interpreters = [][]string{
+	{"python3", "-c"}, {"node", "-e"}, {"ruby", "-e"}, {"perl", "-e"}, {"php", "-r"},
+}
+
+// FuzzScanCode checks that ScanCode never panics and keeps its
+// invariants, and that Parse keeps its own on a one-liner of the code.
+// Seeds: the codes of scanTests, and testdata/fuzz/FuzzScanCode.
+func FuzzScanCode(f *testing.F) {
+	for _, tt := range scanTests {
+		for k, in := range interpreters {
+			if in[0] == tt.argv[0] {
+				f.Add(uint8(k), tt.argv[len(tt.argv)-1])
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, lang uint8, code string) {
+		argv := append(slices.Clone(interpreters[int(lang)%len(interpreters)]), code)
+		scan, ok := ScanCode(argv)
+		if !ok || scan.Code != code || scan.Lang == "" {
+			t.Fatalf("ScanCode(%q) = %+v, %v", argv, scan, ok)
+		}
+		if scan.DeletesRecursively && !scan.ChangesFiles {
+			t.Fatalf("ScanCode(%q): deletes recursively without changing files", argv)
+		}
+		for _, r := range scan.Runs {
+			if strings.TrimSpace(r) == "" {
+				t.Fatalf("ScanCode(%q): empty command line in %q", argv, scan.Runs)
+			}
+		}
+		if q, err := syntax.Quote(code, syntax.LangBash); err == nil {
+			src := argv[0] + " " + argv[1] + " " + q
+			checkLine(t, src, Parse(src))
+		}
+	})
+}
+
+// TestScanCodeBounded feeds each language programs shaped to make a
+// careless reader quadratic, or recurse without end: each must be read in
+// time linear in its size (a generous bound here), or be given up as
+// unknown.
+func TestScanCodeBounded(t *testing.T) {
+	const n = 1 << 17 // quadratic work on this many bytes takes minutes
+	shapes := []string{
+		"os.system(", "(", "[", "{", "system ", "/[", "'", "\"", "`", "f'{", "f\"{", "`${", "\"#{", "s{", "s/x/",
+		"%x{", "qx(", "q(", "?", "$'", "from a import *\n", "x = os.system\n", "eval(\"", "<?php ", "?>",
+		"exec(\"", "s/x/s\\/x\\/y\\/e/e;", "require('child_process').execSync('ls');", "a, ", "=begin\n",
+	}
+	for _, sh := range shapes {
+		code := strings.Repeat(sh, n/len(sh))
+		for _, in := range interpreters {
+			start := time.Now()
+			ScanCode(append(slices.Clone(in), code))
+			if d := time.Since(start); d > 3*time.Second {
+				t.Errorf("%s %q x %d took %v", in[0], sh, n/len(sh), d)
+			}
+		}
+	}
+	deep := strings.Repeat(`f"{`, maxLexDepth+2) + strings.Repeat(`}"`, maxLexDepth+2)
+	if scan, _ := ScanCode(py("print(" + deep + ")")); !strings.Contains(scan.Unknown, "nests too deeply") {
+		t.Errorf("deep f-strings: Unknown %q", scan.Unknown)
+	}
+	huge := strings.Repeat("x", maxBodyBytes+1)
+	if scan, _ := ScanCode(py(huge)); !strings.Contains(scan.Unknown, "exceeds") {
+		t.Errorf("huge program: Unknown %q", scan.Unknown)
+	}
+	evals := strings.Repeat(`eval("`, maxEvalDepth+2) + "1" + strings.Repeat(`")`, maxEvalDepth+2)
+	if scan, _ := ScanCode(js(evals)); scan.Unknown != "" {
+		t.Errorf("nested eval with escapes missing is data: Unknown %q", scan.Unknown)
 	}
 }
