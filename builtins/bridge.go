@@ -48,6 +48,7 @@ type Context struct {
 	Implied   string              // what implies the command when it is not written ("find -delete"), or ""
 	Dynamic   bool                // some word of the command is only known at run time
 	Assigns   []string            // the environment assignments it runs with, NAME=value
+	Code      *shellcmd.CodeScan  // what an interpreter one-liner's program does, nil for other commands
 }
 
 // Policy is the policy decision reviewers and before-interceptors see.
@@ -65,7 +66,9 @@ type PolicyMatch struct{ RuleID, Action, Reason string }
 // tuple of structs {rule_id, action, reason}}), timestamp; and home, project, dir (strings),
 // redirects (tuple of structs {op, target, file, write, dynamic}), upstream and layers
 // (tuples of argv tuples; layers is (argv,) when Layers is nil), implied (string),
-// dynamic (bool) and assigns (tuple of NAME=value). The caller is responsible for having bounded the inputs (every list at
+// dynamic (bool), assigns (tuple of NAME=value) and code (None, or for an interpreter
+// one-liner a struct {lang, deletes_recursively, changes_files, runs (tuple of the
+// command lines it runs), unknown}). The caller is responsible for having bounded the inputs (every list at
 // most MaxList items, strings at most MaxString bytes).
 func (c *Context) Value() starlark.Value {
 	basename := ""
@@ -103,9 +106,23 @@ func (c *Context) Value() starlark.Value {
 		"implied":    starlark.String(c.Implied),
 		"dynamic":    starlark.Bool(c.Dynamic),
 		"assigns":    stringTuple(c.Assigns),
+		"code":       codeValue(c.Code),
 	})
 	s.Freeze()
 	return s
+}
+
+func codeValue(c *shellcmd.CodeScan) starlark.Value {
+	if c == nil {
+		return starlark.None
+	}
+	return starlarkstruct.FromStringDict(starlark.String("code"), starlark.StringDict{
+		"lang":                starlark.String(c.Lang),
+		"deletes_recursively": starlark.Bool(c.DeletesRecursively),
+		"changes_files":       starlark.Bool(c.ChangesFiles),
+		"runs":                stringTuple(c.Runs),
+		"unknown":             starlark.String(c.Unknown),
+	})
 }
 
 func redirectTuple(rs []shellcmd.Redirect) starlark.Tuple {

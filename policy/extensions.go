@@ -129,6 +129,7 @@ func (ev *evaluation) fill(c *builtins.Context, cmd *shellcmd.Command) {
 	info := ev.command(cmd)
 	c.Dir, c.Upstream = info.dir, info.upstream
 	c.Redirects, c.Layers, c.Implied, c.Dynamic, c.Assigns = cmd.Redirects, cmd.Layers, cmd.Implied, cmd.Dynamic, cmd.Assigns
+	c.Code = cmd.Code
 }
 
 // command returns what the ctx of cmd's layers says of it, computed once:
@@ -159,6 +160,9 @@ func (ev *evaluation) command(cmd *shellcmd.Command) *cmdContext {
 		check("layers", l)
 	}
 	check("assigns", cmd.Assigns)
+	if cmd.Code != nil {
+		check("code", append([]string{cmd.Code.Lang, cmd.Code.Unknown}, cmd.Code.Runs...))
+	}
 	if len(cmd.Redirects) > builtins.MaxList {
 		info.err = fmt.Errorf("the command has %d redirections; scripts are given at most %d", len(cmd.Redirects), builtins.MaxList)
 	}

@@ -396,6 +396,10 @@ func (t *tester) context(_ *starlark.Thread, b *starlark.Builtin, args starlark.
 		c.Program = c.Argv[0]
 		c.Argv = append([]string{path.Base(c.Argv[0])}, c.Argv[1:]...)
 	}
+	if scan, ok := shellcmd.ScanCode(c.Argv); ok {
+		// As the engine does: an interpreter one-liner's ctx.code.
+		c.Code = &scan
+	}
 	if assigns != starlark.None {
 		if c.Assigns, err = stringList(assigns); err != nil {
 			return nil, fmt.Errorf("%s: assigns: %v", b.Name(), err)

@@ -24,7 +24,17 @@
 //     flock FILE -c and watch (its arguments joined); GNU parallel's command
 //     (joined, once per static ::: argument, the argument quoted in place of
 //     {} or appended); the commands of find -exec, -execdir, -ok and -okdir
-//     (primaries only: find . -name -exec is a name test).
+//     (primaries only: find . -name -exec is a name test); and the command
+//     lines that the program of an interpreter one-liner runs (python -c,
+//     node -e or -p, bun -e, deno eval, ruby -e, perl -e or -E, php -r,
+//     or such an interpreter reading its program from a heredoc, a
+//     here-string or a static echo or printf): os.system("..."),
+//     subprocess.run([...]), execSync("..."), backticks, qx{}... An argv
+//     list is joined with its words quoted. [Command.Code] holds what a
+//     small lexer per language finds in the program ([CodeScan]): the
+//     command lines, recursive deletes (shutil.rmtree, fs.rmSync with
+//     recursive: true, FileUtils.rm_rf, File::Path rmtree) and file
+//     changes; text in strings, comments and regular expressions is data.
 //     Shell bodies are parsed recursively, at most [MaxDepth] deep; each
 //     level adds one to [Command.Depth]. find runs its -exec commands at
 //     the same depth.
@@ -47,7 +57,10 @@
 //   - What is unknown: a program that is not static ($X, $(echo rm),
 //     "${CMD}", a glob such as r*), a wrapper or find argument whose
 //     expansion could change what runs, a shell body or eval argument that
-//     is not static (bash -c "$X", bash -c "rm $DIR"), a body nested deeper
+//     is not static (bash -c "$X", bash -c "rm $DIR"), an interpreter
+//     one-liner whose program is not static (python -c "$X") or runs a
+//     command line that is not (os.system(cmd), execSync(`rm ${d}`),
+//     system("rm #{d}")), a body nested deeper
 //     than [MaxDepth], and a line that does not parse or nests too deeply
 //     ([Line.Err]). So is what run-time input supplies in place of a
 //     missing part: the script of a shell -c, eval, watch, su -c or
@@ -80,7 +93,8 @@
 // It never expands parameters, globs or tildes, never runs a command
 // substitution, never reads a script file, PATH, aliases or functions
 // defined elsewhere, and never consults the environment. bash script.sh,
-// python -c CODE and source FILE are commands whose effects the caller's
-// effects table must judge. Nothing is computed at package initialisation:
+// python script.py, source FILE and a one-liner's program read at run time
+// (curl x | python3) are commands whose effects the caller's effects table
+// must judge. Nothing is computed at package initialisation:
 // every hook call is a process start.
 package shellcmd

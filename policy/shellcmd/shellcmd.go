@@ -143,6 +143,14 @@ type Command struct {
 	// absolute path or under "~" makes the directory known again.
 	Dirs       []string
 	DirUnknown bool
+
+	// Code is what the program of an interpreter one-liner does, or nil
+	// when the command is none (see [ScanCode]). It is set also for a
+	// program fed on standard input by a heredoc, a here-string or a static
+	// echo or printf (python3 - <<'EOF'). The command lines the program
+	// runs are reported as commands one level deeper, like a bash -c body,
+	// and a Code.Unknown makes the command unknown.
+	Code *CodeScan
 }
 
 // Redirect is one redirection of a command.

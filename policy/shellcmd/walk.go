@@ -19,8 +19,9 @@ type state struct {
 
 // cmdMeta is what a later pipeline stage needs to know about a command.
 type cmdMeta struct {
-	stdinShell bool   // a shell (or parallel) that reads its script from standard input
-	data       string // what an echo or printf with static arguments writes
+	stdinShell bool      // a shell (or parallel) that reads its script from standard input
+	stdinCode  *oneLiner // an interpreter that reads its program from standard input
+	data       string    // what an echo or printf with static arguments writes
 	hasData    bool
 }
 
@@ -286,9 +287,17 @@ func flattenPipe(s *syntax.Stmt, out *[]*syntax.Stmt) {
 // pipedScript handles echo 'rm -rf /' | sh: a shell reading its script
 // from a pipe fed by an echo or printf of static text runs that text. Fed
 // by anything else (curl, cat, a here-string into cat), what it runs is
-// not known before it runs.
+// not known before it runs. An interpreter fed a static program that way
+// has it scanned; fed otherwise, it runs a program file in effect, which
+// is left to the effects table.
 func (w *walker) pipedScript(prev []int, start int) {
 	m := w.st.meta
+	if start < len(m) && m[start].stdinCode != nil {
+		if len(prev) == 1 && m[prev[0]].hasData {
+			w.code(start, *m[start].stdinCode, m[prev[0]].data)
+		}
+		return
+	}
 	if start >= len(m) || !m[start].stdinShell {
 		return
 	}
@@ -562,6 +571,9 @@ func (w *walker) simple(words []word, base Command, outer [][]string, stmtRedirs
 		w.body(idx, s)
 	}
 
+	if ol, ok := oneLinerOf(name, inner); ok {
+		w.interpreter(idx, ol, stmtRedirs, u.appendBy)
+	}
 	if name == "find" {
 		w.find(idx, inner, base)
 	}
