@@ -1520,11 +1520,17 @@ func (g *guarder) command(c *shellcmd.Command, cwds *[]string, depth int) *Guard
 		if len(layer) == 0 {
 			continue
 		}
+		if li == len(c.Layers)-1 && li > 0 && c.Implied == "find -delete" && g.findSparesProtected(c.Layers[li-1], *cwds) {
+			continue // guard_find.go: its name tests match no protected file
+		}
 		if d := g.guardLayer(layer, *cwds, roots); d != nil {
 			return d
 		}
 		if layer[0] == "find" && li < len(c.Layers)-1 {
 			roots = findRoots(layer[1:])
+			if g.findSparesProtected(layer, *cwds) {
+				roots = nil // guard_find.go: {} matches no protected file
+			}
 		}
 	}
 	if appliesPatch(c.Argv) {

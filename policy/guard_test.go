@@ -1308,3 +1308,43 @@ func TestGuardXDGConfig(t *testing.T) {
 		t.Errorf("reading the record was denied: %s", g.Reason)
 	}
 }
+
+// A find -delete from the root whose name tests match no protected file
+// removes none; one whose tests match one, or that has no name test, or an
+// -o, still does.
+func TestGuardFindDeleteByName(t *testing.T) {
+	root := t.TempDir()
+	for _, f := range []string{".github/hooks/agent-shell/agent-shell.toml", ".github/hooks/agent-shell/scripts/x.star", ".claude/settings.json", "src/a.pyc", "src/b.orig"} {
+		p := filepath.Join(root, f)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte("x"), 0o644)
+	}
+	for _, c := range []struct {
+		cmd  string
+		deny bool
+	}{
+		{`find . -name "*.pyc" -delete`, false},
+		{`find . -name '*.orig' -type f -delete`, false},
+		{`find src -iname '*.PYC' -delete`, false},
+		{`find . -path './src/*.pyc' -delete`, true}, // * in a -path test: taken to match
+		{`find . -name "*.star" -delete`, true},
+		{`find . -name "*.json" -delete`, true},
+		{`find . -iname "AGENT-SHELL.TOML" -delete`, true},
+		{`find . -delete`, true},
+		{`find . -type f -delete`, true},
+		{`find . -name "*.pyc" -o -name "*.toml" -delete`, true},
+		{`find . ! -name "*.pyc" -delete`, true},
+		{`find .. -name "*.pyc" -delete`, true},
+		{`find . -type d -empty -delete`, false},
+		{`find . -type f -empty -delete`, true},
+		{`find . -name __pycache__ -type d -exec rm -rf {} +`, false},
+		{`find . -name hooks -exec rm -rf {} +`, true}, // .github/hooks holds the configuration
+		{`find . -name agent-shell -type d -exec rm -rf {} +`, true},
+		{`find . -exec rm -rf {} +`, true},
+	} {
+		d := GuardCommand(root, root, c.cmd, nil)
+		if (d != nil) != c.deny {
+			t.Errorf("%s: denied %v, want %v", c.cmd, d != nil, c.deny)
+		}
+	}
+}
