@@ -130,7 +130,7 @@ type Matcher struct {
 	Not              *Matcher   `toml:"not"`
 
 	programRE   *regexp.Regexp // ProgramRegex, compiled on first use
-	canonPrefix []string // ArgvPrefix, canonicalized like a command
+	canonPrefix []string       // ArgvPrefix, canonicalized like a command
 }
 
 // stringList accepts a string or a list of strings.
