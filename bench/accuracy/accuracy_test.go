@@ -5,14 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 )
 
 // sampleConfigs are the configurations TestAccuracySample measures: the
-// plain rules of testdata/config until [[pack]] loads. Then this line
-// becomes packConfigs([]string{"standard", "strict"}), and
-// ACCURACY_UPDATE=1 writes their first figures.
-var sampleConfigs = []config{dirConfig("testdata/config")}
+// safety pack at each level, as init writes it.
+var sampleConfigs = packConfigs([]string{"standard", "strict"})
 
 const figuresFile = "testdata/figures.json"
 
@@ -73,6 +72,23 @@ func TestAccuracySample(t *testing.T) {
 			got[r.Corpus] = map[string]tally{}
 		}
 		got[r.Corpus][r.Level] = r.Ours
+	}
+	// Every spec case too: the commands written to the pack's
+	// specification, in their own cwd.
+	cases, err := readSpecCases(strings.NewReader(specCasesTSV))
+	if err != nil {
+		t.Fatal(err)
+	}
+	specs, err := measureSpec(cases, sampleConfigs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got["spec-cases"] = map[string]tally{}
+	for _, r := range specs {
+		got["spec-cases"][r.Level] = r.All
+		for _, m := range r.misses {
+			t.Logf("spec case %s at %s: want %s, got %s: %q", m.c.rule, r.Level, verdictName(m.c.want[r.Level]), m.d.Action, m.c.command)
+		}
 	}
 	if os.Getenv("ACCURACY_UPDATE") == "1" {
 		writeFigures(t, got)
@@ -169,7 +185,7 @@ func TestKnownDifferencesCountApart(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			results, err := measure([]corpus{c}, sampleConfigs, known, options{excludeKnown: exclude, byCategory: true})
+			results, err := measure([]corpus{c}, []config{dirConfig("testdata/config")}, known, options{excludeKnown: exclude, byCategory: true})
 			if err != nil {
 				t.Fatal(err)
 			}
