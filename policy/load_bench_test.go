@@ -140,3 +140,20 @@ func BenchmarkDecideSafetyPack(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkLoadDecideSafetyPack: what one hook call does in process with
+// the safety pack: load it and decide a five-command line, its matchers
+// compiled (from the cache) and initialised on first use.
+func BenchmarkLoadDecideSafetyPack(b *testing.B) {
+	root := benchRepo(b, "bench-safety")
+	getenv := func(string) string { return "" }
+	const line = "git status && rm -rf ./dist && npm test -- --grep x | tee log.txt && cat README.md"
+	Load(root, getenv).DecideRequest(line, Request{Cwd: root}) // fills the compile cache
+	b.ReportAllocs()
+	for b.Loop() {
+		e := Load(root, getenv)
+		if d := e.DecideRequest(line, Request{Cwd: root, Home: "/home/dev"}); d.Action != ActionAllow {
+			b.Fatal(d.Action, d.Reason)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"sync"
 
 	"go.starlark.net/starlark"
@@ -49,6 +50,31 @@ func cacheKey(file, sourceSHA, surface string, predeclared starlark.StringDict) 
 // unreadable entry is ignored and rewritten.
 func (rt *Runtime) compileCached(file string, src []byte, sourceSHA, surface string, predeclared starlark.StringDict) (*starlark.Program, error) {
 	key := cacheKey(file, sourceSHA, surface, predeclared)
+	if prog, ok := rt.programs[key]; ok {
+		return prog, nil
+	}
+	var bkey string
+	var prog *starlark.Program
+	if strings.HasPrefix(file, "@") && rt.bundleKeys != nil {
+		bkey = bundleKey(file, sourceSHA, surface, predeclared)
+		prog = bundledProgram(bkey)
+	}
+	var err error
+	if prog == nil {
+		prog, err = rt.compileCachedOnce(key, file, src, predeclared)
+	}
+	if err == nil && rt.programs != nil {
+		rt.programs[key] = prog
+		if bkey != "" {
+			rt.bundleKeys[bkey] = prog
+		}
+	}
+	return prog, err
+}
+
+// compileCachedOnce is compileCached for a key not compiled yet in this
+// process.
+func (rt *Runtime) compileCachedOnce(key, file string, src []byte, predeclared starlark.StringDict) (*starlark.Program, error) {
 	header := []byte("agent-shell-starlark " + key + "\n")
 	var path string
 	if rt.opts.CacheDir != "" {

@@ -149,6 +149,12 @@ type Runtime struct {
 	order    []string
 	modules  map[string]*module // by canonical module name
 	manifest string             // the manifest digest, for state identity
+	// programs are the compiled programs by cache key: scripts that share a
+	// file and a kind (one file, several functions) compile it once.
+	programs map[string]*starlark.Program
+	// bundleKeys are the programs compiled from packs' files, by bundle
+	// key (bundle.go).
+	bundleKeys map[string]*starlark.Program
 }
 
 // compiled is one entry script.
@@ -212,7 +218,7 @@ func (e *CompileError) Unwrap() error { return e.Err }
 // another kind) fails the whole set: a manifest whose scripts do not
 // compile must not be used.
 func Compile(scripts []Script, opts Options) (*Runtime, error) {
-	rt := &Runtime{opts: opts, scripts: map[string]*compiled{}, modules: map[string]*module{}}
+	rt := &Runtime{opts: opts, scripts: map[string]*compiled{}, modules: map[string]*module{}, programs: map[string]*starlark.Program{}, bundleKeys: map[string]*starlark.Program{}}
 	l := &loader{rt: rt}
 	defer l.close()
 	for _, s := range scripts {

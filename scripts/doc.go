@@ -54,3 +54,11 @@ func Pack(name string) (fs.FS, bool) {
 	sub, err := fs.Sub(packs, "packs/"+name)
 	return sub, err == nil
 }
+
+//go:embed packs.bundle
+var packPrograms []byte
+
+// PackPrograms is the built-in packs' Starlark programs, compiled: the
+// runtime's bundle (see runtime/bundle.go), kept in step with the packs by
+// a test in policy.
+func PackPrograms() []byte { return packPrograms }
