@@ -22,6 +22,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/agent-shell/agent-shell/internal/atomicfile"
 )
 
 // FileName is the store's file in the configuration directory.
@@ -164,7 +166,7 @@ func Transact(cfgDir, root string, rec Record, before func() error, after func()
 	if err != nil {
 		return err
 	}
-	if err := writeAtomic(path, append(data, '\n'), 0o600); err != nil {
+	if err := atomicfile.Write(path, append(data, '\n'), 0o600); err != nil {
 		return err
 	}
 	if after != nil {
@@ -238,38 +240,6 @@ func readFileNoFollow(path string, max int64) ([]byte, error) {
 // mkdirPrivate creates dir and its missing parents, the new ones 0700.
 func mkdirPrivate(dir string) error {
 	return os.MkdirAll(dir, 0o700)
-}
-
-// writeAtomic writes data to a temporary file beside path, syncs it, gives
-// it perm, renames it over path and syncs the folder, so that a reader sees
-// the old file or the new one, whole, and the new one survives a crash.
-func writeAtomic(path string, data []byte, perm os.FileMode) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer os.Remove(f.Name()) // nothing left to remove after the rename
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(perm)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err == nil {
-		err = syncDir(dir)
-	}
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }
 
 func syncDir(dir string) error {

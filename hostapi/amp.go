@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/agent-shell/agent-shell/internal/atomicfile"
 )
 
 // Amp speaks Amp's permission delegate protocol (hosts.md §9): an
@@ -312,7 +314,7 @@ func ampWriteExecutable(path string, data []byte) (bool, error) {
 			return false, nil
 		}
 	}
-	if err := WriteFileAtomic(path, data); err != nil {
+	if err := atomicfile.Write(path, data, 0); err != nil {
 		return false, err
 	}
 	return true, os.Chmod(path, 0o755)

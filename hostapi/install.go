@@ -7,7 +7,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
+
+	"github.com/agent-shell/agent-shell/internal/atomicfile"
 )
 
 // HookCommand is the command every host's registration runs, with the
@@ -44,52 +45,7 @@ func mergeJSONFile(path string, edit func(doc map[string]any) bool) (bool, error
 	if err != nil {
 		return false, err
 	}
-	return true, WriteFileAtomic(path, append(out, '\n'))
-}
-
-// WriteFileAtomic writes data to a temporary file beside path, syncs it and
-// renames it over path, keeping path's permissions (0644 for a new file),
-// so a reader never sees half a file.
-func WriteFileAtomic(path string, data []byte) error {
-	// Renaming over a symbolic link would replace the link with a file and
-	// leave its target as it was.
-	if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		return fmt.Errorf("%s is a symbolic link; it was left unchanged (edit the file it points to)", path)
-	}
-	if err := writeFileAtomic(path, data); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
-}
-
-func writeFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name()) // after a successful rename there is nothing to remove
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	mode := os.FileMode(0o644)
-	if fi, err := os.Stat(path); err == nil {
-		mode = fi.Mode().Perm()
-	}
-	if err := os.Chmod(f.Name(), mode); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+	return true, atomicfile.Write(path, append(out, '\n'), 0)
 }
 
 // object returns doc[key] as an object, creating it when absent. ok is false

@@ -12,6 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/agent-shell/agent-shell/internal/atomicfile"
 )
 
 // Opencode speaks to agent-shell's opencode plugin. opencode hooks are
@@ -224,7 +226,7 @@ func (Opencode) Install(root string) ([]string, error) {
 	case !opencodeUnedited(old):
 		return nil, fmt.Errorf("opencode install: %s was edited or is not agent-shell's plugin; it was left unchanged: move it away and install again (then merge your changes), or keep it", path)
 	}
-	if err := WriteFileAtomic(path, want); err != nil {
+	if err := atomicfile.Write(path, want, 0); err != nil {
 		return nil, fmt.Errorf("opencode install: %w", err)
 	}
 	return []string{path}, nil

@@ -42,11 +42,7 @@ func (p *Project) Add(ctx context.Context, arg, name, cwd string) error {
 	if err != nil {
 		return err
 	}
-	f, err := fetch(ctx, src, rev)
-	if err != nil {
-		return err
-	}
-	pf, err := checkPack(src.Spec, f.files)
+	f, pf, err := fetchChecked(ctx, src, rev)
 	if err != nil {
 		return err
 	}
@@ -109,11 +105,7 @@ func (p *Project) Update(ctx context.Context, name, rev string, revGiven bool) e
 	if err != nil {
 		return err
 	}
-	f, err := fetch(ctx, src, rev)
-	if err != nil {
-		return err
-	}
-	pf, err := checkPack(src.Spec, f.files)
+	f, pf, err := fetchChecked(ctx, src, rev)
 	if err != nil {
 		return err
 	}
@@ -297,6 +289,19 @@ func (p *Project) ShowFiles(name string) (policy.PackFiles, error) {
 		return p.Files(name, false)
 	}
 	return p.Files(name, true)
+}
+
+// fetchChecked fetches a pack and checks it loads on its own.
+func fetchChecked(ctx context.Context, src Source, rev string) (*fetched, *policy.PackFile, error) {
+	f, err := fetch(ctx, src, rev)
+	if err != nil {
+		return nil, nil, err
+	}
+	pf, err := checkPack(src.Spec, f.files)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, pf, nil
 }
 
 // checkPack loads fetched files as a pack on its own: pack.toml valid,

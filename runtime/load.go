@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"strings"
@@ -232,6 +233,12 @@ func readRooted(root *os.Root, name string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return readOpened(f, name)
+}
+
+// readOpened reads an opened file, refusing one that is not a regular
+// file or is longer than maxModuleBytes.
+func readOpened(f fs.File, name string) ([]byte, error) {
 	if fi, err := f.Stat(); err != nil {
 		return nil, err
 	} else if !fi.Mode().IsRegular() {

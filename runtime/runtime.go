@@ -11,7 +11,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"sort"
 	"sync"
@@ -127,19 +126,7 @@ func readPackFile(p *Pack, rel string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil {
-		return nil, err
-	} else if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", rel)
-	}
-	buf, err := io.ReadAll(io.LimitReader(f, maxModuleBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(buf) > maxModuleBytes {
-		return nil, fmt.Errorf("%s is longer than the %d bytes a script may have", rel, maxModuleBytes)
-	}
-	return buf, nil
+	return readOpened(f, rel)
 }
 
 // Runtime is a compiled set of scripts and the modules they load.

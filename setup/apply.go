@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/agent-shell/agent-shell/hostapi"
+	"github.com/agent-shell/agent-shell/internal/atomicfile"
 	"github.com/agent-shell/agent-shell/policy"
 )
 
@@ -126,7 +127,7 @@ func mergeFile(path string, merge func([]byte) ([]byte, bool)) (bool, error) {
 	if !changed {
 		return false, nil
 	}
-	return true, hostapi.WriteFileAtomic(path, out)
+	return true, atomicfile.Write(path, out, 0)
 }
 
 // createFile writes a new file atomically and never over an existing one:

@@ -15,6 +15,16 @@ import (
 // folders are created (0755). A symbolic link at path is refused: renaming
 // over it would replace the link and leave its target as it was.
 func Write(path string, data []byte, perm fs.FileMode) error {
+	fi, err := os.Lstat(path)
+	if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return fmt.Errorf("%s is a symbolic link; it was left unchanged (edit the file it points to)", path)
+	}
+	switch {
+	case err == nil && perm == 0:
+		perm = fi.Mode().Perm()
+	case perm == 0:
+		perm = 0o644
+	}
 	if err := write(path, data, perm); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -22,15 +32,6 @@ func Write(path string, data []byte, perm fs.FileMode) error {
 }
 
 func write(path string, data []byte, perm fs.FileMode) error {
-	fi, err := os.Lstat(path)
-	switch {
-	case err == nil && fi.Mode()&fs.ModeSymlink != 0:
-		return fmt.Errorf("it is a symbolic link; it was left unchanged (edit the file it points to)")
-	case err == nil && perm == 0:
-		perm = fi.Mode().Perm()
-	case perm == 0:
-		perm = 0o644
-	}
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
