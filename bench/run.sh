@@ -106,6 +106,25 @@ scripts() {
   rm -rf "$work"
 }
 
+safety() {
+  echo "== hook --agent claude with the safety pack at level standard, as init writes it ($runs runs each) =="
+  local work; work=$(mktemp -d); mkdir -p "$work/.git"
+  (cd "$work" && "$as" init --agent claude --yes >/dev/null)
+  printf '%s' "{\"session_id\":\"bench\",\"cwd\":\"$work\",\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"git status && rm -rf ./dist && npm test -- --grep x | tee log.txt\"},\"tool_use_id\":\"toolu_bench\"}" >"$work/claude.json"
+  # A first call fills the compile cache: the figure is for a warm cache.
+  (cd "$work" && "$as" hook --agent claude <claude.json && test -s .agent-shell/events/bench.jsonl)
+  (cd "$work" && hyperfine --warmup 20 --runs "$runs" --export-json "$out/safety.json" \
+    -n version "$as --version < claude.json" \
+    -n hook-claude "$as hook --agent claude < claude.json" >/dev/null)
+  local version claude
+  version=$(median "$out/safety.json" version); claude=$(median "$out/safety.json" hook-claude)
+  printf 'median ms: agent-shell --version %s  agent-shell hook --agent claude (safety pack) %s\n' "$version" "$claude"
+  python3 -c 'import sys; v,c=map(float,sys.argv[1:]); print("hook with the safety pack / --version = %.2f (goal <= 1.5)" % (c/v))' "$version" "$claude"
+  echo "== Go benchmarks: loading the pack, deciding with it =="
+  go test ./policy -run '^$' -bench 'SafetyPack' -benchtime 2s
+  rm -rf "$work"
+}
+
 append() {
   echo "== Go benchmarks: append throughput =="
   go test ./telemetry -run '^$' -bench 'Append' -benchtime 2s
@@ -117,6 +136,7 @@ case $what in
   append) append ;;
   policy) policycheck ;;
   scripts) scripts ;;
-  all) startup; logquery; append; policycheck; scripts ;;
-  *) echo "usage: bench/run.sh [startup|log|append|policy|scripts|all]" >&2; exit 2 ;;
+  safety) safety ;;
+  all) startup; logquery; append; policycheck; scripts; safety ;;
+  *) echo "usage: bench/run.sh [startup|log|append|policy|scripts|safety|all]" >&2; exit 2 ;;
 esac
