@@ -1,0 +1,322 @@
+package policy
+
+import (
+	"path/filepath"
+	"strings"
+
+	"github.com/agent-shell/agent-shell/policy/shellcmd"
+)
+
+// Shell commands: walking a parsed command line (assignments, simple
+// commands, redirections, cd and pushd, shell bodies re-parsed, find -exec's
+// {}), and the option parser the write forms use.
+
+// line checks a parsed command line, each command from each directory the
+// line may have changed to.
+func (g *guarder) line(l *shellcmd.Line, cwds []string, depth int) *GuardDenial {
+	for _, a := range l.Assigns {
+		if d := g.checkAssign(a, "sets"); d != nil {
+			return d
+		}
+	}
+	for i := range l.Commands {
+		if d := g.command(&l.Commands[i], &cwds, depth); d != nil {
+			return d
+		}
+	}
+	if depth == 0 && g.patchy {
+		bases := append(append([]string(nil), cwds...), g.patchBases...)
+		if d := g.checkPatch(patchHeaders(g.raw), bases); d != nil {
+			return d
+		}
+		for _, pf := range g.patchFiles {
+			if d := g.checkPatchFile(pf, cwds, bases); d != nil {
+				return d
+			}
+		}
+	}
+	return nil
+}
+
+// command checks one simple command: its assignments, each layer's write
+// operands, its redirections, and a shell body the parser could not read.
+func (g *guarder) command(c *shellcmd.Command, cwds *[]string, depth int) *GuardDenial {
+	for _, a := range c.Assigns {
+		if d := g.checkAssign(a, "sets"); d != nil {
+			return d
+		}
+	}
+	if len(c.Argv) > 0 && (c.Argv[0] == "cd" || c.Argv[0] == "pushd") {
+		g.chdir(c.Argv, cwds)
+	}
+	var roots []string // find's starting points, for {} in what it runs
+	for li, layer := range c.Layers {
+		if len(layer) == 0 {
+			continue
+		}
+		if li == len(c.Layers)-1 && li > 0 && c.Implied == "find -delete" && g.findSparesProtected(c.Layers[li-1], *cwds) {
+			continue // guard_find.go: its name tests match no protected file
+		}
+		if d := g.guardLayer(layer, *cwds, roots); d != nil {
+			return d
+		}
+		if layer[0] == "find" && li < len(c.Layers)-1 {
+			roots = findRoots(layer[1:])
+			if g.findSparesProtected(layer, *cwds) {
+				roots = nil // guard_find.go: {} matches no protected file
+			}
+		}
+	}
+	if appliesPatch(c.Argv) {
+		// The patch may come on stdin: patch -p1 < fix.diff.
+		for _, r := range c.Redirects {
+			if r.File && !r.Write && !r.Dynamic {
+				for _, cwd := range *cwds {
+					g.patchFiles = append(g.patchFiles, patchFile{path: r.Target, base: cwd})
+				}
+			}
+		}
+	}
+	for _, r := range c.Redirects {
+		if !r.File || !r.Write || strings.HasPrefix(r.Target, ">(") || strings.HasPrefix(r.Target, "<(") {
+			continue
+		}
+		if d := g.checkOp(guardOp{word: r.Target, verb: "writes", follow: true}, *cwds); d != nil {
+			return d
+		}
+	}
+	if c.Unknown != "" && depth < guardMaxDepth {
+		for _, layer := range c.Layers {
+			if body := shellBody(layer); body != "" {
+				if d := g.line(shellcmd.Parse(body), *cwds, depth+1); d != nil {
+					return d
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// appliesPatch reports a command that applies a patch: patch, apply_patch,
+// git apply, git am.
+func appliesPatch(argv []string) bool {
+	if len(argv) == 0 {
+		return false
+	}
+	switch argv[0] {
+	case "patch", "apply_patch", "applypatch":
+		return true
+	case "git":
+		sub, _ := gitSubcommand(argv[1:])
+		return sub == "apply" || sub == "am"
+	}
+	return false
+}
+
+// shellBody is the script of a shell layer the parser could not read
+// statically (sh -c "rm $X", eval "..."), as source text.
+func shellBody(layer []string) string {
+	switch layer[0] {
+	case "eval":
+		return strings.Join(layer[1:], " ")
+	case "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "posh":
+		for i := 1; i < len(layer)-1; i++ {
+			a := layer[i]
+			if len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a, 'c') {
+				return layer[i+1]
+			}
+		}
+	}
+	return ""
+}
+
+// chdir follows a static cd or pushd: its target joins the candidate
+// directories (the ones before stay, since a subshell or a failed cd leaves
+// them in force).
+func (g *guarder) chdir(argv []string, cwds *[]string) {
+	var dir string
+	for _, a := range argv[1:] {
+		if a == "--" || strings.HasPrefix(a, "-") && a != "-" && len(a) <= 3 {
+			continue
+		}
+		dir = a
+		break
+	}
+	switch {
+	case dir == "" || dir == "~":
+		dir = g.home
+	case dir == "-" || dynamicWord(g.substituteKnown(dir)):
+		return
+	case strings.HasPrefix(dir, "~/"):
+		dir = g.home + dir[1:]
+	}
+	dir = g.substituteKnown(dir)
+	if dir == "" {
+		return
+	}
+	var add []string
+	for _, c := range *cwds {
+		var next string
+		if filepath.IsAbs(dir) {
+			next = filepath.Clean(dir)
+		} else if c != "" {
+			next = filepath.Join(c, dir)
+		}
+		if next != "" && !containsWord(*cwds, next) && !containsWord(add, next) {
+			add = append(add, next)
+		}
+	}
+	for _, a := range add {
+		if len(*cwds) >= guardMaxCwds {
+			break
+		}
+		*cwds = append(*cwds, a)
+	}
+}
+
+// checkAssign checks NAME=value (or NAME+=, NAME[i]=, or a bare NAME to
+// export).
+func (g *guarder) checkAssign(a, how string) *GuardDenial {
+	name := a
+	if i := strings.IndexAny(name, "+=["); i >= 0 {
+		name = name[:i]
+	}
+	up := strings.ToUpper(name)
+	if _, ok := guardedEnv[up]; ok {
+		return g.denyEnv(up, how)
+	}
+	if up == "NPM_CONFIG_SCRIPT_SHELL" || up == "NPM_CONFIG_SCRIPT-SHELL" {
+		return g.denyNpm("npm_config_script_shell", how+" "+name+", which overrides script-shell")
+	}
+	return nil
+}
+
+// argSpec describes a program's options: which short and long options take
+// an argument, so that it is not taken for an operand.
+type argSpec struct {
+	shortArg string   // short options with an argument, attached or the next word
+	attached string   // short options with an optional argument, only attached (sed -i[SUF])
+	longArg  []string // long options that take the next word when not written --name=V
+}
+
+// parsedArgs is a command's arguments split by an argSpec.
+type parsedArgs struct {
+	operands []string
+	opts     []optVal
+}
+
+type optVal struct{ name, val string } // name: the letter, or the long name
+
+func (s argSpec) parse(args []string) parsedArgs {
+	var p parsedArgs
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			p.operands = append(p.operands, args[i+1:]...)
+			return p
+		case strings.HasPrefix(a, "--"):
+			n, v, eq := strings.Cut(a[2:], "=")
+			if !eq && containsWord(s.longArg, n) && i+1 < len(args) {
+				v = args[i+1]
+				i++
+			}
+			p.opts = append(p.opts, optVal{n, v})
+		case len(a) > 1 && a[0] == '-':
+			for j := 1; j < len(a); j++ {
+				c := a[j]
+				switch {
+				case strings.IndexByte(s.attached, c) >= 0:
+					p.opts = append(p.opts, optVal{string(c), a[j+1:]})
+					j = len(a)
+				case strings.IndexByte(s.shortArg, c) >= 0:
+					v := a[j+1:]
+					if v == "" && i+1 < len(args) {
+						v = args[i+1]
+						i++
+					}
+					p.opts = append(p.opts, optVal{string(c), v})
+					j = len(a)
+				default:
+					p.opts = append(p.opts, optVal{name: string(c)})
+				}
+			}
+		default:
+			p.operands = append(p.operands, a)
+		}
+	}
+	return p
+}
+
+func (p parsedArgs) has(names ...string) bool {
+	for _, o := range p.opts {
+		if containsWord(names, o.name) {
+			return true
+		}
+	}
+	return false
+}
+
+func (p parsedArgs) values(names ...string) []string {
+	var out []string
+	for _, o := range p.opts {
+		if containsWord(names, o.name) {
+			out = append(out, o.val)
+		}
+	}
+	return out
+}
+
+// guardLayer checks one layer of a command: the write operands of the
+// programs that write their arguments. findRoots, when the layer runs
+// under find -exec, stand for its {}.
+func (g *guarder) guardLayer(argv []string, cwds []string, findRoots []string) *GuardDenial {
+	if findRoots != nil {
+		// {} is any path under find's starting points.
+		for _, a := range argv[1:] {
+			if strings.Contains(a, "{}") {
+				for _, r := range findRoots {
+					if d := g.layerOps(substituteAll(argv, "{}", r), cwds, true); d != nil {
+						return d
+					}
+				}
+				return nil
+			}
+		}
+	}
+	return g.layerOps(argv, cwds, false)
+}
+
+func substituteAll(argv []string, old, new string) []string {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		out[i] = strings.ReplaceAll(a, old, new)
+	}
+	return out
+}
+
+// rebase joins dir to each candidate directory ("" leaves them).
+func (g *guarder) rebase(cwds []string, dir string) []string {
+	if dir == "" {
+		return cwds
+	}
+	dir = g.substituteKnown(dir)
+	if dynamicWord(dir) {
+		return cwds
+	}
+	var out []string
+	for _, c := range cwds {
+		switch {
+		case filepath.IsAbs(dir):
+			out = append(out, filepath.Clean(dir))
+		case strings.HasPrefix(dir, "~/") && g.home != "":
+			out = append(out, filepath.Join(g.home, dir[2:]))
+		case c != "":
+			out = append(out, filepath.Join(c, dir))
+		}
+	}
+	if len(out) == 0 {
+		return cwds
+	}
+	return out
+}

@@ -1,0 +1,670 @@
+package policy
+
+import (
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// The write forms of the programs the guard knows: layerOps, per program,
+// and the families it calls for copies, moves and links, git and npm.
+
+var (
+	specNone     = argSpec{}
+	specCp       = argSpec{shortArg: "St", longArg: []string{"suffix", "target-directory"}}
+	specInstall  = argSpec{shortArg: "gmoSt", longArg: []string{"group", "mode", "owner", "suffix", "target-directory", "strip-program"}}
+	specTouch    = argSpec{shortArg: "dtr", longArg: []string{"date", "reference", "time"}}
+	specTruncate = argSpec{shortArg: "sr", longArg: []string{"size", "reference"}}
+	specMkdir    = argSpec{shortArg: "m", longArg: []string{"mode", "context"}}
+	specSed      = argSpec{shortArg: "efl", attached: "i", longArg: []string{"expression", "file", "line-length"}}
+	specPerl     = argSpec{shortArg: "eE", attached: "iIMmxl0CdDF"}
+	specRuby     = argSpec{shortArg: "eErIC", attached: "i0FKTWx"}
+	specSort     = argSpec{shortArg: "okStT", longArg: []string{"output", "key", "buffer-size", "field-separator", "temporary-directory", "files0-from", "compress-program", "parallel", "batch-size"}}
+	specRsync    = argSpec{shortArg: "eTfBM", longArg: []string{"exclude", "include", "filter", "rsh", "rsync-path", "temp-dir",
+		"backup-dir", "link-dest", "compare-dest", "copy-dest", "files-from", "exclude-from", "include-from", "log-file",
+		"partial-dir", "suffix", "chmod", "chown", "timeout", "port", "password-file", "bwlimit", "max-size", "min-size",
+		"max-delete", "block-size", "out-format"}}
+	specChattr = argSpec{shortArg: "vp"}
+	specGzip   = argSpec{shortArg: "S", longArg: []string{"suffix"}}
+	specPatch  = argSpec{shortArg: "BDFVYzdioprg", longArg: []string{"prefix", "ifdef", "fuzz", "version-control",
+		"basename-prefix", "suffix", "directory", "input", "output", "strip", "reject-file", "get", "quoting-style", "backup-if-mismatch"}}
+	specGitCheckout = argSpec{shortArg: "bBU", longArg: []string{"orphan", "conflict", "pathspec-from-file"}}
+	specGitRestore  = argSpec{shortArg: "s", longArg: []string{"source", "conflict", "pathspec-from-file"}}
+	specGitClean    = argSpec{shortArg: "e", longArg: []string{"exclude"}}
+	specAwk         = argSpec{shortArg: "fvFiE", longArg: []string{"file", "assign", "field-separator", "include", "exec"}}
+	specYq          = argSpec{shortArg: "oIpP", longArg: []string{"output-format", "indent", "input-format", "front-matter"}}
+)
+
+// editors change the files they open.
+var editors = map[string]bool{"ed": true, "ex": true, "vi": true, "vim": true, "nvim": true, "nano": true, "pico": true,
+	"emacs": true, "micro": true, "hx": true, "kak": true, "joe": true, "mcedit": true, "sponge": true,
+	"mkfifo": true, "mknod": true, "dos2unix": true, "unix2dos": true}
+
+// layerOps checks the write operands of one program. underFind: the
+// operands stand for whole trees (find's {}).
+func (g *guarder) layerOps(argv []string, cwds []string, underFind bool) *GuardDenial {
+	prog, args := argv[0], argv[1:]
+	check := func(op guardOp) *GuardDenial {
+		if underFind {
+			op.tree = true
+		}
+		return g.checkOp(op, cwds)
+	}
+	each := func(words []string, op guardOp) *GuardDenial {
+		for _, w := range words {
+			op.word = w
+			if d := check(op); d != nil {
+				return d
+			}
+		}
+		return nil
+	}
+	switch prog {
+	case "export", "declare", "typeset", "local", "readonly":
+		p := specNone.parse(args)
+		nameref := p.has("n")
+		for _, a := range args {
+			if strings.HasPrefix(a, "-") || strings.HasPrefix(a, "+") {
+				continue
+			}
+			if d := g.checkAssign(a, "sets"); d != nil {
+				return d
+			}
+			if _, v, ok := strings.Cut(a, "="); ok && nameref {
+				if d := g.checkAssign(v, "makes a reference to"); d != nil {
+					return d
+				}
+			}
+		}
+	case "read", "mapfile", "readarray", "printf", "getopts", "let":
+		for _, a := range args {
+			name := a
+			if i := strings.IndexAny(name, "+=["); i >= 0 {
+				name = name[:i]
+			}
+			if _, ok := guardedEnv[strings.ToUpper(name)]; ok {
+				return g.checkAssign(name, "sets")
+			}
+		}
+	case "rm", "unlink", "rmdir":
+		p := specNone.parse(args)
+		tree := prog == "rm" && p.has("r", "R", "recursive")
+		return each(p.operands, guardOp{verb: "removes", tree: tree, removal: true})
+	case "shred":
+		p := argSpec{shortArg: "ns", longArg: []string{"iterations", "size", "random-source"}}.parse(args)
+		return each(p.operands, guardOp{verb: "overwrites", follow: true, removal: true})
+	case "touch":
+		return each(specTouch.parse(args).operands, guardOp{verb: "writes", follow: true})
+	case "truncate":
+		return each(specTruncate.parse(args).operands, guardOp{verb: "truncates", follow: true, removal: true})
+	case "mkdir":
+		return each(specMkdir.parse(args).operands, guardOp{verb: "creates"})
+	case "tee":
+		return each(specNone.parse(args).operands, guardOp{verb: "writes", follow: true})
+	case "chmod", "chown", "chgrp", "chattr":
+		spec := specNone
+		if prog == "chattr" {
+			spec = specChattr
+		}
+		// The mode or owner is checked too: it names no protected path.
+		return each(spec.parse(args).operands, guardOp{verb: "changes the permissions of", tree: true})
+	case "sed":
+		p := specSed.parse(args)
+		if !p.has("i", "in-place") {
+			return nil
+		}
+		files := p.operands
+		if !p.has("e", "f", "expression", "file") && len(files) > 0 {
+			files = files[1:]
+		}
+		return each(files, guardOp{verb: "edits", follow: true, removal: true})
+	case "perl", "ruby":
+		spec := specPerl
+		if prog == "ruby" {
+			spec = specRuby
+		}
+		p := spec.parse(args)
+		if !p.has("i") {
+			return nil
+		}
+		files := p.operands
+		if !p.has("e", "E") && len(files) > 0 {
+			files = files[1:]
+		}
+		return each(files, guardOp{verb: "edits", follow: true, removal: true})
+	case "awk", "gawk":
+		p := specAwk.parse(args)
+		if !containsWord(p.values("i", "include"), "inplace") {
+			return nil
+		}
+		files := p.operands
+		if !p.has("f", "file") && len(files) > 0 {
+			files = files[1:]
+		}
+		return each(files, guardOp{verb: "edits", follow: true, removal: true})
+	case "yq":
+		p := specYq.parse(args)
+		if !p.has("i", "inplace") || len(p.operands) == 0 {
+			return nil
+		}
+		return each(p.operands[1:], guardOp{verb: "edits", follow: true, removal: true})
+	case "sd":
+		p := specNone.parse(args)
+		if p.has("p", "preview") || len(p.operands) < 3 {
+			return nil
+		}
+		return each(p.operands[2:], guardOp{verb: "edits", follow: true, removal: true})
+	case "dd":
+		for _, a := range args {
+			if v, ok := strings.CutPrefix(a, "of="); ok {
+				return check(guardOp{word: v, verb: "writes", follow: true, removal: true})
+			}
+		}
+	case "sort", "shuf":
+		return each(specSort.parse(args).values("o", "output"), guardOp{verb: "writes", follow: true, removal: true})
+	case "uniq":
+		p := argSpec{shortArg: "fsw", longArg: []string{"skip-fields", "skip-chars", "check-chars", "group", "all-repeated"}}.parse(args)
+		if len(p.operands) > 1 {
+			return check(guardOp{word: p.operands[1], verb: "writes", follow: true, removal: true})
+		}
+	case "curl", "wget":
+		for i, a := range args {
+			var out string
+			switch {
+			case a == "--output" || a == "--output-document":
+				if i+1 < len(args) {
+					out = args[i+1]
+				}
+			case strings.HasPrefix(a, "--output=") || strings.HasPrefix(a, "--output-document="):
+				out = a[strings.IndexByte(a, '=')+1:]
+			case len(a) > 1 && a[0] == '-' && a[1] != '-':
+				letter := byte('o')
+				if prog == "wget" {
+					letter = 'O'
+				}
+				if k := strings.IndexByte(a, letter); k > 0 {
+					out = a[k+1:]
+					if out == "" && i+1 < len(args) {
+						out = args[i+1]
+					}
+				}
+			}
+			if out != "" && out != "-" {
+				if d := check(guardOp{word: out, verb: "writes", follow: true, removal: true}); d != nil {
+					return d
+				}
+			}
+		}
+	case "gzip", "bzip2", "xz", "lzma", "lzip", "zstd", "gunzip", "bunzip2", "unxz", "unlzma", "unzstd", "compress", "uncompress":
+		p := specGzip.parse(args)
+		if p.has("c", "k", "l", "t", "stdout", "to-stdout", "keep", "list", "test") || prog == "zstd" && !p.has("rm") {
+			return nil
+		}
+		if d := each(p.operands, guardOp{verb: "compresses away", removal: true}); d != nil {
+			return d
+		}
+		for _, o := range p.operands { // the file it decompresses to
+			if ext := path.Ext(o); ext != "" {
+				if d := check(guardOp{word: strings.TrimSuffix(o, ext), verb: "writes", follow: true, removal: true}); d != nil {
+					return d
+				}
+			}
+		}
+	case "find":
+		for i, a := range args {
+			if (a == "-fprint" || a == "-fprint0" || a == "-fls" || a == "-fprintf") && i+1 < len(args) {
+				if d := check(guardOp{word: args[i+1], verb: "writes", follow: true, removal: true}); d != nil {
+					return d
+				}
+			}
+		}
+	case "mv", "cp", "install", "rsync", "ln":
+		return g.copyOps(prog, args, cwds, check)
+	case "git":
+		return g.gitOps(args, cwds)
+	case "npm", "pnpm", "yarn", "npx", "bun":
+		return g.npmOps(prog, args)
+	case "agent-shell":
+		// authorize --yes needs no terminal: run by an agent it would bless
+		// whatever the agent changed. Only a human authorizes.
+		for _, a := range args {
+			if a == "authorize" {
+				return g.deny(GuardAuthorize, "agent-shell authorize", "agent-shell guard "+GuardAuthorize+
+					": an agent may not authorize agent-shell's configuration. A human runs 'agent-shell authorize' in their own terminal.")
+			}
+			if !strings.HasPrefix(a, "-") {
+				break
+			}
+		}
+	case "apply_patch", "applypatch":
+		g.patchy = true
+	case "patch":
+		g.patchy = true
+		p := specPatch.parse(args)
+		base := ""
+		for _, d := range p.values("d", "directory") {
+			base = d
+		}
+		for _, f := range p.values("i", "input") {
+			g.patchFiles = append(g.patchFiles, patchFile{path: f})
+		}
+		if len(p.operands) > 1 {
+			g.patchFiles = append(g.patchFiles, patchFile{path: p.operands[1]})
+		}
+		if len(p.operands) > 0 {
+			if d := g.checkOp(guardOp{word: p.operands[0], verb: "patches", follow: true, removal: true}, g.rebase(cwds, base)); d != nil {
+				return d
+			}
+		}
+		if d := each(p.values("o", "output", "r", "reject-file"), guardOp{verb: "writes", follow: true, removal: true}); d != nil {
+			return d
+		}
+		if base != "" {
+			g.patchBases = append(g.patchBases, g.rebase(cwds, base)...)
+		}
+	default:
+		if editors[prog] {
+			var files []string
+			for _, a := range args {
+				if !strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "+") {
+					files = append(files, a)
+				}
+			}
+			return each(files, guardOp{verb: "edits", follow: true, removal: true})
+		}
+	}
+	return nil
+}
+
+// copyOps checks mv, cp, install, rsync and ln: what they write (the
+// destination, or each source's name in a destination folder), what mv
+// takes away (its sources), and what a link points to.
+func (g *guarder) copyOps(prog string, args []string, cwds []string, check func(guardOp) *GuardDenial) *GuardDenial {
+	spec := specCp
+	switch prog {
+	case "install":
+		spec = specInstall
+	case "rsync":
+		spec = specRsync
+	}
+	p := spec.parse(args)
+	ops := p.operands
+	if prog == "rsync" {
+		var local []string
+		for _, o := range ops {
+			if !remoteRsync(o) {
+				local = append(local, o)
+			}
+		}
+		if len(local) < len(ops) && len(ops) > 0 && remoteRsync(ops[len(ops)-1]) {
+			return nil // to another host
+		}
+		ops = local
+	}
+	recursive := prog == "mv" || p.has("r", "R", "a", "recursive", "archive")
+	if prog == "install" && p.has("d", "directory") {
+		return g.eachCheck(ops, guardOp{verb: "creates"}, check)
+	}
+	target := p.values("t", "target-directory")
+	var sources []string
+	var dest string
+	toDir := false
+	switch {
+	case len(target) > 0:
+		sources, dest, toDir = ops, target[len(target)-1], true
+	case prog == "ln" && len(ops) == 1:
+		sources, dest, toDir = ops, ".", true
+	case len(ops) >= 2:
+		sources, dest = ops[:len(ops)-1], ops[len(ops)-1]
+		toDir = len(sources) > 1 || strings.HasSuffix(dest, "/") || (!p.has("T", "no-target-directory") && g.isDirAnywhere(dest))
+	case len(ops) == 1 && prog == "mv":
+		return check(guardOp{word: ops[0], verb: "moves", tree: true, removal: true})
+	default:
+		return nil
+	}
+	if prog == "mv" || prog == "rsync" && p.has("remove-source-files") {
+		if d := g.eachCheck(sources, guardOp{verb: "moves", tree: prog == "mv", removal: true}, check); d != nil {
+			return d
+		}
+	}
+	if prog == "ln" || prog == "cp" && p.has("l", "s", "link", "symbolic-link") {
+		// A link to a protected file lets a later write reach it.
+		if d := g.eachCheck(sources, guardOp{verb: "makes a link to"}, check); d != nil {
+			return d
+		}
+		if prog == "ln" && p.has("s", "symbolic") {
+			// A relative symbolic link points from the folder it is in.
+			linkDir := dest
+			if !toDir {
+				linkDir = path.Dir(dest)
+			}
+			for _, s := range sources {
+				if !path.IsAbs(s) && !dynamicWord(s) && !dynamicWord(linkDir) {
+					if d := check(guardOp{word: path.Join(linkDir, s), verb: "makes a link to"}); d != nil {
+						return d
+					}
+				}
+			}
+		}
+	}
+	if prog == "rsync" && p.has("delete", "delete-before", "delete-during", "delete-after", "delete-delay", "del", "delete-excluded") {
+		if d := check(guardOp{word: dest, verb: "deletes files in", tree: true, removal: true}); d != nil {
+			return d
+		}
+	}
+	verb := "writes"
+	switch prog {
+	case "mv":
+		verb = "moves a file onto"
+	case "ln":
+		verb = "makes a link at"
+	}
+	for _, s := range sources {
+		w := dest
+		contents := prog == "rsync" && strings.HasSuffix(s, "/") || prog == "cp" && (strings.HasSuffix(s, "/.") || s == ".")
+		if toDir && !contents {
+			w = strings.TrimSuffix(dest, "/") + "/" + path.Base(strings.TrimSuffix(s, "/"))
+		}
+		op := guardOp{word: w, verb: verb, follow: prog != "ln" && prog != "mv", removal: true}
+		if recursive && prog != "ln" && !dynamicWord(s) {
+			op.tree = true
+			op.src = s
+		}
+		if d := g.copyCheck(op, cwds, check); d != nil {
+			return d
+		}
+	}
+	return nil
+}
+
+// copyCheck checks a copy's destination; a recursive copy's source is made
+// absolute for each candidate directory first.
+func (g *guarder) copyCheck(op guardOp, cwds []string, check func(guardOp) *GuardDenial) *GuardDenial {
+	if op.src == "" {
+		return check(op)
+	}
+	src := op.src
+	op.src = ""
+	// A recursive copy writes its destination and, below it, what the
+	// source holds.
+	if d := check(guardOp{word: op.word, verb: op.verb, follow: op.follow, removal: op.removal}); d != nil {
+		return d
+	}
+	for _, c := range cwds {
+		for _, s := range g.expand(src, c, false) {
+			o := op
+			o.src = filepath.Clean(s)
+			if d := check(o); d != nil {
+				return d
+			}
+		}
+	}
+	return nil
+}
+
+func (g *guarder) eachCheck(words []string, op guardOp, check func(guardOp) *GuardDenial) *GuardDenial {
+	for _, w := range words {
+		op.word = w
+		if d := check(op); d != nil {
+			return d
+		}
+	}
+	return nil
+}
+
+// isDirAnywhere reports whether word names an existing folder from the
+// command's directory.
+func (g *guarder) isDirAnywhere(word string) bool {
+	for _, p := range g.expand(word, g.cwd, true) {
+		if !g.spend() {
+			return false
+		}
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+			return true
+		}
+	}
+	return false
+}
+
+func remoteRsync(s string) bool {
+	i := strings.IndexByte(s, ':')
+	return i > 0 && !strings.Contains(s[:i], "/")
+}
+
+// gitGlobal are git's options before the subcommand that take a value.
+var gitGlobal = map[string]bool{"-C": true, "-c": true, "--git-dir": true, "--work-tree": true, "--namespace": true,
+	"--config-env": true, "--super-prefix": true, "--exec-path": false}
+
+// gitSubcommand finds git's subcommand after its global options, and the
+// index of the word after it.
+func gitSubcommand(args []string) (string, int) {
+	i := 0
+	for ; i < len(args) && strings.HasPrefix(args[i], "-"); i++ {
+		if gitGlobal[args[i]] {
+			i++
+		}
+	}
+	if i >= len(args) {
+		return "", len(args)
+	}
+	return args[i], i + 1
+}
+
+// gitOps checks git subcommands that write the work tree by path:
+// checkout and restore of protected paths, rm, mv, clean -x, apply, am,
+// config --file.
+func (g *guarder) gitOps(args []string, cwds []string) *GuardDenial {
+	for i := 0; i < len(args)-1 && strings.HasPrefix(args[i], "-"); i++ {
+		if args[i] == "-C" {
+			cwds = g.rebase(cwds, args[i+1])
+		}
+		if gitGlobal[args[i]] {
+			i++
+		}
+	}
+	sub, next := gitSubcommand(args)
+	if sub == "" {
+		return nil
+	}
+	rest := args[next:]
+	check := func(op guardOp) *GuardDenial { return g.checkGitPath(op, cwds) }
+	switch sub {
+	case "checkout", "restore":
+		spec := specGitCheckout
+		if sub == "restore" {
+			spec = specGitRestore
+		}
+		// Pathspecs: everything after --; before it, any operand that
+		// names a protected path (the others name branches and commits).
+		var specs []string
+		dashdash := -1
+		for k, a := range rest {
+			if a == "--" {
+				dashdash = k
+				break
+			}
+		}
+		if dashdash >= 0 {
+			specs = append(specs, rest[dashdash+1:]...)
+			specs = append(specs, spec.parse(rest[:dashdash]).operands...)
+		} else {
+			specs = spec.parse(rest).operands
+		}
+		return g.eachCheck(specs, guardOp{verb: "restores", follow: true, removal: true}, check)
+	case "rm":
+		p := argSpec{longArg: []string{"pathspec-from-file"}}.parse(rest)
+		return g.eachCheck(p.operands, guardOp{verb: "removes", tree: p.has("r"), removal: true}, check)
+	case "mv":
+		p := argSpec{}.parse(rest)
+		return g.eachCheck(p.operands, guardOp{verb: "moves", tree: true, removal: true}, check)
+	case "clean":
+		p := specGitClean.parse(rest)
+		if p.has("n", "dry-run") || !p.has("x", "X") {
+			// Ignored files stay; untracked ones named outright do not.
+			if p.has("n", "dry-run") {
+				return nil
+			}
+			return g.eachCheck(p.operands, guardOp{verb: "removes", removal: true}, check)
+		}
+		specs := p.operands
+		if len(specs) == 0 {
+			specs = []string{"."}
+		}
+		return g.eachCheck(specs, guardOp{verb: "removes (with ignored files)", tree: true, removal: true}, check)
+	case "apply", "am":
+		g.patchy = true
+		spec := argSpec{shortArg: "pC", longArg: []string{"directory", "exclude", "include", "whitespace", "build-fake-ancestor"}}
+		for _, o := range spec.parse(rest).operands {
+			for _, c := range cwds {
+				g.patchFiles = append(g.patchFiles, patchFile{path: o, base: c})
+			}
+		}
+	case "config":
+		p := argSpec{shortArg: "f", longArg: []string{"file", "blob", "type", "default", "comment", "value"}}.parse(rest)
+		if p.has("get", "get-all", "get-regexp", "get-urlmatch", "l", "list", "e", "edit") && !p.has("e", "edit") {
+			return nil
+		}
+		return g.eachCheck(p.values("f", "file"), guardOp{verb: "writes", follow: true, removal: true}, check)
+	}
+	return nil
+}
+
+// checkGitPath checks a pathspec: ":/" and ":(top)" make it root-relative,
+// ":!" excludes (ignored), and a glob matches across folders as git's do.
+func (g *guarder) checkGitPath(op guardOp, cwds []string) *GuardDenial {
+	w := op.word
+	switch {
+	case strings.HasPrefix(w, ":!") || strings.HasPrefix(w, ":^") || strings.HasPrefix(w, ":(exclude"):
+		return nil
+	case strings.HasPrefix(w, ":/"):
+		w, cwds = w[2:], []string{g.root}
+	case strings.HasPrefix(w, ":(top)"):
+		w, cwds = w[len(":(top)"):], []string{g.root}
+	case strings.HasPrefix(w, ":("):
+		if j := strings.IndexByte(w, ')'); j > 0 {
+			w = w[j+1:]
+		}
+	}
+	if w == "" {
+		w = "."
+	}
+	op.word = w
+	if d := g.checkOp(op, cwds); d != nil {
+		return d
+	}
+	if !hasGlobMeta(w) || dynamicWord(w) || g.root == "" {
+		return nil
+	}
+	// A git pathspec glob's * also matches /: test it against the
+	// protected paths that exist.
+	for _, c := range cwds {
+		relBase, ok := within(g.root, c)
+		if !ok {
+			continue
+		}
+		pat := w
+		if relBase != "" {
+			pat = relBase + "/" + w
+		}
+		re, err := gitGlobRE(pat)
+		if err != nil {
+			continue
+		}
+		for k := range rootGuarded {
+			e := &rootGuarded[k]
+			for _, target := range g.existingFiles(e) {
+				if re.MatchString(strings.ToLower(target)) || re.MatchString(target) {
+					if d := g.denyPath(e, target, op.verb); d != nil {
+						return d
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// gitGlobRE compiles a pathspec glob the way git matches it by default
+// (fnmatch without FNM_PATHNAME: * and ? match / too).
+func gitGlobRE(pat string) (*regexp.Regexp, error) {
+	var b strings.Builder
+	b.WriteString("^")
+	for i := 0; i < len(pat); i++ {
+		c := pat[i]
+		switch c {
+		case '*':
+			b.WriteString(".*")
+		case '?':
+			b.WriteString(".")
+		case '[':
+			j := strings.IndexByte(pat[i:], ']')
+			if j < 0 {
+				b.WriteString(`\[`)
+				continue
+			}
+			class := pat[i+1 : i+j]
+			if strings.HasPrefix(class, "!") {
+				class = "^" + class[1:]
+			}
+			b.WriteString("[" + class + "]")
+			i += j
+		default:
+			b.WriteString(regexp.QuoteMeta(string(c)))
+		}
+	}
+	b.WriteString("$")
+	return regexp.Compile(b.String())
+}
+
+// npmOps checks npm's (and pnpm's, yarn's) ways to change script-shell: the
+// config commands, and the per-command --script-shell override.
+func (g *guarder) npmOps(prog string, args []string) *GuardDenial {
+	for _, a := range args {
+		n := strings.ToLower(strings.ReplaceAll(a, "_", "-"))
+		if n == "--script-shell" || strings.HasPrefix(n, "--script-shell=") {
+			return g.denyNpm("--script-shell", "overrides script-shell with "+a)
+		}
+	}
+	var ops []string
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") {
+			ops = append(ops, a)
+		}
+	}
+	if len(ops) == 0 {
+		return nil
+	}
+	verb := ""
+	keys := ops[1:]
+	switch ops[0] {
+	case "config", "c":
+		if len(ops) < 2 {
+			return nil
+		}
+		verb, keys = ops[1], ops[2:]
+	case "set", "delete", "unset":
+		verb = ops[0]
+	default:
+		return nil
+	}
+	switch verb {
+	case "set", "delete", "rm", "unset", "del":
+		for _, k := range keys {
+			name, _, _ := strings.Cut(k, "=")
+			n := strings.ToLower(strings.ReplaceAll(strings.TrimLeft(name, "-"), "_", "-"))
+			if n == "script-shell" {
+				return g.denyNpm("script-shell", fmt.Sprintf("runs %s config %s %s", prog, verb, name))
+			}
+		}
+	case "edit":
+		for _, a := range args {
+			if strings.Contains(a, "project") {
+				return g.denyNpm(".npmrc", fmt.Sprintf("runs %s config edit on the project's .npmrc", prog))
+			}
+		}
+	}
+	return nil
+}
