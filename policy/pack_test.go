@@ -284,3 +284,87 @@ func TestLoadPackDir(t *testing.T) {
 		t.Errorf("decided %s by %q", d.Action, d.Rule)
 	}
 }
+
+// A pack's analyzers, reviewers and interceptors join the project's,
+// namespaced, and run.
+func TestPackExtensionKinds(t *testing.T) {
+	files := map[string]string{
+		"pack.toml": `name = "ops"
+version = "0.1.0"
+
+[[script]]
+id = "deploy-net"
+kind = "shell_effect_analyzer"
+source = """
+def on_event(ctx, state):
+    return Effect.network() if ctx.basename == "deploy" else Effect.add([])
+"""
+
+[[analyzer]]
+script = "deploy-net"
+
+[[script]]
+id = "ok-staging"
+kind = "shell_reviewer"
+source = """
+def on_event(ctx, state):
+    return Review.approve() if "staging" in ctx.argv else Review.defer()
+"""
+
+[[reviewer]]
+script = "ok-staging"
+
+[[script]]
+id = "no-py2"
+kind = "shell_before_interceptor"
+source = """
+def on_event(ctx, state):
+    return Intercept.reject("python2 is gone; use python3")
+"""
+
+[[interceptor]]
+script = "no-py2"
+phase = "before"
+match = { basename = "python2" }
+`,
+	}
+	root := t.TempDir()
+	os.Mkdir(filepath.Join(root, ".git"), 0o755)
+	dir := filepath.Join(root, ".github/hooks/agent-shell")
+	writeFiles(t, filepath.Join(dir, PacksSubdir, "ops"), files)
+	writeFiles(t, dir, map[string]string{"agent-shell.toml": `version = 1
+
+[[pack]]
+name = "ops"
+source = "/srv/ops"
+
+[[rule]]
+id = "network-asks"
+action = "ask"
+match = { effect = "network" }
+`})
+	tree, err := ReadPackTree(filepath.Join(dir, PacksSubdir, "ops"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := (&Lock{Version: 1, Packs: []*LockEntry{EntryFor("ops", "/srv/ops", "", "", tree)}}).Encode()
+	writeFiles(t, dir, map[string]string{LockFileName: string(data)})
+	e := Load(root, func(string) string { return "" })
+	if e.LoadErr != nil {
+		t.Fatal(e.LoadErr)
+	}
+	for _, c := range []struct{ cmd, action, why string }{
+		{"deploy production", "ask", "the pack's analyzer adds network; the project's rule asks"},
+		{"deploy staging", "allow", "the pack's reviewer approves the ask"},
+		{"python2 x.py", "deny", "the pack's interceptor rejects"},
+		{"ls", "allow", ""},
+	} {
+		d := e.DecideRequest(c.cmd, Request{Cwd: root, SessionID: "s1", DryRun: true})
+		if string(d.Action) != c.action {
+			t.Errorf("%q: %s (%s); want %s: %s", c.cmd, d.Action, d.Reason, c.action, c.why)
+		}
+		if c.cmd == "python2 x.py" && !strings.Contains(d.Reason, "ops/no-py2") {
+			t.Errorf("%q: reason %q does not name ops/no-py2", c.cmd, d.Reason)
+		}
+	}
+}
