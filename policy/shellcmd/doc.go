@@ -47,7 +47,7 @@
 //     [Command.Assigns]; wrappers are unwrapped into [Command.Layers] (env
 //     with its options, -S and assignments; command, builtin, exec, nohup,
 //     time, timeout, nice, ionice, stdbuf, chrt, taskset, setsid, flock,
-//     chroot, pkexec, busybox, watch -x, sudo and doas with their options,
+//     chroot, pkexec, busybox, toybox, watch -x, sudo and doas with their options,
 //     xargs, unbuffer, strace, ltrace, valgrind, fakeroot, catchsegv,
 //     runuser -u, script -c); long options may be shortened to any
 //     unambiguous prefix, as getopt_long and git read them; quotes and escapes are removed ($'...' decoded); brace
