@@ -30,7 +30,11 @@
 //     or such an interpreter reading its program from a heredoc, a
 //     here-string or a static echo or printf): os.system("..."),
 //     subprocess.run([...]), execSync("..."), backticks, qx{}... An argv
-//     list is joined with its words quoted. [Command.Code] holds what a
+//     list is joined with its words quoted. The command lines an awk
+//     program runs are walked too (awk, gawk, mawk, nawk; the program is
+//     the first operand or the -e parts, not a -f file): system("..."), print | "..." and "..." |
+//     getline, string escapes decoded; a shell or interpreter there that
+//     reads awk's output as its script is unknown. [Command.Code] holds what a
 //     small lexer per language finds in the program ([CodeScan]): the
 //     command lines, recursive deletes (shutil.rmtree, fs.rmSync with
 //     recursive: true, FileUtils.rm_rf, File::Path rmtree) and file
@@ -47,7 +51,7 @@
 //     [Command.Assigns]; wrappers are unwrapped into [Command.Layers] (env
 //     with its options, -S and assignments; command, builtin, exec, nohup,
 //     time, timeout, nice, ionice, stdbuf, chrt, taskset, setsid, flock,
-//     chroot, pkexec, busybox, watch -x, sudo and doas with their options,
+//     chroot, pkexec, busybox, toybox, watch -x, sudo and doas with their options,
 //     xargs, unbuffer, strace, ltrace, valgrind, fakeroot, catchsegv,
 //     runuser -u, script -c); long options may be shortened to any
 //     unambiguous prefix, as getopt_long and git read them; quotes and escapes are removed ($'...' decoded); brace
@@ -60,13 +64,13 @@
 //     is not static (bash -c "$X", bash -c "rm $DIR"), an interpreter
 //     one-liner whose program is not static (python -c "$X") or runs a
 //     command line that is not (os.system(cmd), execSync(`rm ${d}`),
-//     system("rm #{d}")), a body nested deeper
-//     than [MaxDepth], and a line that does not parse or nests too deeply
-//     ([Line.Err]). So is what run-time input supplies in place of a
-//     missing part: the script of a shell -c, eval, watch, su -c or
-//     flock -c, or the program of a wrapper (sudo --, env, timeout 5),
-//     when xargs or parallel appends arguments to it (xargs bash -c,
-//     xargs sudo --); and a parallel with no command that reads its
+//     system("rm #{d}"), awk's system($0) or print | cmd), a body nested
+//     deeper than [MaxDepth], and a line that does not parse or nests too
+//     deeply ([Line.Err]). So is what run-time input supplies in place of
+//     a missing part: the script of a shell -c, eval, watch, su -c or
+//     flock -c, the program of awk, or the program of a wrapper (sudo --,
+//     env, timeout 5), when xargs or parallel appends arguments to it
+//     (xargs bash -c, xargs awk, xargs sudo --); and a parallel with no command that reads its
 //     command lines from input (parallel, printf 'ls\n' | parallel),
 //     whose piped or heredoc script is still reported. So is a shell that
 //     reads its script from a pipe not fed by a static echo or printf

@@ -16,9 +16,10 @@ import (
 // require('child_process'); include FileUtils). It does not follow values
 // through variables or build names (getattr(os, "sys" + "tem")): a call
 // that runs a command line given by anything but literals is Unknown, and
-// a call reached only through such tricks is not seen.
+// a call reached only through such tricks is not seen. In awk, the
+// command lines are those of system(CMD), print | CMD and CMD | getline.
 type CodeScan struct {
-	Lang string // "python", "node" (also bun and deno), "ruby", "perl", "php"
+	Lang string // "python", "node" (also bun and deno), "ruby", "perl", "php", "awk"
 	Code string // the program text (all -e parts joined with newlines)
 
 	// DeletesRecursively reports a recursive-delete API, whatever its
@@ -34,10 +35,11 @@ type CodeScan struct {
 	// writing mode, Path.write_text..., os.remove..., shutil.copy...,
 	// fs.writeFile..., File.write..., FileUtils.*, Perl's unlink, rename,
 	// open(FH, '>'...) and the -i option (also Ruby's), PHP's
-	// file_put_contents... A recursive delete changes files too. A mode
-	// or flags argument that is not a literal counts as writing. The
-	// command lines of Runs are not counted here: they are walked as
-	// commands.
+	// file_put_contents..., awk's print > FILE (but /dev/stdout,
+	// /dev/stderr, /dev/null) and gawk's -i inplace... A recursive
+	// delete changes files too. A mode or flags argument that is not a
+	// literal counts as writing. The command lines of Runs are not
+	// counted here: they are walked as commands.
 	ChangesFiles bool
 
 	// Runs holds the command lines the code runs, in source order. A
@@ -50,20 +52,24 @@ type CodeScan struct {
 	// a concatenation with a name), or when the code is too large or too
 	// deeply nested to read whole. It says why.
 	Unknown string
+
+	// fed holds the indexes in Runs, ascending, of the command lines that
+	// read what the program writes to them (awk's print | "sh").
+	fed []int
 }
 
 // ScanCode looks at one unwrapped command (argv as in [Command.Argv]); ok
 // is false when it is not an interpreter one-liner: python -c, node -e or
 // -p (also nodejs, bun -e, deno eval), ruby -e, perl -e or -E, php -r (also
-// -B, -R, -E). It reads argv as literal text: Parse also scans programs fed
-// on standard input and knows which words are not static, so prefer
-// [Command.Code] for a parsed line.
+// -B, -R, -E), awk (gawk, mawk, nawk) with its program. It reads argv as
+// literal text: Parse also scans programs fed on standard input and knows
+// which words are not static, so prefer [Command.Code] for a parsed line.
 func ScanCode(argv []string) (scan CodeScan, ok bool) {
 	if len(argv) == 0 {
 		return CodeScan{}, false
 	}
 	ol, ok := oneLinerOf(path.Base(argv[0]), lits(argv))
-	if !ok || ol.stdin || ol.why != "" {
+	if !ok || ol.stdin || ol.why != "" || ol.missing != "" {
 		return CodeScan{}, false
 	}
 	src, _ := ol.program()
@@ -77,8 +83,11 @@ type oneLiner struct {
 	form    string // how the program is given, for reasons: "python3 -c"
 	parts   []word // the program (several -e parts); none when it comes on stdin
 	stdin   bool
-	inPlace bool   // perl -i, ruby -i: the program edits its file operands in place
+	inPlace bool   // perl -i, ruby -i, gawk -i inplace: the program edits its file operands in place
 	why     string // non-empty: the options cannot be read statically
+	// missing names the program when it is not written (awk alone): an
+	// enclosing xargs or parallel appends it at run time, if any.
+	missing string
 }
 
 // program joins the parts of the program with newlines, as perl and ruby
@@ -159,6 +168,8 @@ func oneLinerOf(name string, l []word) (oneLiner, bool) {
 		return nodeArgs(name, l, &bunOpts)
 	case name == "deno":
 		return denoArgs(name, l)
+	case isAwk(name):
+		return awkArgs(name, l)
 	}
 	return oneLiner{}, false
 }
@@ -373,6 +384,11 @@ func (w *walker) interpreter(idx int, ol oneLiner, redirs []*syntax.Redirect, ap
 	case ol.why != "":
 		cmds[idx].Unknown = ol.why
 		return
+	case ol.missing != "":
+		if appendBy != "" {
+			cmds[idx].Unknown = fmt.Sprintf("%s supplied at run time by %s", ol.missing, appendBy)
+		}
+		return
 	case !ol.stdin:
 		src, why := ol.program()
 		if why != "" {
@@ -404,10 +420,38 @@ func (w *walker) code(idx int, ol oneLiner, src string) {
 	}
 	scan := scanCode(ol, src)
 	w.st.line.Commands[idx].Code = &scan
-	for _, r := range scan.Runs {
+	fed := scan.fed // ascending
+	for k, r := range scan.Runs {
+		start, pipes := len(w.st.line.Commands), len(w.st.line.Pipelines)
 		w.body(idx, script{src: r})
+		if len(fed) > 0 && fed[0] == k {
+			fed = fed[1:]
+			w.fedScripts(ol.form, start, pipes)
+		}
 	}
 	if c := &w.st.line.Commands[idx]; scan.Unknown != "" && c.Unknown == "" {
 		c.Unknown = scan.Unknown
+	}
+}
+
+// fedScripts marks unknown the shells and interpreters, among the commands
+// from start of a body that reads a one-liner's output (awk's print |
+// "sh"), that read their script from standard input: that output, unless
+// a pipe of their own feeds them (pipedScript judged those).
+func (w *walker) fedScripts(form string, start, pipes int) {
+	line := w.st.line
+	piped := map[int]bool{}
+	for _, p := range line.Pipelines[pipes:] {
+		for _, stage := range p[1:] {
+			if len(stage) > 0 {
+				piped[stage[0]] = true
+			}
+		}
+	}
+	for k := start; k < len(line.Commands); k++ {
+		c, m := &line.Commands[k], w.st.meta[k]
+		if (m.stdinShell || m.stdinCode != nil) && !piped[k] && c.Unknown == "" {
+			c.Unknown = fmt.Sprintf("%s reads its script from the output of %s, which is not static", c.Argv[0], form)
+		}
 	}
 }

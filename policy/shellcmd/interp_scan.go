@@ -54,6 +54,10 @@ func scanCode(ol oneLiner, src string) CodeScan {
 }
 
 func (s *scanner) scan(src string, html bool) {
+	if s.lang == "awk" {
+		s.awk(src)
+		return
+	}
 	toks, whole := lex(s.lang, src, html)
 	if !whole {
 		s.unknown(fmt.Sprintf("%s program nests too deeply to check", s.form))
@@ -381,15 +385,17 @@ func (s *scanner) addArgv(c call, words []string) {
 }
 
 // str returns the value of sp when it is a string literal, or literals
-// joined by the language's concatenation ("rm " + "-rf /"; Python and Ruby
-// also join adjacent literals), maybe in parentheses.
+// joined by the language's concatenation ("rm " + "-rf /"; Python, Ruby
+// and awk also join adjacent literals), maybe in parentheses.
 func (s *scanner) str(sp span) (string, bool) {
 	sp = s.unparen(sp)
-	concat := "+"
-	if s.lang == "perl" || s.lang == "php" {
+	concat, adjacent := "+", s.lang == "python" || s.lang == "ruby"
+	switch s.lang {
+	case "perl", "php":
 		concat = "."
+	case "awk":
+		concat, adjacent = "", true // awk joins by juxtaposition only: "a" + "b" adds numbers
 	}
-	adjacent := s.lang == "python" || s.lang == "ruby"
 	var b strings.Builder
 	want := true // a literal comes next
 	for k := sp.lo; k < sp.hi; k++ {

@@ -127,6 +127,7 @@ func js(code string) []string  { return []string{"node", "-e", code} }
 func rb(code string) []string  { return []string{"ruby", "-e", code} }
 func pl(code string) []string  { return []string{"perl", "-e", code} }
 func php(code string) []string { return []string{"php", "-r", code} }
+func awk(code string) []string { return []string{"awk", "--", code} }
 
 // Facts expected of a scan: D deletes recursively, C changes files.
 const (
@@ -402,6 +403,12 @@ var scanTests = []struct {
 	{php("$db->exec('DELETE FROM t');"), none, nil, ""},
 	{php("echo 'rm -rf /'; // system('rm -rf /')"), none, nil, ""},
 	{php("# system('x')\necho 1;"), none, nil, ""},
+	// awk: print > FILE writes, print | CMD and CMD | getline run.
+	{awk(`{ print > "out" }`), C, nil, ""},
+	{awk(`{ print $1 | "sort" }`), none, []string{"sort"}, ""},
+	{awk(`BEGIN { "date" | getline d }`), none, []string{"date"}, ""},
+	{awk(`BEGIN { system("rm" " -rf /") }`), none, []string{"rm -rf /"}, ""},
+	{awk(`BEGIN { system("rm" + " -rf /") }`), none, nil, "not static"},
 	// Everyday read-only one-liners.
 	{py("import sys, json; print(json.load(sys.stdin)['version'])"), none, nil, ""},
 	{py("import os, subprocess; print(os.environ['HOME'], subprocess.PIPE)"), none, nil, ""},
@@ -447,7 +454,7 @@ func TestScanCode(t *testing.T) {
 // interpreters are the one-liner forms FuzzScanCode and TestScanCodeBounded
 // feed code to.
 var interpreters = [][]string{
-	{"python3", "-c"}, {"node", "-e"}, {"ruby", "-e"}, {"perl", "-e"}, {"php", "-r"},
+	{"python3", "-c"}, {"node", "-e"}, {"ruby", "-e"}, {"perl", "-e"}, {"php", "-r"}, {"awk", "--"},
 }
 
 // FuzzScanCode checks that ScanCode never panics and keeps its
@@ -492,6 +499,7 @@ func TestScanCodeBounded(t *testing.T) {
 		"os.system(", "(", "[", "{", "system ", "/[", "'", "\"", "`", "f'{", "f\"{", "`${", "\"#{", "s{", "s/x/",
 		"%x{", "qx(", "q(", "?", "$'", "from a import *\n", "x = os.system\n", "eval(\"", "<?php ", "?>",
 		"exec(\"", "s/x/s\\/x\\/y\\/e/e;", "require('child_process').execSync('ls');", "a, ", "=begin\n",
+		"print ", "x | getline ", "\"a\" ", "/[[:", "@f(", "$(", "print > (",
 	}
 	for _, sh := range shapes {
 		code := strings.Repeat(sh, n/len(sh))

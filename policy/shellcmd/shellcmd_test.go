@@ -149,6 +149,13 @@ var parseTests = []struct {
 	{"flock -w 5 /tmp/l -c 'rm -rf /'", []string{`flock -w 5 /tmp/l -c "rm -rf /"`, "rm -rf / @1"}},
 	{"busybox rm -rf /", []string{"rm -rf /"}},
 	{"busybox sh -c 'rm -rf /'", []string{`sh -c "rm -rf /"`, "rm -rf / @1"}},
+	{"toybox rm -rf /", []string{"rm -rf /"}},
+	{"/bin/toybox sh -c 'rm -rf /'", []string{`sh -c "rm -rf /"`, "rm -rf / @1"}},
+	{"busybox --help", []string{"busybox --help"}},
+	{"busybox --list", []string{"busybox --list"}},
+	{"toybox --long", []string{"toybox --long"}},
+	{"toybox", []string{"toybox"}},
+	{"busybox $APPLET -rf /", []string{"busybox $APPLET -rf / !unknown ~dyn"}},
 	{"chroot /mnt rm -rf /", []string{"rm -rf /"}},
 	{"pkexec --user root rm -rf /", []string{"rm -rf /"}},
 	{"\\time -p rm -rf /", []string{"rm -rf /"}},
@@ -438,6 +445,9 @@ func TestParseLayers(t *testing.T) {
 		{"env -S 'nice rm -rf /'", []string{"env nice rm -rf /", "nice rm -rf /", "rm -rf /"}, "rm"},
 		{"xargs -n1 rm -f", []string{"xargs -n1 rm -f", "rm -f"}, "rm"},
 		{"sudo -s", []string{"sudo -s sh", "sh"}, "sh"},
+		{"busybox rm -rf /", []string{"busybox rm -rf /", "rm -rf /"}, "rm"},
+		{"toybox rm -rf /", []string{"toybox rm -rf /", "rm -rf /"}, "rm"},
+		{"busybox find . -delete", []string{"busybox find . -delete", "find . -delete", "rm -r -f ."}, "rm"},
 	}
 	for _, tt := range tests {
 		l := Parse(tt.in)

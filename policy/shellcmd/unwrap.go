@@ -276,14 +276,14 @@ func wrapperStep(name string, l []word) step {
 			return step{}
 		}
 		return wrapAt(op, l)
-	case "builtin", "busybox":
+	case "builtin", "busybox", "toybox":
 		if len(l) < 2 {
 			return step{missing: true}
 		}
 		if l[1].dyn {
 			return unknownStep(fmt.Sprintf("%s: program %q is not static", name, l[1].s))
 		}
-		if strings.HasPrefix(l[1].s, "-") { // busybox --list, --install
+		if strings.HasPrefix(l[1].s, "-") { // busybox --list, --install, --help
 			return step{}
 		}
 		return wrapAt(1, l)
