@@ -812,6 +812,9 @@ func (mt *Matcher) matchStatic(s *subject) bool {
 	if re := mt.programRegexp(); re != nil && !(re.MatchString(argv[0]) || s.innermost && re.MatchString(s.cmd.Path)) {
 		return false
 	}
+	if len(mt.GitSubcommand) > 0 && !s.gitSubcommandIn(mt.GitSubcommand) {
+		return false
+	}
 	if len(mt.Effect) > 0 && !anyEffect(s.effects, mt.Effect) {
 		return false
 	}
@@ -848,6 +851,41 @@ func hasPrefixWords(argv, prefix []string) bool {
 		}
 	}
 	return true
+}
+
+// gitSubcommandIn reports whether the layer is git (in any case, git.exe
+// too: a case-insensitive file system runs them) running one of subs,
+// or a subcommand that cannot be known from the text: a dynamic word, or
+// one the line may have made an alias of (-c alias.*, GIT_CONFIG_*
+// variables). A built-in subcommand cannot be aliased, so no other word
+// hides one of subs.
+func (s *subject) gitSubcommandIn(subs []string) bool {
+	prog := strings.ToLower(s.argv[0])
+	prog = prog[strings.LastIndexAny(prog, `/\`)+1:]
+	if strings.TrimSuffix(prog, ".exe") != "git" {
+		return false
+	}
+	globals, sub, rest := shellcmd.GitSplit(s.argv[1:])
+	if sub == "" && len(rest) > 0 && rest[0] == "--" {
+		_, sub, _ = shellcmd.GitSplit(rest[1:])
+	}
+	if sub == "" {
+		return false
+	}
+	if dynamicWord(sub) {
+		return true
+	}
+	for i, g := range globals {
+		if strings.Contains(strings.ToLower(g), "alias.") && (strings.HasPrefix(g, "-c") || i > 0 && globals[i-1] == "-c") {
+			return true
+		}
+	}
+	for _, a := range s.cmd.Assigns {
+		if strings.HasPrefix(a, "GIT_CONFIG") {
+			return true
+		}
+	}
+	return contains(subs, strings.ToLower(sub))
 }
 
 // anyArgument reports whether some wanted argument is among the command's

@@ -480,3 +480,45 @@ func TestEffectsFollowCd(t *testing.T) {
 		t.Errorf("(cd /tmp); rm x: effects %v lack the start directory's write:/w/x", d.Effects)
 	}
 }
+
+// git_subcommand finds git's subcommand past its global options, in any
+// case, and counts one the line may alias or only knows at run time.
+func TestGitSubcommandMatcher(t *testing.T) {
+	m, err := ParseManifest("agent-shell.toml", []byte(`version = 1
+[[rule]]
+id = "r"
+action = "deny"
+match = { git_subcommand = ["reset", "push"] }
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := NewEngine(nil, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for cmd, want := range map[string]Action{
+		"git reset --hard":                 ActionDeny,
+		"git -C web -c x=y push":           ActionDeny,
+		"GIT RESET":                        ActionDeny,
+		"/usr/bin/git.exe push":            ActionDeny,
+		"git -- reset":                     ActionDeny,
+		"git $SUB x":                       ActionDeny,
+		"git -c alias.st=reset st --hard":  ActionDeny,
+		"GIT_CONFIG_COUNT=1 git st":        ActionDeny,
+		"git status":                       ActionAllow,
+		"git log --grep reset":             ActionAllow,
+		"git checkout reset":               ActionAllow,
+		"git --version":                    ActionAllow,
+		"legit reset":                      ActionAllow,
+		"sudo git push origin main":        ActionDeny,
+		"git commit -m 'git reset --hard'": ActionAllow,
+	} {
+		if d := e.Decide(cmd, "/repo"); d.Action != want {
+			t.Errorf("%q: %s, want %s", cmd, d.Action, want)
+		}
+	}
+	if _, err := ParseManifest("agent-shell.toml", []byte("version = 1\n[[rule]]\nid = \"r\"\naction = \"deny\"\nmatch = { git_subcommand = \"Reset\" }\n")); err == nil || !strings.Contains(err.Error(), "lower case") {
+		t.Errorf("an upper-case git_subcommand: %v", err)
+	}
+}

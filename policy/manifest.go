@@ -122,6 +122,7 @@ type Matcher struct {
 	Argument         stringList `toml:"argument"`
 	ArgumentContains stringList `toml:"argument_contains"`
 	ProgramRegex     string     `toml:"program_regex"`
+	GitSubcommand    stringList `toml:"git_subcommand"`
 	Effect           stringList `toml:"effect"`
 	NoUnknownEffects *bool      `toml:"no_unknown_effects"`
 	Script           string     `toml:"script"`
@@ -328,7 +329,12 @@ func (mt *Matcher) compile() error {
 			return err
 		}
 	}
-	empty := len(mt.Program) == 0 && len(mt.Basename) == 0 && len(mt.ArgvPrefix) == 0 &&
+	for _, sub := range mt.GitSubcommand {
+		if sub == "" || sub != strings.ToLower(sub) {
+			return fmt.Errorf("git_subcommand %q: want a subcommand in lower case", sub)
+		}
+	}
+	empty := len(mt.Program) == 0 && len(mt.Basename) == 0 && len(mt.ArgvPrefix) == 0 && len(mt.GitSubcommand) == 0 &&
 		len(mt.Argument) == 0 && len(mt.ArgumentContains) == 0 && mt.ProgramRegex == "" &&
 		len(mt.Effect) == 0 && mt.NoUnknownEffects == nil && mt.Script == "" && len(mt.All) == 0 && len(mt.Any) == 0 && mt.Not == nil
 	if empty {
