@@ -1341,6 +1341,7 @@ func TestGuardFindDeleteByName(t *testing.T) {
 		{`find . -name hooks -exec rm -rf {} +`, true}, // .github/hooks holds the configuration
 		{`find . -name agent-shell -type d -exec rm -rf {} +`, true},
 		{`find . -exec rm -rf {} +`, true},
+		{`git rm -r .`, true},
 	} {
 		d := GuardCommand(root, root, c.cmd, nil)
 		if (d != nil) != c.deny {
