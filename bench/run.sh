@@ -110,16 +110,22 @@ safety() {
   echo "== hook --agent claude with the safety pack at level standard, as init writes it ($runs runs each) =="
   local work; work=$(mktemp -d); mkdir -p "$work/.git"
   (cd "$work" && "$as" init --agent claude --yes >/dev/null)
-  printf '%s' "{\"session_id\":\"bench\",\"cwd\":\"$work\",\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"git status && rm -rf ./dist && npm test -- --grep x | tee log.txt\"},\"tool_use_id\":\"toolu_bench\"}" >"$work/claude.json"
-  # A first call fills the compile cache: the figure is for a warm cache.
-  (cd "$work" && "$as" hook --agent claude <claude.json && test -s .agent-shell/events/bench.jsonl)
+  # The policy benchmark's line (no pack script runs for it: the static
+  # matches spare them), and one whose rm -rf runs the pack's matchers.
+  local line1='cd web && FOO=1 npm ci && npm test -- --coverage | tee out.log; git status --short'
+  local line2='git status && rm -rf ./dist && npm test -- --grep x | tee log.txt'
+  printf '%s' "{\"session_id\":\"bench\",\"cwd\":\"$work\",\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"$line1\"},\"tool_use_id\":\"toolu_bench\"}" >"$work/line1.json"
+  printf '%s' "{\"session_id\":\"bench\",\"cwd\":\"$work\",\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"$line2\"},\"tool_use_id\":\"toolu_bench\"}" >"$work/line2.json"
+  # A first call of each fills the compile cache: the figures are for a warm cache.
+  (cd "$work" && "$as" hook --agent claude <line1.json && "$as" hook --agent claude <line2.json && test -s .agent-shell/events/bench.jsonl)
   (cd "$work" && hyperfine --warmup 20 --runs "$runs" --export-json "$out/safety.json" \
-    -n version "$as --version < claude.json" \
-    -n hook-claude "$as hook --agent claude < claude.json" >/dev/null)
-  local version claude
-  version=$(median "$out/safety.json" version); claude=$(median "$out/safety.json" hook-claude)
-  printf 'median ms: agent-shell --version %s  agent-shell hook --agent claude (safety pack) %s\n' "$version" "$claude"
-  python3 -c 'import sys; v,c=map(float,sys.argv[1:]); print("hook with the safety pack / --version = %.2f (goal <= 1.5)" % (c/v))' "$version" "$claude"
+    -n version "$as --version < line1.json" \
+    -n hook-line1 "$as hook --agent claude < line1.json" \
+    -n hook-line2 "$as hook --agent claude < line2.json" >/dev/null)
+  local version one two
+  version=$(median "$out/safety.json" version); one=$(median "$out/safety.json" hook-line1); two=$(median "$out/safety.json" hook-line2)
+  printf 'median ms: agent-shell --version %s  hook (policy line) %s  hook (rm -rf line) %s\n' "$version" "$one" "$two"
+  python3 -c 'import sys; v,a,b=map(float,sys.argv[1:]); print("hook with the safety pack / --version = %.2f on the policy line (goal <= 1.5), %.2f on the rm -rf line" % (a/v, b/v))' "$version" "$one" "$two"
   echo "== Go benchmarks: loading the pack, deciding with it =="
   go test ./policy -run '^$' -bench 'SafetyPack' -benchtime 2s
   rm -rf "$work"
