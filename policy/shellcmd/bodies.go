@@ -41,7 +41,8 @@ type bodyResult struct {
 
 func isShell(name string) bool {
 	switch name {
-	case "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "lksh":
+	case "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "lksh",
+		"fish": // not POSIX, but its simple commands read the same; what does not parse is unknown
 		return true
 	}
 	return false
@@ -101,8 +102,28 @@ func bodies(name string, l []word) bodyResult {
 		}
 	case name == "source" || name == ".":
 		return sourceBody(name, l)
+	case name == "alias":
+		return aliasBodies(l)
 	}
 	return bodyResult{}
+}
+
+// aliasBodies walks what each alias defined runs: a shell that expands
+// aliases (shopt -s expand_aliases, an interactive one) runs it when the
+// name comes later in the line, where only the name shows.
+func aliasBodies(l []word) bodyResult {
+	var r bodyResult
+	for _, w := range l[1:] {
+		name, value, ok := strings.Cut(w.s, "=")
+		if !ok || strings.HasPrefix(name, "-") {
+			continue
+		}
+		if w.dyn {
+			return bodyResult{why: fmt.Sprintf("alias %s is not static: %s", name, w.s)}
+		}
+		r.scripts = append(r.scripts, script{src: value})
+	}
+	return r
 }
 
 func allStatic(what string, ws []word) string {

@@ -172,11 +172,13 @@ var (
 	commandOpts = optDef{flags: "pvV"}
 	execOpts    = optDef{flags: "cl", args: "a"}
 	nohupOpts   = optDef{long: "help version"}
-	timeOpts    = optDef{flags: "apqv", args: "fo", long: "format= output= append portability verbose quiet help version"}
-	timeoutOpts = optDef{flags: "fpv", args: "ks", long: "foreground kill-after= preserve-status signal= verbose help version"}
-	niceOpts    = optDef{args: "n", long: "adjustment= help version", num: true}
-	ioniceOpts  = optDef{flags: "thV", args: "cnpPu", long: "class= classdata= pid= pgid= uid= ignore help version"}
-	sudoOpts    = optDef{
+	// caffeinate (macOS) keeps the machine awake while it runs a utility.
+	caffeinateOpts = optDef{flags: "disum", args: "tw"}
+	timeOpts       = optDef{flags: "apqv", args: "fo", long: "format= output= append portability verbose quiet help version"}
+	timeoutOpts    = optDef{flags: "fpv", args: "ks", long: "foreground kill-after= preserve-status signal= verbose help version"}
+	niceOpts       = optDef{args: "n", long: "adjustment= help version", num: true}
+	ioniceOpts     = optDef{flags: "thV", args: "cnpPu", long: "class= classdata= pid= pgid= uid= ignore help version"}
+	sudoOpts       = optDef{
 		flags: "AbBEeHiKklnNPSsVv",
 		args:  "CDghprRtTuU",
 		long: "askpass background bell preserve-env? edit set-home login remove-timestamp reset-timestamp " +
@@ -291,6 +293,8 @@ func wrapperStep(name string, l []word) step {
 		return scanWrap(&execOpts, l)
 	case "nohup":
 		return scanWrap(&nohupOpts, l)
+	case "caffeinate":
+		return scanWrap(&caffeinateOpts, l)
 	case "time":
 		return scanWrap(&timeOpts, l)
 	case "stdbuf":
