@@ -126,7 +126,11 @@ func (p *Project) Update(ctx context.Context, name, rev string, revGiven bool) e
 	for _, line := range changes {
 		fmt.Fprintln(p.Out, line)
 	}
-	fmt.Fprintf(p.Out, "updated pack %s to %s%s\n", name, pf.Version, prefixed(" at ", orDefault(rev, "the default branch")+commitNote(f.commit)))
+	at := " from " + src.Spec // a local folder has no revs
+	if src.Git != "" {
+		at = " at " + orDefault(rev, "the default branch") + commitNote(f.commit)
+	}
+	fmt.Fprintf(p.Out, "updated pack %s to %s%s\n", name, pf.Version, at)
 	return nil
 }
 
