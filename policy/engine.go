@@ -969,8 +969,8 @@ func anyEffect(effects, patterns []string) bool {
 // The example project: a pack rule's examples run at its root, with HOME
 // its parent.
 const (
-	ExampleProject = "/home/dev/project"
-	ExampleHome    = "/home/dev"
+	exampleProject = "/home/dev/project"
+	exampleHome    = "/home/dev"
 )
 
 // CheckPackExamples verifies the examples of every pack rule, which loading
@@ -1035,7 +1035,7 @@ func (e *Engine) ruleMatchesLine(r *Rule, command string) (bool, error) {
 	if r.pack != "" {
 		// A pack's rules judge paths against the project and HOME: their
 		// examples run at the root of an example project.
-		req = Request{Cwd: ExampleProject, Project: ExampleProject, Home: ExampleHome}
+		req = Request{Cwd: exampleProject, Project: exampleProject, Home: exampleHome}
 	}
 	ev := e.newEvaluation(req)
 	ev.line = line

@@ -104,9 +104,6 @@ type Rule struct {
 	pack string // the pack the rule comes from, "" for the project's own
 }
 
-// Pack is the pack the rule comes from, "" for the project's own.
-func (r *Rule) Pack() string { return r.pack }
-
 // Examples are commands a rule must and must not match, checked at load.
 type Examples struct {
 	Match    []string `toml:"match"`

@@ -76,7 +76,6 @@ type OptionDecl struct {
 type Pack struct {
 	Decl    *PackDecl
 	File    *PackFile
-	Dir     string // the vendored folder; "" for a built-in pack
 	Tree    string // the tree digest of a vendored pack's files
 	Options map[string]any
 	files   fs.FS
@@ -432,7 +431,7 @@ func vendoredPack(dir string, d *PackDecl, lock *Lock) (*Pack, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Pack{Decl: d, File: pf, Dir: packDir, Tree: e.Tree, files: files.FS()}, nil
+	return &Pack{Decl: d, File: pf, Tree: e.Tree, files: files.FS()}, nil
 }
 
 // takeIn adds a pack's rules (those its when and the disable list keep) and
@@ -530,7 +529,7 @@ func LoadPackFiles(dir string, files PackFiles) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	return standalonePack(where, &Pack{Decl: &PackDecl{Name: pf.Name, Source: "dir:" + dir}, File: pf, Dir: dir, files: files.FS()})
+	return standalonePack(where, &Pack{Decl: &PackDecl{Name: pf.Name, Source: "dir:" + dir}, File: pf, files: files.FS()})
 }
 
 // ValidPackName reports whether s can name a pack.
