@@ -14,7 +14,7 @@ import (
 // registration, written by its adapter's Install, which registers the pre-
 // and post-tool hooks together (one `agent-shell hook` entry decides and
 // records). So the hooks are installed when either is enabled; policy adds
-// the starter policy files when the repository has none.
+// the starter manifest, the safety pack, when the repository has no policy.
 type Plan struct {
 	Agents         []string // whose hooks to install
 	FlightRecorder bool

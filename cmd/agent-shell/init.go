@@ -19,8 +19,9 @@ func newInitCmd(a *app) *cobra.Command {
 		Short: "Set agent-shell up in this repository: agent hooks, a starter policy, npm, .gitignore",
 		Long: `Detects the repository (its git root, package managers and agents) and sets
 up what is missing: each agent's hooks (flight recording and policy checks:
-one registration serves both), a starter deny-only policy when there is none
-(existing policy files are never touched), script-shell=agent-shell in
+one registration serves both), an agent-shell.toml taking in the built-in
+safety pack when there is no policy (existing policy files are never
+touched), script-shell=agent-shell in
 .npmrc, and .agent-shell/ in .gitignore. Existing files are merged, keeping
 every other key and line; a file that cannot be read is left unchanged and
 is an error. Running it again changes nothing.
@@ -64,7 +65,7 @@ Agents: ` + strings.Join(hostapi.Names(), ", "),
 	fl.StringSliceVar(&f.Agents, "agent", nil, "the agents to hook into, comma-separated (default: the ones found, else copilot): "+strings.Join(hostapi.Names(), ", "))
 	fl.BoolVar(&f.FlightRecorder, "flight-recorder", false, "record every tool call (installs the agents' hooks)")
 	fl.BoolVar(&f.NoFlightRecorder, "no-flight-recorder", false, "do not set up flight recording")
-	fl.BoolVar(&f.Policy, "policy", false, "check commands before they run (the hooks, and a starter policy when there is none)")
+	fl.BoolVar(&f.Policy, "policy", false, "check commands before they run (the hooks, and the safety pack when there is no policy)")
 	fl.BoolVar(&f.NoPolicy, "no-policy", false, "do not set up the policy")
 	fl.BoolVar(&f.NPM, "npm", false, "record npm scripts: script-shell=agent-shell in .npmrc (replaces another script-shell)")
 	fl.BoolVar(&f.NoNPM, "no-npm", false, "leave .npmrc alone")
