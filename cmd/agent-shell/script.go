@@ -163,6 +163,9 @@ func loadTestTarget(path string) (*policy.Manifest, error) {
 	var m *policy.Manifest
 	var err error
 	if filepath.Base(path) == policy.PackFileName {
+		if err := checkVendored(filepath.Dir(path)); err != nil {
+			return nil, err
+		}
 		m, err = policy.LoadPackDir(filepath.Dir(path))
 	} else {
 		m, err = policy.LoadManifestFile(path)
@@ -178,6 +181,33 @@ func loadTestTarget(path string) (*policy.Manifest, error) {
 		return nil, err
 	}
 	return m, nil
+}
+
+// checkVendored checks a vendored pack (packs/NAME/ beside a manifest)
+// against the lock, as loading it for a hook would: its tests must not run
+// on files the hook path would refuse.
+func checkVendored(dir string) error {
+	packs := filepath.Dir(dir)
+	if filepath.Base(packs) != policy.PacksSubdir {
+		return nil // a pack's own checkout
+	}
+	lockPath := filepath.Join(filepath.Dir(packs), policy.LockFileName)
+	if _, err := os.Lstat(lockPath); err != nil {
+		return nil
+	}
+	lock, err := policy.ReadLock(lockPath)
+	if err != nil {
+		return fmt.Errorf("%s: %w", lockPath, err)
+	}
+	e := lock.Pack(filepath.Base(dir))
+	if e == nil {
+		return fmt.Errorf("%s pins no pack %s", lockPath, filepath.Base(dir))
+	}
+	files, err := policy.ReadPackTree(dir)
+	if err != nil {
+		return err
+	}
+	return e.Verify(files)
 }
 
 // builtinPackTests loads a built-in pack on its own with its test files.
