@@ -129,7 +129,8 @@ only those files and denies every call when they do not match the lock.`,
 		RunE: runE(func(_ *cobra.Command, args []string) error {
 			p, _, err := a.packProject()
 			if err != nil {
-				return err
+				// Outside a repository there are still the built-in packs.
+				p = &packs.Project{Getenv: a.getenv, Out: a.stdout}
 			}
 			files, err := p.ShowFiles(args[0])
 			if err != nil {
