@@ -48,6 +48,9 @@ func packTable(text, name string) (start, end int, ok bool) {
 	for i, line := range lines {
 		t := strings.TrimSpace(line)
 		if strings.HasPrefix(t, "[") {
+			if start >= 0 && strings.HasPrefix(header(t), "[pack.") {
+				continue // [pack.options] and the like are the pack's own
+			}
 			if start >= 0 {
 				return start, i, true
 			}

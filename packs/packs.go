@@ -49,8 +49,8 @@ func (p *Project) Add(ctx context.Context, arg, name, cwd string) error {
 	if name == "" {
 		name = pf.Name
 	}
-	if !policy.ValidPackName(name) {
-		return fmt.Errorf("%q cannot name a pack: use 1 to 64 of a-z, 0-9, '_' and '-' (--name)", name)
+	if err := checkName(name); err != nil {
+		return fmt.Errorf("%v (--name)", err)
 	}
 	text, err := p.readManifest()
 	if err != nil {
@@ -71,7 +71,7 @@ func (p *Project) Add(ctx context.Context, arg, name, cwd string) error {
 	}
 	lock.Packs = append(lock.Packs, policy.EntryFor(name, src.Spec, rev, f.commit, f.files))
 	text = addPackTable(text, name, src.Spec, rev)
-	if err := p.commit(text, lock, name, f.files); err != nil {
+	if err := p.commit(text, lock, name, f.files, pf.Executables()); err != nil {
 		return err
 	}
 	at := rev
@@ -87,6 +87,9 @@ func (p *Project) Add(ctx context.Context, arg, name, cwd string) error {
 // rev it has), writes it as Add does and then prints what changed in its
 // rules (a failed update prints none: nothing changed).
 func (p *Project) Update(ctx context.Context, name, rev string, revGiven bool) error {
+	if err := checkName(name); err != nil {
+		return err
+	}
 	text, err := p.readManifest()
 	if err != nil {
 		return err
@@ -120,7 +123,7 @@ func (p *Project) Update(ctx context.Context, name, rev string, revGiven bool) e
 	if text, err = setPackRev(text, name, rev); err != nil {
 		return err
 	}
-	if err := p.commit(text, lock, name, f.files); err != nil {
+	if err := p.commit(text, lock, name, f.files, pf.Executables()); err != nil {
 		return err
 	}
 	for _, line := range changes {
@@ -137,23 +140,29 @@ func (p *Project) Update(ctx context.Context, name, rev string, revGiven bool) e
 // Remove takes a pack out of the manifest, the lock and the vendored
 // folder.
 func (p *Project) Remove(name string) error {
+	if err := checkName(name); err != nil {
+		return err
+	}
 	text, err := p.readManifest()
 	if err != nil {
 		return err
 	}
-	start, end, ok := packTable(text, name)
-	if !ok {
-		return fmt.Errorf("the manifest has no pack named %q", name)
-	}
-	lines := strings.SplitAfter(text, "\n")
-	text = strings.Join(append(lines[:start:start], lines[end:]...), "")
-	text = strings.ReplaceAll(text, "\n\n\n", "\n\n")
 	lock, err := p.readLock()
 	if err != nil {
 		return err
 	}
+	start, end, ok := packTable(text, name)
+	switch {
+	case ok:
+		lines := strings.SplitAfter(text, "\n")
+		text = strings.Join(append(lines[:start:start], lines[end:]...), "")
+		text = strings.ReplaceAll(text, "\n\n\n", "\n\n")
+	case lock.Pack(name) == nil:
+		return fmt.Errorf("the manifest has no pack named %q", name)
+	}
+	// A pack the lock still pins but the manifest lost goes from the lock.
 	lock.Packs = slices.DeleteFunc(lock.Packs, func(e *policy.LockEntry) bool { return e.Name == name })
-	if err := p.commit(text, lock, name, nil); err != nil {
+	if err := p.commit(text, lock, name, nil, nil); err != nil {
 		return err
 	}
 	fmt.Fprintf(p.Out, "removed pack %s\n", name)
@@ -288,11 +297,22 @@ func (p *Project) Files(name string, builtin bool) (policy.PackFiles, error) {
 // ShowFiles are the files `pack show NAME` prints: a declared pack's, or a
 // built-in pack's even when the project does not declare it.
 func (p *Project) ShowFiles(name string) (policy.PackFiles, error) {
+	if err := checkName(name); err != nil {
+		return nil, err
+	}
 	text, _ := p.readManifest()
 	if d := declsOf(text)[name]; d != nil && d.Source != "" {
 		return p.Files(name, false)
 	}
 	return p.Files(name, true)
+}
+
+// checkName refuses a name that is not a pack's: it becomes a folder.
+func checkName(name string) error {
+	if !policy.ValidPackName(name) {
+		return fmt.Errorf("%q cannot name a pack: use 1 to 64 of a-z, 0-9, '_' and '-'", name)
+	}
+	return nil
 }
 
 // fetchChecked fetches a pack and checks it loads on its own.
@@ -331,12 +351,16 @@ func checkPack(where string, files policy.PackFiles) (*policy.PackFile, error) {
 // commit writes the manifest text, the lock and the pack's vendored files
 // (files nil: the folder is removed), then loads the whole configuration;
 // if it does not load, every file is put back as it was.
-func (p *Project) commit(text string, lock *policy.Lock, name string, files policy.PackFiles) error {
+func (p *Project) commit(text string, lock *policy.Lock, name string, files policy.PackFiles, execs []string) error {
+	broken := policy.Load(p.Root, p.Getenv).LoadErr
 	t := &transaction{}
-	err := p.apply(t, text, lock, name, files)
+	err := p.apply(t, text, lock, name, files, execs)
 	if err == nil {
 		if e := policy.Load(p.Root, p.Getenv); e.LoadErr != nil {
 			err = fmt.Errorf("nothing was changed: with this change the configuration would not load: %v", e.LoadErr)
+			if broken != nil {
+				err = fmt.Errorf("nothing was changed: the configuration does not load, this change aside: %v", broken)
+			}
 		}
 	}
 	if err != nil {
@@ -385,7 +409,7 @@ func (t *transaction) writeFile(path string, data []byte) error {
 
 // replaceDir puts files in dir (nil: dir goes), moving the old folder aside
 // until the change is done.
-func (t *transaction) replaceDir(dir, name string, files policy.PackFiles) error {
+func (t *transaction) replaceDir(dir, name string, files policy.PackFiles, execs []string) error {
 	if _, err := os.Lstat(dir); err == nil {
 		backup := filepath.Join(filepath.Dir(dir), "."+name+".old")
 		if err := os.RemoveAll(backup); err != nil {
@@ -405,7 +429,7 @@ func (t *transaction) replaceDir(dir, name string, files policy.PackFiles) error
 	if err := t.mkdirAll(filepath.Dir(dir)); err != nil {
 		return err
 	}
-	staged, err := stage(filepath.Dir(dir), name, files)
+	staged, err := stage(filepath.Dir(dir), name, files, execs)
 	if err != nil {
 		return err
 	}
@@ -438,8 +462,8 @@ func (t *transaction) mkdirAll(dir string) error {
 	return nil
 }
 
-func (p *Project) apply(t *transaction, text string, lock *policy.Lock, name string, files policy.PackFiles) error {
-	if err := t.replaceDir(p.packDir(name), name, files); err != nil {
+func (p *Project) apply(t *transaction, text string, lock *policy.Lock, name string, files policy.PackFiles, execs []string) error {
+	if err := t.replaceDir(p.packDir(name), name, files, execs); err != nil {
 		return err
 	}
 	var data []byte
@@ -456,8 +480,9 @@ func (p *Project) apply(t *transaction, text string, lock *policy.Lock, name str
 }
 
 // stage writes the files into a new hidden folder beside the vendored
-// one, to be renamed into place.
-func stage(parent, name string, files policy.PackFiles) (string, error) {
+// one, to be renamed into place; execs (the pack's executable extensions)
+// are made executable.
+func stage(parent, name string, files policy.PackFiles, execs []string) (string, error) {
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return "", err
 	}
@@ -471,7 +496,11 @@ func stage(parent, name string, files policy.PackFiles) (string, error) {
 			os.RemoveAll(tmp)
 			return "", err
 		}
-		if err := os.WriteFile(full, data, 0o644); err != nil {
+		mode := os.FileMode(0o644)
+		if slices.Contains(execs, path) {
+			mode = 0o755
+		}
+		if err := os.WriteFile(full, data, mode); err != nil {
 			os.RemoveAll(tmp)
 			return "", err
 		}

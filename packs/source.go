@@ -37,7 +37,7 @@ func ParseSource(arg, cwd string) (Source, string, error) {
 	}
 	if url, ok := strings.CutPrefix(arg, "git+"); ok {
 		scheme, rest, ok := strings.Cut(url, "://")
-		if !ok || (scheme != "https" && scheme != "ssh" && scheme != "file" && scheme != "http") {
+		if !ok || (scheme != "https" && scheme != "ssh" && scheme != "file") {
 			return Source{}, "", fmt.Errorf("%s: a git source is git+https://, git+ssh:// or git+file://", arg)
 		}
 		rev := ""

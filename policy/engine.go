@@ -856,9 +856,10 @@ func hasPrefixWords(argv, prefix []string) bool {
 // gitSubcommandIn reports whether the layer is git (in any case, git.exe
 // too: a case-insensitive file system runs them) running one of subs,
 // or a subcommand that cannot be known from the text: a dynamic word, or
-// one the line may have made an alias of (-c alias.*, GIT_CONFIG_*
-// variables). A built-in subcommand cannot be aliased, so no other word
-// hides one of subs.
+// one the command's own configuration may alias (-c alias.*,
+// --config-env, -c include.path, GIT_CONFIG_* variables). An alias set by
+// an earlier git config is judged where it is set (git config is one of
+// the safety pack's subcommands).
 func (s *subject) gitSubcommandIn(subs []string) bool {
 	prog := strings.ToLower(s.argv[0])
 	prog = prog[strings.LastIndexAny(prog, `/\`)+1:]
@@ -875,8 +876,10 @@ func (s *subject) gitSubcommandIn(subs []string) bool {
 	if dynamicWord(sub) {
 		return true
 	}
-	for i, g := range globals {
-		if strings.Contains(strings.ToLower(g), "alias.") && (strings.HasPrefix(g, "-c") || i > 0 && globals[i-1] == "-c") {
+	for _, g := range globals {
+		// -c alias.x=..., --config-env=alias.x=VAR, -c include.path=...:
+		// configuration that may define what the subcommand runs.
+		if g := strings.ToLower(g); strings.Contains(g, "alias.") || strings.Contains(g, "include") {
 			return true
 		}
 	}

@@ -8,8 +8,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing/fstest"
@@ -48,22 +48,16 @@ func (l *Lock) Pack(name string) *LockEntry {
 	return nil
 }
 
-// ReadLock reads and checks the lock file.
+// ReadLock reads and checks the lock file: a regular file of its own (no
+// symbolic link, no other hard link, no pipe to block on), at most
+// maxLockBytes.
 func ReadLock(p string) (*Lock, error) {
-	f, err := os.Open(p)
+	data, err := readConfined(filepath.Dir(p), p, maxLockBytes)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, errors.New("the manifest takes in packs from a source, but there is no lock file; run agent-shell pack add")
+			return nil, errors.New("there is no lock file; run agent-shell pack add")
 		}
 		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxLockBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > maxLockBytes {
-		return nil, fmt.Errorf("longer than %d bytes", maxLockBytes)
 	}
 	return ParseLock(data)
 }

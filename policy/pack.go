@@ -47,6 +47,42 @@ type PackDecl struct {
 	Options map[string]any `toml:"options"`
 	// Disable turns off rules of the pack by their namespaced id.
 	Disable []string `toml:"disable"`
+	// Trust grants the pack what can loosen the project's own decisions:
+	// "reviewers" (they approve asks), "interceptors" (they rewrite or
+	// answer for commands) and "replace" (analyzers that replace effects,
+	// which the project's rules match on). A pack that declares one of
+	// these without the grant does not load.
+	Trust []string `toml:"trust"`
+}
+
+// packGrants are the values of [[pack]] trust.
+var packGrants = []string{"reviewers", "interceptors", "replace"}
+
+// Executables lists the pack's executable extensions, by their paths in
+// the pack.
+func (pf *PackFile) Executables() []string {
+	var out []string
+	for _, s := range pf.Scripts {
+		if s.Executable != "" {
+			out = append(out, path.Clean(s.Executable))
+		}
+	}
+	return out
+}
+
+// needsTrust lists the grants a pack's declarations need.
+func (pf *PackFile) needsTrust() []string {
+	var out []string
+	if len(pf.Reviewers) > 0 {
+		out = append(out, "reviewers")
+	}
+	if len(pf.Interceptors) > 0 {
+		out = append(out, "interceptors")
+	}
+	if slices.ContainsFunc(pf.Analyzers, func(a *AnalyzerDecl) bool { return a.Replace }) {
+		out = append(out, "replace")
+	}
+	return out
 }
 
 // PackFile is a pack's pack.toml.
@@ -308,16 +344,15 @@ func (pf *PackFile) resolveOptions(given map[string]any) (map[string]any, error)
 func (m *Manifest) loadPacks() error {
 	dir := filepath.Dir(m.Path)
 	lockPath := filepath.Join(dir, LockFileName)
+	// A lock that pins a pack the manifest does not take from a source
+	// says the manifest lost it: the lock is read whenever it is there.
 	var lock *Lock
-	if len(m.Packs) == 0 {
-		// A lock that still pins packs says the manifest lost them.
-		if _, err := os.Lstat(lockPath); err != nil {
-			return nil
-		}
-		var err error
+	if _, err := os.Lstat(lockPath); err == nil {
 		if lock, err = ReadLock(lockPath); err != nil {
 			return &ManifestError{Path: lockPath, Msg: err.Error()}
 		}
+	} else if len(m.Packs) == 0 {
+		return nil
 	}
 	lines := tableLines(m.src, "pack")
 	seen := map[string]bool{}
@@ -348,9 +383,7 @@ func (m *Manifest) loadPacks() error {
 			}
 		} else {
 			if lock == nil {
-				if lock, err = ReadLock(lockPath); err != nil {
-					return &ManifestError{Path: lockPath, Msg: err.Error()}
-				}
+				return &ManifestError{Path: lockPath, Msg: "the manifest takes in packs from a source, but there is no lock file; run agent-shell pack add"}
 			}
 			if p, err = vendoredPack(dir, d, lock); err != nil {
 				return err
@@ -358,6 +391,16 @@ func (m *Manifest) loadPacks() error {
 		}
 		if p.Options, err = p.File.resolveOptions(d.Options); err != nil {
 			return fail("options", "pack %q: %v", d.Name, err)
+		}
+		for _, g := range d.Trust {
+			if !slices.Contains(packGrants, g) {
+				return fail("trust", "%q: want %s", g, strings.Join(packGrants, ", "))
+			}
+		}
+		for _, g := range p.File.needsTrust() {
+			if !slices.Contains(d.Trust, g) {
+				return fail("trust", "pack %q declares %s, which can loosen this project's decisions; to let it, add trust = [\"%s\"] to its [[pack]]", d.Name, g, g)
+			}
 		}
 		for _, id := range d.Disable {
 			local, ok := strings.CutPrefix(id, d.Name+"/")
@@ -420,6 +463,9 @@ func vendoredPack(dir string, d *PackDecl, lock *Lock) (*Pack, error) {
 		return nil, &ManifestError{Path: lockPath, Msg: fmt.Sprintf("the lock pins pack %q at %s@%s, but the manifest asks for %s@%s; run agent-shell pack update %s", d.Name, e.Source, e.Rev, d.Source, d.Rev, d.Name)}
 	}
 	packDir := filepath.Join(dir, PacksSubdir, d.Name)
+	if fi, err := os.Lstat(packDir); err == nil && !fi.IsDir() {
+		return nil, &ManifestError{Path: packDir, Msg: "is not a folder (a symbolic link is refused)"}
+	}
 	files, err := ReadPackTree(packDir)
 	if err != nil {
 		return nil, &ManifestError{Path: packDir, Msg: err.Error()}

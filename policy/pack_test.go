@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -39,6 +40,20 @@ src = "rules/ctx.star"
 id = "no-prod-context"
 action = "deny"
 match = { script = "ctx" }
+
+[[script]]
+id = "inline-rel"
+kind = "shell_matcher"
+source = """
+load("./lib.star", "shout")
+def on_event(ctx, state):
+    return Match.yes(shout("x")) if ctx.basename == "kubectx" else Match.no("")
+"""
+
+[[rule]]
+id = "no-kubectx"
+action = "ask"
+match = { script = "inline-rel" }
 
 [[rule]]
 id = "strict-no-helm"
@@ -141,6 +156,7 @@ match = { script = "mine" }
 		{"kubectl config use-context prod", "deny", "team/no-prod-context"},
 		{"kubectl config use-context dev", "allow", ""},
 		{"helm install x", "allow", ""}, // strict only
+		{"kubectx prod", "ask", "team/no-kubectx"}, // an inline script's relative load
 		{"echo hi", "ask", "no-echo"},   // a project script loading @team//
 	} {
 		d := e.Decide(c.cmd, root)
@@ -220,6 +236,19 @@ func TestPackLoadErrors(t *testing.T) {
 		{"when on an undeclared option", teamManifest, with("pack.toml", "name = \"team\"\nversion = \"1\"\n[[rule]]\nid = \"x\"\naction = \"deny\"\nwhen = { mode = \"a\" }\nmatch = { basename = \"x\" }\n"), nil, `no option "mode"`},
 		{"when in a manifest", "version = 1\n[[rule]]\nid = \"x\"\naction = \"deny\"\nwhen = { level = \"a\" }\nmatch = { basename = \"x\" }\n", teamPack, nil, "a manifest's own rules have none"},
 		{"a pack name that is not one", "version = 1\n[[pack]]\nname = \"../x\"\nsource = \"x\"\n", teamPack, nil, "a pack's name is"},
+		{"an unknown grant", teamManifest + `trust = ["everything"]`, teamPack, nil, `"everything": want reviewers, interceptors, replace`},
+		{"an analyzer that replaces effects, not granted", teamManifest, with("pack.toml", teamPack["pack.toml"]+"\n[[script]]\nid = \"fx\"\nkind = \"shell_effect_analyzer\"\nsource = \"def on_event(ctx, state):\\n    return Effect.replace([])\\n\"\n\n[[analyzer]]\nscript = \"fx\"\nreplace = true\n"), nil, `add trust = ["replace"]`},
+		{"a stale lock beside built-in packs only", "version = 1\n[[pack]]\nname = \"safety\"\n", teamPack, nil, `the lock pins a pack "team"`},
+		{"a lock that is a fifo", teamManifest, teamPack, func(root string) {
+			p := filepath.Join(root, ".github/hooks/agent-shell", LockFileName)
+			os.Remove(p)
+			syscall.Mkfifo(p, 0o644)
+		}, "is not a regular file"},
+		{"a vendored folder that is a symlink", teamManifest, teamPack, func(root string) {
+			d := filepath.Join(root, ".github/hooks/agent-shell/packs")
+			os.Rename(filepath.Join(d, "team"), filepath.Join(root, "elsewhere"))
+			os.Symlink(filepath.Join(root, "elsewhere"), filepath.Join(d, "team"))
+		}, "a symbolic link is refused"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			root := packRepo(t, c.manifest, c.files)
@@ -332,23 +361,31 @@ match = { basename = "python2" }
 	os.Mkdir(filepath.Join(root, ".git"), 0o755)
 	dir := filepath.Join(root, ".github/hooks/agent-shell")
 	writeFiles(t, filepath.Join(dir, PacksSubdir, "ops"), files)
-	writeFiles(t, dir, map[string]string{"agent-shell.toml": `version = 1
+	manifest := `version = 1
 
 [[pack]]
 name = "ops"
 source = "/srv/ops"
+TRUST
 
 [[rule]]
 id = "network-asks"
 action = "ask"
 match = { effect = "network" }
-`})
+`
 	tree, err := ReadPackTree(filepath.Join(dir, PacksSubdir, "ops"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	data, _ := (&Lock{Version: 1, Packs: []*LockEntry{EntryFor("ops", "/srv/ops", "", "", tree)}}).Encode()
 	writeFiles(t, dir, map[string]string{LockFileName: string(data)})
+	// Reviewers and interceptors can loosen the project's decisions: a
+	// pack has them only when its [[pack]] grants them.
+	writeFiles(t, dir, map[string]string{"agent-shell.toml": strings.Replace(manifest, "TRUST", "", 1)})
+	if e := Load(root, func(string) string { return "" }); e.LoadErr == nil || !strings.Contains(e.LoadErr.Error(), `add trust = ["reviewers"]`) {
+		t.Fatalf("a pack with reviewers and no trust: %v", e.LoadErr)
+	}
+	writeFiles(t, dir, map[string]string{"agent-shell.toml": strings.Replace(manifest, "TRUST", `trust = ["reviewers", "interceptors"]`, 1)})
 	e := Load(root, func(string) string { return "" })
 	if e.LoadErr != nil {
 		t.Fatal(e.LoadErr)

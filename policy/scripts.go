@@ -272,7 +272,9 @@ func (m *Manifest) compileScripts(opts RuntimeOptions) error {
 		if s.Src != "" {
 			rs.File = filepath.ToSlash(filepath.Clean(s.Src)) // read by Compile, through the folder's root
 		} else {
-			rs.File, rs.Source = "inline:"+s.ID+".star", []byte(s.Source)
+			// A pack's inline script is named by its own id, so that its
+			// relative loads resolve at the pack's root.
+			rs.File, rs.Source = "inline:"+strings.TrimPrefix(s.ID, s.pack+"/")+".star", []byte(s.Source)
 		}
 		decls = append(decls, rs)
 	}

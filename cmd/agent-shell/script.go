@@ -192,9 +192,6 @@ func checkVendored(dir string) error {
 		return nil // a pack's own checkout
 	}
 	lockPath := filepath.Join(filepath.Dir(packs), policy.LockFileName)
-	if _, err := os.Lstat(lockPath); err != nil {
-		return nil
-	}
 	lock, err := policy.ReadLock(lockPath)
 	if err != nil {
 		return fmt.Errorf("%s: %w", lockPath, err)
