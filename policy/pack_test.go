@@ -155,9 +155,9 @@ match = { script = "mine" }
 		{"sudo kubectl delete ns x", "deny", "team/no-kubectl-delete"},
 		{"kubectl config use-context prod", "deny", "team/no-prod-context"},
 		{"kubectl config use-context dev", "allow", ""},
-		{"helm install x", "allow", ""}, // strict only
+		{"helm install x", "allow", ""},            // strict only
 		{"kubectx prod", "ask", "team/no-kubectx"}, // an inline script's relative load
-		{"echo hi", "ask", "no-echo"},   // a project script loading @team//
+		{"echo hi", "ask", "no-echo"},              // a project script loading @team//
 	} {
 		d := e.Decide(c.cmd, root)
 		if string(d.Action) != c.action || d.Rule != c.rule {
