@@ -105,7 +105,7 @@ func keyValue(line, key string) (string, bool) {
 }
 
 // addPackTable appends a [[pack]] table.
-func addPackTable(text, name, source, rev string) string {
+func addPackTable(text, name, source, rev string, trust []string) string {
 	if !strings.HasSuffix(text, "\n") {
 		text += "\n"
 	}
@@ -116,6 +116,13 @@ func addPackTable(text, name, source, rev string) string {
 	fmt.Fprintf(&b, "source = %s\n", quote(source))
 	if rev != "" {
 		fmt.Fprintf(&b, "rev = %s\n", quote(rev))
+	}
+	if len(trust) > 0 {
+		quoted := make([]string, len(trust))
+		for i, g := range trust {
+			quoted[i] = quote(g)
+		}
+		fmt.Fprintf(&b, "trust = [%s]\n", strings.Join(quoted, ", "))
 	}
 	return b.String()
 }

@@ -34,10 +34,11 @@ func (p *Project) packDir(name string) string {
 }
 
 // Add fetches the pack at arg (SOURCE[@REV]), checks that it loads and
-// its examples pass, vendors it, declares it in the manifest and pins it
-// in the lock. name overrides the name its pack.toml gives. Nothing is
-// written unless the whole configuration then loads.
-func (p *Project) Add(ctx context.Context, arg, name, cwd string) error {
+// its examples pass, vendors it, declares it in the manifest (with the
+// grants in trust) and pins it in the lock. name overrides the name its
+// pack.toml gives. Nothing is written unless the whole configuration then
+// loads.
+func (p *Project) Add(ctx context.Context, arg, name, cwd string, trust []string) error {
 	src, rev, err := ParseSource(arg, cwd)
 	if err != nil {
 		return err
@@ -70,7 +71,12 @@ func (p *Project) Add(ctx context.Context, arg, name, cwd string) error {
 		return fmt.Errorf("the lock already pins a pack named %q; run agent-shell pack remove %s first", name, name)
 	}
 	lock.Packs = append(lock.Packs, policy.EntryFor(name, src.Spec, rev, f.commit, f.files))
-	text = addPackTable(text, name, src.Spec, rev)
+	for _, g := range pf.NeedsTrust() {
+		if !slices.Contains(trust, g) {
+			return fmt.Errorf("the pack declares %s, which can loosen this project's decisions; add it with --trust %s if you mean to let it", g, strings.Join(pf.NeedsTrust(), ","))
+		}
+	}
+	text = addPackTable(text, name, src.Spec, rev, trust)
 	if err := p.commit(text, lock, name, f.files, pf.Executables()); err != nil {
 		return err
 	}

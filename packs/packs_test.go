@@ -66,3 +66,42 @@ func TestStageMakesExecutablesExecutable(t *testing.T) {
 		}
 	}
 }
+
+// A pack with reviewers is added only with --trust reviewers, which the
+// [[pack]] table then records.
+func TestAddNeedsTrustForReviewers(t *testing.T) {
+	src := t.TempDir()
+	os.WriteFile(filepath.Join(src, "pack.toml"), []byte(`name = "ops"
+version = "1"
+
+[[script]]
+id = "ok"
+kind = "shell_reviewer"
+source = """
+def on_event(ctx, state):
+    return Review.defer()
+"""
+
+[[reviewer]]
+script = "ok"
+`), 0o644)
+	root := t.TempDir()
+	os.Mkdir(filepath.Join(root, ".git"), 0o755)
+	p := &Project{Root: root, Getenv: func(string) string { return "" }, Out: io.Discard}
+	if err := p.Add(t.Context(), src, "", root, nil); err == nil || !strings.Contains(err.Error(), "--trust reviewers") {
+		t.Fatalf("add without trust: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(root, policy.ManifestSubpath)); err == nil {
+		t.Error("a refused add wrote the manifest")
+	}
+	if err := p.Add(t.Context(), src, "", root, []string{"reviewers"}); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(filepath.Join(root, policy.ManifestSubpath))
+	if !strings.Contains(string(data), `trust = ["reviewers"]`) {
+		t.Errorf("manifest:\n%s", data)
+	}
+	if e := policy.Load(root, func(string) string { return "" }); e.LoadErr != nil {
+		t.Error(e.LoadErr)
+	}
+}

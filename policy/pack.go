@@ -70,8 +70,8 @@ func (pf *PackFile) Executables() []string {
 	return out
 }
 
-// needsTrust lists the grants a pack's declarations need.
-func (pf *PackFile) needsTrust() []string {
+// NeedsTrust lists the grants a pack's declarations need.
+func (pf *PackFile) NeedsTrust() []string {
 	var out []string
 	if len(pf.Reviewers) > 0 {
 		out = append(out, "reviewers")
@@ -397,7 +397,7 @@ func (m *Manifest) loadPacks() error {
 				return fail("trust", "%q: want %s", g, strings.Join(packGrants, ", "))
 			}
 		}
-		for _, g := range p.File.needsTrust() {
+		for _, g := range p.File.NeedsTrust() {
 			if !slices.Contains(d.Trust, g) {
 				return fail("trust", "pack %q declares %s, which can loosen this project's decisions; to let it, add trust = [\"%s\"] to its [[pack]]", d.Name, g, g)
 			}

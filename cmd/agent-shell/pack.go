@@ -28,6 +28,7 @@ only those files and denies every call when they do not match the lock.`,
   agent-shell pack show safety`,
 	}
 	var name string
+	var trust []string
 	add := &cobra.Command{
 		Use:   "add SOURCE[@REV]",
 		Short: "Fetch a pack (git+https://, git+ssh://, git+file:// or a folder), check it, vendor and pin it",
@@ -37,10 +38,11 @@ only those files and denies every call when they do not match the lock.`,
 			if err != nil {
 				return err
 			}
-			return p.Add(context.Background(), args[0], name, cwd)
+			return p.Add(context.Background(), args[0], name, cwd, trust)
 		}),
 	}
 	add.Flags().StringVar(&name, "name", "", "the `NAME` to declare it under (default: its pack.toml's name)")
+	add.Flags().StringSliceVar(&trust, "trust", nil, "grant the pack reviewers, interceptors or replace (effect analyzers that replace), which can loosen the project's decisions")
 	var rev string
 	update := &cobra.Command{
 		Use:   "update NAME",
