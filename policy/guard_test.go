@@ -1336,12 +1336,20 @@ func TestGuardFindDeleteByName(t *testing.T) {
 		{`find . ! -name "*.pyc" -delete`, true},
 		{`find .. -name "*.pyc" -delete`, true},
 		{`find . -type d -empty -delete`, false},
-		{`find . -type f -empty -delete`, true},
+		{`find . -type f -empty -delete`, false}, // the protected files hold a byte each
 		{`find . -name __pycache__ -type d -exec rm -rf {} +`, false},
 		{`find . -name hooks -exec rm -rf {} +`, true}, // .github/hooks holds the configuration
 		{`find . -name agent-shell -type d -exec rm -rf {} +`, true},
 		{`find . -exec rm -rf {} +`, true},
 		{`git rm -r .`, true},
+		{`find . -size +1M -delete`, false}, // the protected files are small
+		{`find . -empty -delete`, false},    // and not empty
+		{`find . -mmin +60 -delete`, false}, // and new
+		{`find . -mmin -60 -delete`, true},
+		{`find . -type f -size -2k -delete`, true},
+		{`find . -type f -size -1k -delete`, false}, // -1k rounds up: only empty files
+		{`find . -regex '.*\.o' -delete`, true}, // not tried: taken to hold
+		{`find . -type d -exec rm -rf {} +`, true}, // the root is a folder
 	} {
 		d := GuardCommand(root, root, c.cmd, nil)
 		if (d != nil) != c.deny {
