@@ -1348,8 +1348,8 @@ func TestGuardFindDeleteByName(t *testing.T) {
 		{`find . -mmin -60 -delete`, true},
 		{`find . -type f -size -2k -delete`, true},
 		{`find . -type f -size -1k -delete`, false}, // -1k rounds up: only empty files
-		{`find . -regex '.*\.o' -delete`, true}, // not tried: taken to hold
-		{`find . -type d -exec rm -rf {} +`, true}, // the root is a folder
+		{`find . -regex '.*\.o' -delete`, true},     // not tried: taken to hold
+		{`find . -type d -exec rm -rf {} +`, true},  // the root is a folder
 	} {
 		d := GuardCommand(root, root, c.cmd, nil)
 		if (d != nil) != c.deny {
