@@ -221,25 +221,11 @@ func (p *Project) Verify() ([]Problem, error) {
 
 // fileProblems lists every vendored file that differs from its pin.
 func fileProblems(e *policy.LockEntry, files policy.PackFiles) []Problem {
-	if err := e.Verify(files); err == nil {
-		return nil
-	}
 	var out []Problem
-	for _, path := range sortedKeys(e.Files) {
-		data, ok := files[path]
-		switch {
-		case !ok:
-			out = append(out, Problem{e.Name, path + ": missing"})
-		case policy.EntryFor("", "", "", "", policy.PackFiles{path: data}).Files[path] != e.Files[path]:
-			out = append(out, Problem{e.Name, path + ": changed"})
-		}
+	for _, m := range e.Mismatches(files) {
+		out = append(out, Problem{e.Name, m.Path + ": " + m.What})
 	}
-	for _, path := range sortedKeys(files) {
-		if _, ok := e.Files[path]; !ok {
-			out = append(out, Problem{e.Name, path + ": not in the lock"})
-		}
-	}
-	if len(out) == 0 {
+	if len(out) == 0 && !e.TreeMatches() {
 		out = append(out, Problem{e.Name, "the lock's tree digest does not match its file list"})
 	}
 	return out

@@ -725,6 +725,8 @@ type subject struct {
 	ctx     starlark.Value    // shell-context-v1 for matchers, built on first use
 	scripts map[string]tri    // matcher results, one run per script
 	why     map[string]string // what each matcher that said yes said
+	gitSub  string            // gitSubcommand, once gitRead
+	gitRead bool
 }
 
 // eval evaluates a manifest matcher against one layer of a command. The
@@ -861,34 +863,53 @@ func hasPrefixWords(argv, prefix []string) bool {
 // an earlier git config is judged where it is set (git config is one of
 // the safety pack's subcommands).
 func (s *subject) gitSubcommandIn(subs []string) bool {
+	if !s.gitRead {
+		s.gitSub, s.gitRead = s.gitSubcommand(), true
+	}
+	switch s.gitSub {
+	case "":
+		return false
+	case gitAnySub:
+		return true
+	}
+	return contains(subs, s.gitSub)
+}
+
+// gitAnySub stands for a subcommand that may be any: dynamic, or aliased.
+const gitAnySub = "\x00any"
+
+// gitSubcommand is the layer's git subcommand in lower case, gitAnySub
+// when it may be any, "" when the layer is not git or runs none: read once
+// per layer, however many rules ask.
+func (s *subject) gitSubcommand() string {
 	prog := strings.ToLower(s.argv[0])
 	prog = prog[strings.LastIndexAny(prog, `/\`)+1:]
 	if strings.TrimSuffix(prog, ".exe") != "git" {
-		return false
+		return ""
 	}
 	globals, sub, rest := shellcmd.GitSplit(s.argv[1:])
 	if sub == "" && len(rest) > 0 && rest[0] == "--" {
 		_, sub, _ = shellcmd.GitSplit(rest[1:])
 	}
 	if sub == "" {
-		return false
+		return ""
 	}
 	if dynamicWord(sub) {
-		return true
+		return gitAnySub
 	}
 	for _, g := range globals {
 		// -c alias.x=..., --config-env=alias.x=VAR, -c include.path=...:
 		// configuration that may define what the subcommand runs.
 		if g := strings.ToLower(g); strings.Contains(g, "alias.") || strings.Contains(g, "include") {
-			return true
+			return gitAnySub
 		}
 	}
 	for _, a := range s.cmd.Assigns {
 		if strings.HasPrefix(a, "GIT_CONFIG") {
-			return true
+			return gitAnySub
 		}
 	}
-	return contains(subs, strings.ToLower(sub))
+	return strings.ToLower(sub)
 }
 
 // anyArgument reports whether some wanted argument is among the command's

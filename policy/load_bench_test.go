@@ -47,8 +47,12 @@ func BenchmarkLoad(b *testing.B) {
 
 // BenchmarkLoadWithScripts: the same policy plus a matcher, an effect
 // analyzer and an audit filter, their compiled programs in the cache.
-func BenchmarkLoadWithScripts(b *testing.B) {
-	root := benchRepo(b, "bench-scripts")
+func BenchmarkLoadWithScripts(b *testing.B) { benchLoadCached(b, "bench-scripts") }
+
+// benchLoadCached times loading a testdata/<name> policy with its compile
+// cache filled.
+func benchLoadCached(b *testing.B, name string) {
+	root := benchRepo(b, name)
 	getenv := func(string) string { return "" }
 	Load(root, getenv) // fills the compile cache
 	b.ReportAllocs()
@@ -59,8 +63,6 @@ func BenchmarkLoadWithScripts(b *testing.B) {
 	}
 }
 
-// BenchmarkDecideWithScripts decides a 5-command line on which the
-// analyzer runs for every command and the matcher for every layer.
 func BenchmarkDecideWithScripts(b *testing.B) {
 	e := Load(benchRepo(b, "bench-scripts"), func(string) string { return "" })
 	if e.LoadErr != nil {
@@ -112,17 +114,7 @@ func BenchmarkLoadAuthorized(b *testing.B) {
 
 // BenchmarkLoadSafetyPack: the configuration init writes, the safety pack
 // at level standard, its compiled programs in the cache.
-func BenchmarkLoadSafetyPack(b *testing.B) {
-	root := benchRepo(b, "bench-safety")
-	getenv := func(string) string { return "" }
-	Load(root, getenv) // fills the compile cache
-	b.ReportAllocs()
-	for b.Loop() {
-		if e := Load(root, getenv); e.LoadErr != nil {
-			b.Fatal(e.LoadErr)
-		}
-	}
-}
+func BenchmarkLoadSafetyPack(b *testing.B) { benchLoadCached(b, "bench-safety") }
 
 // BenchmarkDecideSafetyPack: a five-command line under the safety pack,
 // its matchers running.

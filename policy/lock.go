@@ -147,26 +147,52 @@ func TreeDigest(files map[string]string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// Verify checks files against the entry and names every file that is
-// missing, changed or not pinned.
-func (e *LockEntry) Verify(files PackFiles) error {
-	var problems []string
+// Mismatch is one way a vendored file differs from its pin: What is
+// "missing", "changed" or "not in the lock".
+type Mismatch struct{ Path, What string }
+
+// Mismatches lists every vendored file that differs from its pin, sorted
+// by path.
+func (e *LockEntry) Mismatches(files PackFiles) []Mismatch {
+	var out []Mismatch
 	for p, want := range e.Files {
 		data, ok := files[p]
 		if !ok {
-			problems = append(problems, p+" is missing")
+			out = append(out, Mismatch{p, "missing"})
 			continue
 		}
 		if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != strings.ToLower(want) {
-			problems = append(problems, p+" was changed")
+			out = append(out, Mismatch{p, "changed"})
 		}
 	}
 	for p := range files {
 		if _, ok := e.Files[p]; !ok {
-			problems = append(problems, p+" is not in the lock")
+			out = append(out, Mismatch{p, "not in the lock"})
 		}
 	}
-	if len(problems) == 0 && TreeDigest(e.Files) != strings.ToLower(e.Tree) {
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+// TreeMatches reports whether the entry's tree digest is that of the
+// files it lists.
+func (e *LockEntry) TreeMatches() bool { return TreeDigest(e.Files) == strings.ToLower(e.Tree) }
+
+// Verify checks files against the entry and names every file that is
+// missing, changed or not pinned.
+func (e *LockEntry) Verify(files PackFiles) error {
+	var problems []string
+	for _, m := range e.Mismatches(files) {
+		switch m.What {
+		case "missing":
+			problems = append(problems, m.Path+" is missing")
+		case "changed":
+			problems = append(problems, m.Path+" was changed")
+		default:
+			problems = append(problems, m.Path+" is not in the lock")
+		}
+	}
+	if len(problems) == 0 && !e.TreeMatches() {
 		problems = append(problems, "the tree digest does not match the files the lock lists")
 	}
 	if len(problems) > 0 {

@@ -463,14 +463,8 @@ func vendoredPack(dir string, d *PackDecl, lock *Lock) (*Pack, error) {
 		return nil, &ManifestError{Path: lockPath, Msg: fmt.Sprintf("the lock pins pack %q at %s@%s, but the manifest asks for %s@%s; run agent-shell pack update %s", d.Name, e.Source, e.Rev, d.Source, d.Rev, d.Name)}
 	}
 	packDir := filepath.Join(dir, PacksSubdir, d.Name)
-	if fi, err := os.Lstat(packDir); err == nil && !fi.IsDir() {
-		return nil, &ManifestError{Path: packDir, Msg: "is not a folder (a symbolic link is refused)"}
-	}
-	files, err := ReadPackTree(packDir)
+	files, err := readVendored(packDir, e)
 	if err != nil {
-		return nil, &ManifestError{Path: packDir, Msg: err.Error()}
-	}
-	if err := e.Verify(files); err != nil {
 		return nil, &ManifestError{Path: packDir, Msg: err.Error()}
 	}
 	pf, err := ParsePackFile(filepath.Join(packDir, PackFileName), files[PackFileName])
@@ -478,6 +472,38 @@ func vendoredPack(dir string, d *PackDecl, lock *Lock) (*Pack, error) {
 		return nil, err
 	}
 	return &Pack{Decl: d, File: pf, Tree: e.Tree, files: files.FS()}, nil
+}
+
+// readVendored reads a vendored pack's folder and checks it against its
+// lock entry.
+func readVendored(packDir string, e *LockEntry) (PackFiles, error) {
+	if fi, err := os.Lstat(packDir); err == nil && !fi.IsDir() {
+		return nil, errors.New("is not a folder (a symbolic link is refused)")
+	}
+	files, err := ReadPackTree(packDir)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.Verify(files); err != nil {
+		return nil, err
+	}
+	return files, nil
+}
+
+// CheckVendored checks the pack vendored in packDir (a manifest's
+// packs/NAME/) against the lock beside the manifest, as loading it does.
+func CheckVendored(packDir string) error {
+	lockPath := filepath.Join(filepath.Dir(filepath.Dir(packDir)), LockFileName)
+	lock, err := ReadLock(lockPath)
+	if err != nil {
+		return fmt.Errorf("%s: %w", lockPath, err)
+	}
+	e := lock.Pack(filepath.Base(packDir))
+	if e == nil {
+		return fmt.Errorf("%s pins no pack %s", lockPath, filepath.Base(packDir))
+	}
+	_, err = readVendored(packDir, e)
+	return err
 }
 
 // takeIn adds a pack's rules (those its when and the disable list keep) and

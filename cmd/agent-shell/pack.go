@@ -141,12 +141,12 @@ only those files and denies every call when they do not match the lock.`,
 			if len(args) == 2 {
 				data, ok := files[args[1]]
 				if !ok {
-					return fmt.Errorf("pack %s has no file %s (files: %s)", args[0], args[1], strings.Join(sortedFileNames(files), ", "))
+					return fmt.Errorf("pack %s has no file %s (files: %s)", args[0], args[1], strings.Join(sortedKeys(files), ", "))
 				}
 				a.stdout.Write(data)
 				return nil
 			}
-			for _, f := range sortedFileNames(files) {
+			for _, f := range sortedKeys(files) {
 				fmt.Fprintf(a.stdout, "==> %s <==\n%s", f, files[f])
 				if data := files[f]; len(data) > 0 && data[len(data)-1] != '\n' {
 					fmt.Fprintln(a.stdout)
@@ -173,7 +173,7 @@ func (a *app) packProject() (*packs.Project, string, error) {
 	return &packs.Project{Root: root, Getenv: a.getenv, Out: a.stdout}, cwd, nil
 }
 
-func sortedFileNames[V any](m map[string]V) []string {
+func sortedKeys[V any](m map[string]V) []string {
 	names := make([]string, 0, len(m))
 	for k := range m {
 		names = append(names, k)

@@ -183,7 +183,7 @@ func packNote(p *policy.Pack) string {
 	} else {
 		parts = append(parts, "vendored, matches the lock")
 	}
-	for _, name := range sortedFileNames(p.Options) {
+	for _, name := range sortedKeys(p.Options) {
 		parts = append(parts, fmt.Sprintf("%s = %v", name, p.Options[name]))
 	}
 	if len(p.Decl.Disable) > 0 {

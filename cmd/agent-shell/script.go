@@ -187,24 +187,10 @@ func loadTestTarget(path string) (*policy.Manifest, error) {
 // against the lock, as loading it for a hook would: its tests must not run
 // on files the hook path would refuse.
 func checkVendored(dir string) error {
-	packs := filepath.Dir(dir)
-	if filepath.Base(packs) != policy.PacksSubdir {
+	if filepath.Base(filepath.Dir(dir)) != policy.PacksSubdir {
 		return nil // a pack's own checkout
 	}
-	lockPath := filepath.Join(filepath.Dir(packs), policy.LockFileName)
-	lock, err := policy.ReadLock(lockPath)
-	if err != nil {
-		return fmt.Errorf("%s: %w", lockPath, err)
-	}
-	e := lock.Pack(filepath.Base(dir))
-	if e == nil {
-		return fmt.Errorf("%s pins no pack %s", lockPath, filepath.Base(dir))
-	}
-	files, err := policy.ReadPackTree(dir)
-	if err != nil {
-		return err
-	}
-	return e.Verify(files)
+	return policy.CheckVendored(dir)
 }
 
 // builtinPackTests loads a built-in pack on its own with its test files.
