@@ -274,6 +274,13 @@ func extensionRun(id string, kind builtins.Kind, res runtime.Result) telemetry.E
 	if res.Action != nil && res.Action.Reason != "" {
 		run.Reason = res.Action.Reason
 	}
+	switch {
+	case res.Note == "":
+	case run.Reason == "":
+		run.Reason = res.Note
+	default:
+		run.Reason += " (" + res.Note + ")"
+	}
 	return run
 }
 

@@ -453,7 +453,8 @@ func (e *Engine) reviewItem(it *askItem, d *Decision, ev *evaluation, r *Review,
 				step.Reason = fmt.Sprintf("grant not stored: the command is not static (%s), so it is approved this once", it.notStatic())
 				done("allow", fmt.Sprintf("approved once by reviewer %s (%s granted, but %s)", id, scope, step.Reason))
 			case state.SessionScope(scope) && ev.req.SessionID == "":
-				done("deny", fmt.Sprintf("Command '%s' denied: reviewer %s granted scope %s, but the request has no session id to keep it with", raw, id, scope))
+				step.Reason = "grant not stored: the request has no session id to keep it with, so it is approved this once"
+				done("allow", fmt.Sprintf("approved once by reviewer %s (%s granted, but %s)", id, scope, step.Reason))
 			default:
 				g := e.newGrant(it, ev, id, scope, res.ExpiresAt)
 				step.Grant = g.ID

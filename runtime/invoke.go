@@ -50,6 +50,8 @@ type Result struct {
 	// ExpiresAt is when a grant an executable reviewer gave ends (its
 	// approve_scope expires_at); zero when none was given.
 	ExpiresAt time.Time
+	// Note says how the call ran when it differs from its declaration.
+	Note string
 }
 
 // Outcome is the action's op ("yes", "defer", ...) or the failure.
@@ -79,6 +81,13 @@ func (rt *Runtime) Invoke(ctx context.Context, id string, input starlark.Value, 
 	}
 	if c.Lifecycle == state.Invocation || c.Lifecycle == "" || rt.opts.Store == nil {
 		return rt.call(ctx, c, fn, input, map[string]any{})
+	}
+	if c.Lifecycle == state.Session && session == "" {
+		// Some hosts send no session id (Copilot's payloads); failing every
+		// call for it would deny all their commands.
+		res := rt.call(ctx, c, fn, input, map[string]any{})
+		res.Note = "no session id: ran with fresh state, none kept"
+		return res
 	}
 	lockCtx, cancel := context.WithTimeout(ctx, c.Limits.Timeout)
 	defer cancel()

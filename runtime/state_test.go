@@ -213,6 +213,26 @@ func TestStateInvocationLifecycleStartsFresh(t *testing.T) {
 	}
 }
 
+// A host that sends no session id (Copilot) still gets its session
+// scripts run: with fresh state, none kept, and a note saying so.
+func TestStateSessionWithoutSessionIDStartsFresh(t *testing.T) {
+	r := newStateRig(t, state.Session, counter)
+	for range 2 {
+		res := r.invoke("", "ok")
+		wantAction(t, "ok", res, "Review.approve()")
+		wantCount(t, "no session", res.State, 1, "ok")
+		if res.Note != "no session id: ran with fresh state, none kept" {
+			t.Errorf("Note = %q", res.Note)
+		}
+	}
+	if files := storeFiles(t, r.store.Dir()); len(files) != 0 {
+		t.Errorf("a call without a session id wrote %v", files)
+	}
+	if res := r.invoke("sess-1", "ok"); res.Note != "" {
+		t.Errorf("with a session id: Note = %q", res.Note)
+	}
+}
+
 func TestStateRunStoresNothing(t *testing.T) {
 	r := newStateRig(t, state.Session, counter)
 	in := map[string]any{"n": int64(41), "keep": []any{"x"}}
@@ -250,9 +270,6 @@ func TestStateNeedsIdentity(t *testing.T) {
 	if res.Output != "" {
 		t.Errorf("the script ran: %q", res.Output)
 	}
-	// A session lifecycle needs a session.
-	r := newStateRig(t, state.Session, counter)
-	wantFailure(t, "no session", r.invoke("", "ok"), FailState, "session")
 }
 
 func TestStateCorruptSnapshot(t *testing.T) {

@@ -178,6 +178,7 @@ func (a *app) handle(ad hostapi.Adapter, nativeEvent string, unreadable hostapi.
 	if err != nil {
 		return a.fail(ad, unreadable, err)
 	}
+	ev.SessionID = a.callSession(ev.SessionID)
 	if ev.Kind != hostapi.KindPreTool {
 		v, events := a.afterTool(ad, ev) // after-interceptors on a shell post-tool call (intercept.go)
 		code = a.answer(ad.Render(ev, v))

@@ -67,7 +67,7 @@ func (a *app) runExplain(command, cwd string) error {
 			cwd = wd
 		}
 	}
-	d := e.DecideRequest(command, policy.Request{Cwd: cwd, Home: a.getenv("HOME"), DryRun: true})
+	d := e.DecideRequest(command, policy.Request{Cwd: cwd, Home: a.getenv("HOME"), SessionID: a.callSession(""), DryRun: true})
 	w := a.stdout
 	fmt.Fprintf(w, "command: %s\n", command)
 	if d.Unknown != "" {

@@ -122,6 +122,18 @@ func (r *recording) fill(e *telemetry.Event) {
 	e.Timestamp = time.Time{} // taken under the file lock
 }
 
+// callSession is the session a call's extensions keep their state under:
+// the host's id, else a valid AGENTSHELL_SESSION_ID, else none (session
+// scripts then run with fresh state and say so in their record).
+func (a *app) callSession(hostSession string) string {
+	if hostSession == "" {
+		if id := a.getenv("AGENTSHELL_SESSION_ID"); telemetry.ValidSessionID(id) {
+			return id
+		}
+	}
+	return hostSession
+}
+
 // openSessionWriter opens the session file under the project root. The
 // session is the host's own id when valid (one agent session, one file),
 // else AGENTSHELL_SESSION_ID, else a fresh UUID.
