@@ -1,6 +1,7 @@
 package shellcmd
 
 import (
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -64,6 +65,38 @@ func FuzzCanonical(f *testing.F) {
 		}
 		if back = append(back, rest...); !slices.Equal(back, argv[1:]) {
 			t.Fatalf("GitSplit(%q) = %q, %q, %q", argv[1:], g, sub, rest)
+		}
+	})
+}
+
+// FuzzParseBudget repeats a fuzzed fragment into long or deeply nested lines:
+// parsing one stays under a memory budget, and a line refused for its size
+// says so as ErrTooLarge (a caller denies it) rather than looking clean.
+func FuzzParseBudget(f *testing.F) {
+	for _, s := range []string{"( ", "$(", "{ ", "if true; then ", "$((", "`", "echo x; ", "a && ", "\"$(", "'("} {
+		f.Add(s, uint16(20000))
+	}
+	f.Fuzz(func(t *testing.T, frag string, n uint16) {
+		if len(frag) == 0 || len(frag) > 16 {
+			return
+		}
+		src := "rm -rf x; " + strings.Repeat(frag, int(n))
+		// The fuzzing engine allocates too, now and then: the least of two
+		// parses is the parser's own cost.
+		var l *Line
+		grown := uint64(1 << 62)
+		for range 2 {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			l = Parse(src)
+			runtime.ReadMemStats(&after)
+			grown = min(grown, after.TotalAlloc-before.TotalAlloc+max(0, after.StackInuse-before.StackInuse))
+		}
+		if grown > 64<<20 {
+			t.Errorf("%d × %q: parsing cost %d MiB", n, frag, grown>>20)
+		}
+		if l.Err == nil && (len(l.Commands) == 0 || l.Commands[0].Argv[0] != "rm") {
+			t.Errorf("%d × %q: no error, yet rm -rf x is not the first command", n, frag)
 		}
 	})
 }

@@ -201,6 +201,10 @@ func Parse(src string) (line *Line) {
 			line.Err = fmt.Errorf("%w: %v", ErrInternal, r)
 		}
 	}()
+	if nestsDeeper(src, maxParseNest) {
+		line.Err = fmt.Errorf("%w: it nests deeper than %d levels", ErrTooLarge, maxParseNest)
+		return line
+	}
 	// Most lines hold a handful of commands: size for them up front.
 	line.Commands = make([]Command, 0, 8)
 	st := &state{line: line, meta: make([]cmdMeta, 0, 8), parser: syntax.NewParser(syntax.Variant(syntax.LangBash))}

@@ -3,6 +3,7 @@ package shellcmd
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -634,6 +635,48 @@ func TestParseDeepNesting(t *testing.T) {
 	deep = strings.Repeat("echo $(", maxNest+5) + "ls" + strings.Repeat(")", maxNest+5)
 	if l := Parse(deep); l.Err == nil || errors.Is(l.Err, ErrInternal) {
 		t.Errorf("deep substitutions: err %v", l.Err)
+	}
+}
+
+// A hostile line that nests deeper than the parser may recurse is refused
+// before it is parsed, as too large (which denies: the commands in it were
+// never seen), and costs next to nothing; text in quotes does not count.
+func TestParseDepthBudget(t *testing.T) {
+	n := 60000
+	for name, src := range map[string]string{
+		"subshells":     "rm -rf x; " + strings.Repeat("( ", n) + "true" + strings.Repeat(" )", n),
+		"if":            strings.Repeat("if true; then ", n) + "rm -rf x" + strings.Repeat("; fi", n),
+		"substitutions": "echo " + strings.Repeat("$(", n) + "x" + strings.Repeat(")", n),
+		"arithmetic":    "echo $((" + strings.Repeat("(", n) + "1" + strings.Repeat(")", n) + "))",
+		"groups":        strings.Repeat("{ ", n) + "true" + strings.Repeat("; }", n),
+		"body":          "bash -c '" + strings.Repeat("( ", n) + "true" + strings.Repeat(" )", n) + "'",
+	} {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		l := Parse(src)
+		runtime.ReadMemStats(&after)
+		if grown := after.TotalAlloc - before.TotalAlloc + max(0, after.StackInuse-before.StackInuse); grown > 16<<20 {
+			t.Errorf("%s: parsing cost %d MiB", name, grown>>20)
+		}
+		if name == "body" {
+			if !l.Unknown() || !strings.Contains(l.UnknownReason(), "nests deeper than 1000 levels") {
+				t.Errorf("%s: err %v, reason %q", name, l.Err, l.UnknownReason())
+			}
+			continue
+		}
+		if !errors.Is(l.Err, ErrTooLarge) || len(l.Commands) != 0 {
+			t.Errorf("%s: err %v, %d commands", name, l.Err, len(l.Commands))
+		}
+	}
+	for _, src := range []string{
+		"echo '" + strings.Repeat("(", 5000) + "'",
+		"echo " + strings.Repeat(`\(`, 5000),
+		"grep -c 'if' " + strings.Repeat("iffy fi_ ", 2000),
+		strings.Repeat("(true); ", 3000),
+	} {
+		if l := Parse(src); l.Err != nil {
+			t.Errorf("%.30q…: err %v", src, l.Err)
+		}
 	}
 }
 

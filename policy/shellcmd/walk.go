@@ -619,6 +619,10 @@ func (w *walker) body(idx int, s script) {
 		c.Unknown = fmt.Sprintf("nested bodies exceed %d bytes", maxBodyBytes)
 		return
 	}
+	if nestsDeeper(s.src, maxParseNest) {
+		c.Unknown = fmt.Sprintf("its %s body nests deeper than %d levels", c.Argv[0], maxParseNest)
+		return
+	}
 	f, err := w.st.parser.Parse(strings.NewReader(s.src), "")
 	if err != nil {
 		c.Unknown = fmt.Sprintf("parse %s body: %v", c.Argv[0], err)
