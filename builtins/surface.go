@@ -20,6 +20,7 @@ var pure = sync.OnceValue(func() starlark.StringDict {
 		"shell":  shellModule(),
 		"git":    gitModule(),
 	}
+	maps.Copy(d, boundedBuiltins())
 	d.Freeze()
 	return d
 })
@@ -45,7 +46,8 @@ func Library() starlark.StringDict { return maps.Clone(pure()) }
 
 // jsonModule wraps go.starlark.net/lib/json with size limits: decode and indent refuse input
 // over MaxOutput bytes (and decode input nested deeper than MaxDepth), and encode and
-// encode_indent refuse to produce more than MaxOutput bytes.
+// encode_indent refuse to produce more than MaxOutput bytes, checking what they would
+// write before they write it.
 func jsonModule() *starlarkstruct.Module {
 	up := json.Module.Members
 	m := &starlarkstruct.Module{Name: "json", Members: starlark.StringDict{
@@ -60,6 +62,9 @@ func jsonModule() *starlarkstruct.Module {
 
 func capResult(up starlark.Value) builtinFunc {
 	return func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		if len(args) > 0 && textSize(args[0], MaxValueBytes) > MaxValueBytes {
+			return nil, tooLarge(b.Name(), textSize(args[0], MaxValueBytes))
+		}
 		v, err := starlark.Call(thread, up, args, kwargs)
 		if err != nil {
 			return nil, err

@@ -15,6 +15,7 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/agent-shell/agent-shell/hostapi"
+	"github.com/agent-shell/agent-shell/runtime"
 	"github.com/agent-shell/agent-shell/state"
 	"github.com/agent-shell/agent-shell/telemetry"
 )
@@ -162,6 +163,10 @@ func TestFailingMatcherIsConservative(t *testing.T) {
 
 // Memory: a script that keeps allocating is stopped.
 func TestMatcherOverAllocationBudget(t *testing.T) {
+	// A small budget, so that the test does not depend on how fast the
+	// machine gives a process memory.
+	runtime.SetBudget(runtime.Budget{Memory: 48 << 20})
+	t.Cleanup(func() { runtime.SetBudget(runtime.Budget{}) })
 	src := "def on_event(ctx, state):\n    s = \"x\" * (1 << 20)\n    keep = []\n    for i in range(2000):\n        keep.append(s + str(i))\n    return Match.yes()\n"
 	for _, action := range []Action{ActionAllow, ActionDeny} {
 		e := mustEngine(t, "", manifestHead+script("f", "shell_matcher", src, "")+rule("r", action, `{ script = "f" }`))

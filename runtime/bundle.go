@@ -26,7 +26,7 @@ import (
 // digest, surface and predeclared names, and the dialect.
 func bundleKey(file, sourceSHA, surface string, predeclared starlark.StringDict) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "agent-shell starlark bundle 1\x00%+v\x00%s\x00%s\x00%s", *dialect, surface, file, sourceSHA)
+	fmt.Fprintf(h, "agent-shell starlark bundle 2\x00%+v\x00%s\x00%s\x00%s", *dialect, surface, file, sourceSHA)
 	for _, name := range predeclared.Keys() {
 		fmt.Fprintf(h, "\x00%s", name)
 	}

@@ -37,7 +37,7 @@ var starlarkVersion = sync.OnceValue(func() string {
 // compiled for one kind, build or dialect be reused for another.
 func cacheKey(file, sourceSHA, surface string, predeclared starlark.StringDict) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "agent-shell starlark cache 1\x00%d\x00%s\x00%s\x00%+v\x00%s\x00%s",
+	fmt.Fprintf(h, "agent-shell starlark cache 2\x00%d\x00%s\x00%s\x00%+v\x00%s\x00%s",
 		starlark.CompilerVersion, starlarkVersion(), surface, *dialect, file, sourceSHA)
 	for _, name := range predeclared.Keys() {
 		fmt.Fprintf(h, "\x00%s", name)
@@ -85,7 +85,7 @@ func (rt *Runtime) compileCachedOnce(key, file string, src []byte, predeclared s
 			}
 		}
 	}
-	_, prog, err := starlark.SourceProgramOptions(dialect, file, src, predeclared.Has)
+	prog, err := compileSource(file, src, predeclared.Has)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	goruntime "runtime"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"go.starlark.net/starlark"
@@ -22,7 +23,7 @@ const (
 	FailFuel      Failure = "fuel"      // the step budget ran out
 	FailTimeout   Failure = "timeout"   // the wall-time limit (or the caller) cancelled it
 	FailError     Failure = "error"     // a Starlark error: fail(), a bad builtin call, a missing entry function
-	FailMemory    Failure = "memory"    // it allocated more than the allocation budget
+	FailMemory    Failure = "memory"    // the process went past its memory budget while it ran
 	FailMalformed Failure = "malformed" // not exactly one action of the script's kind, or state that is not data
 	FailState     Failure = "state"     // the state store could not be read, locked or written
 	FailInput     Failure = "input"     // the input was over the limits scripts are given (set by callers)
@@ -152,7 +153,7 @@ func (rt *Runtime) call(ctx context.Context, c *compiled, fn *starlark.Function,
 	}
 	r := newRun(c.ID, c.Limits)
 	r.watch(ctx)
-	v, err := starlark.Call(r.thread, fn, starlark.Tuple{input, st}, nil)
+	v, err := watched(r, func() (starlark.Value, error) { return starlark.Call(r.thread, fn, starlark.Tuple{input, st}, nil) })
 	res.Output, res.Steps, res.Elapsed = r.output(), r.thread.ExecutionSteps(), time.Since(start)
 	if failure, err := r.classify(err); err != nil {
 		res.Failure, res.Err, res.Backtrace = failure, err, backtrace(err)
@@ -194,45 +195,27 @@ func backtrace(err error) string {
 	return ""
 }
 
-// Starlark has no allocation accounting. Every fuelChunk steps a run
-// checks how much the process allocated since its first checkpoint, and
-// stops a script past maxAlloc. It is a coarse bound, not a cap: one step can
-// still allocate a lot ("x" * (1 << 29)), and a few dozen steps of
-// doubling a string outgrow any budget before the next check. It stops
-// scripts that keep growing values; scripts are committed, reviewed code,
-// and untrusted logic belongs in an executable extension with rlimits.
-const (
-	fuelChunk = 1_000
-	maxAlloc  = 128 << 20
-)
-
-// allocatedBytes is how much the process allocated since it started.
-// (runtime/metrics reads it more cheaply, but its package initialisation
-// costs every process more than these rare checkpoints do.)
-func allocatedBytes() uint64 {
-	var ms goruntime.MemStats
-	goruntime.ReadMemStats(&ms)
-	return ms.TotalAlloc
-}
+// fuelChunk is how many steps run between two checkpoints.
+const fuelChunk = 1_000
 
 // run is one thread with its limits armed before any code runs on it.
-// Time is checked at the same checkpoints as fuel, not by a timer: a timer
-// would start the runtime's timer machinery and extra threads in a process
-// that lives a few milliseconds. Builtins are bounded, so no single step
-// runs long.
+// Fuel, time and the caller's context are checked every fuelChunk steps;
+// the watchdog (watchdog.go) checks time and memory between them, for a
+// step that runs long or allocates much.
 type run struct {
-	thread      *starlark.Thread
-	out         strings.Builder
-	maxOut      int
-	truncated   bool
-	fuel        uint64
-	allocStart  uint64
-	deadline    time.Time
-	timeout     time.Duration
-	ctx         context.Context
-	outOfFuel   bool
-	outOfMemory bool
-	timedOut    bool
+	thread    *starlark.Thread
+	out       strings.Builder
+	maxOut    int
+	truncated bool
+	fuel      uint64
+	deadline  time.Time
+	timeout   time.Duration
+	ctx       context.Context
+	outOfFuel bool
+	// Set by the watchdog's goroutine as well as the run's own.
+	outOfMemory, timedOut atomic.Bool
+	stoppedAt             atomic.Int64 // when the watchdog cancelled the run, in Unix ns
+	stopReason            string       // why; guarded by watchdog.mu
 }
 
 func newRun(name string, lim Limits) *run {
@@ -250,38 +233,21 @@ func newRun(name string, lim Limits) *run {
 }
 
 // checkpoint runs every fuelChunk steps: it ends the run when the fuel is
-// spent, the time is up, the caller gave up or the allocation budget is
-// exceeded, else arms the next chunk.
+// spent, the time is up or the caller gave up, else arms the next chunk.
 func (r *run) checkpoint(t *starlark.Thread) {
 	switch steps := t.ExecutionSteps(); {
 	case steps >= r.fuel:
 		r.outOfFuel = true
 		t.Cancel("fuel exhausted")
 	case time.Now().After(r.deadline):
-		r.timedOut = true
+		r.timedOut.Store(true)
 		t.Cancel(fmt.Sprintf("timeout after %s", r.timeout))
 	case r.ctx != nil && r.ctx.Err() != nil:
-		r.timedOut = true
+		r.timedOut.Store(true)
 		t.Cancel(context.Cause(r.ctx).Error())
-	case r.overAllocated():
-		r.outOfMemory = true
-		t.Cancel(fmt.Sprintf("allocated more than %d MiB", maxAlloc>>20))
 	default:
 		t.SetMaxExecutionSteps(min(r.fuel, steps+fuelChunk))
 	}
-}
-
-// overAllocated reports whether the process allocated more than maxAlloc
-// since the run's first checkpoint. Reading the allocation count costs a
-// few microseconds, so the many calls that end within fuelChunk steps
-// never read it.
-func (r *run) overAllocated() bool {
-	now := allocatedBytes()
-	if r.allocStart == 0 {
-		r.allocStart = now
-		return false
-	}
-	return now-r.allocStart > maxAlloc
 }
 
 // watch also ends the run when ctx is done.
@@ -312,9 +278,12 @@ func (r *run) classify(err error) (Failure, error) {
 		return "", nil
 	case r.outOfFuel:
 		return FailFuel, &Error{Failure: FailFuel, Err: fmt.Errorf("out of fuel after %d steps: %w", r.thread.ExecutionSteps(), err)}
-	case r.outOfMemory:
+	case r.outOfMemory.Load():
+		// What the script built is garbage now: collect it before the next
+		// run is measured against the budget.
+		goruntime.GC()
 		return FailMemory, &Error{Failure: FailMemory, Err: err}
-	case r.timedOut:
+	case r.timedOut.Load():
 		return FailTimeout, &Error{Failure: FailTimeout, Err: err}
 	}
 	var e *Error

@@ -337,7 +337,7 @@ func (rt *Runtime) initProgram(name string, prog *starlark.Program, deps map[str
 		}
 		return m.init(rt)
 	}
-	globals, err := prog.Init(r.thread, predeclared)
+	globals, err := watched(r, func() (starlark.StringDict, error) { return prog.Init(r.thread, predeclared) })
 	if failure, err := r.classify(err); err != nil {
 		return nil, &Error{Failure: failure, Err: fmt.Errorf("initialising %s: %w", name, err)}
 	}

@@ -142,7 +142,7 @@ func TestSandboxCaps(t *testing.T) {
 
 func TestSandboxMemory(t *testing.T) {
 	// Every string is a new 1000-byte value kept alive in a growing list; the
-	// fuel and time budgets are far out of reach, so only the allocation
+	// fuel and time budgets are far out of reach, so only the memory
 	// budget can stop it.
 	start := time.Now()
 	res := runOne(t, builtins.KindMatcher, `def on_event(ctx, state):
@@ -151,7 +151,7 @@ func TestSandboxMemory(t *testing.T) {
         xs.append(str(i) + "x" * 1000)
     return Match.yes(str(len(xs)))
 `, Limits{Fuel: 1 << 50, Timeout: 20 * time.Second})
-	wantFailure(t, "grow", res, FailMemory, "allocated more than 128 MiB")
+	wantFailure(t, "grow", res, FailMemory, "went past its 256 MiB memory budget")
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("took %v", d)
 	}

@@ -136,7 +136,7 @@ type testCase struct {
 // source order.
 func (rt *Runtime) loadTestFile(f TestFile, surface starlark.StringDict, opts TestOptions) ([]testCase, error) {
 	file := f.Name
-	_, prog, err := starlark.SourceProgramOptions(dialect, file, f.Source, surface.Has)
+	prog, err := compileSource(file, f.Source, surface.Has)
 	if err != nil {
 		return nil, err
 	}
@@ -181,7 +181,9 @@ func (rt *Runtime) runTest(fn *starlark.Function, pack string, opts TestOptions)
 	builtins.SetReporter(r.thread, func(pos, msg string) {
 		failures = append(failures, pos+": "+msg)
 	})
-	_, err := starlark.Call(r.thread, fn, starlark.Tuple{&tester{rt: rt, pack: pack}}, nil)
+	_, err := watched(r, func() (starlark.Value, error) {
+		return starlark.Call(r.thread, fn, starlark.Tuple{&tester{rt: rt, pack: pack}}, nil)
+	})
 	if failure, err := r.classify(err); err != nil {
 		msg := err.Error()
 		if bt := backtrace(err); bt != "" {

@@ -12,6 +12,7 @@ import (
 	"github.com/agent-shell/agent-shell/authority"
 	"github.com/agent-shell/agent-shell/hostapi"
 	"github.com/agent-shell/agent-shell/policy"
+	"github.com/agent-shell/agent-shell/runtime"
 	"github.com/agent-shell/agent-shell/telemetry"
 )
 
@@ -179,6 +180,8 @@ func (a *app) handle(ad hostapi.Adapter, nativeEvent string, unreadable hostapi.
 		return a.fail(ad, unreadable, err)
 	}
 	ev.SessionID = a.callSession(ev.SessionID)
+	runtime.SetBudget(runtime.Budget{Memory: hookMemory, Deadline: a.now().Add(a.hookDeadline()),
+		Runaway: func(reason string) { a.hookRunaway(ad, ev, reason) }})
 	if ev.Kind != hostapi.KindPreTool {
 		v, events := a.afterTool(ad, ev) // after-interceptors on a shell post-tool call (intercept.go)
 		code = a.answer(ad.Render(ev, v))
@@ -207,9 +210,50 @@ func (a *app) handle(ad hostapi.Adapter, nativeEvent string, unreadable hostapi.
 	return code
 }
 
-// decisionTimeout bounds a hook decision's extensions, under the 10 s
-// timeout hook install registers with every host.
-const decisionTimeout = 7 * time.Second
+// A hook call answers within hookDeadline, under the 10 s timeout hook
+// install registers with every host, with its scripts' memory under
+// hookMemory; decisionTimeout, which bounds a decision's extensions, leaves
+// room for the answer and the record.
+const (
+	hookDeadline    = 5 * time.Second
+	hookMemory      = 256 << 20
+	decisionTimeout = 4 * time.Second
+)
+
+// hookDeadline is hookDeadline, or a shorter AGENTSHELL_HOOK_DEADLINE (a
+// host with a shorter hook timeout).
+func (a *app) hookDeadline() time.Duration {
+	if v := a.getenv("AGENTSHELL_HOOK_DEADLINE"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err == nil && d > 0 && d < hookDeadline {
+			return d
+		}
+		a.errorf("AGENTSHELL_HOOK_DEADLINE=%q is not a duration between 0 and %s; using %s", v, hookDeadline, hookDeadline)
+	}
+	return hookDeadline
+}
+
+// hookRunaway ends a hook call whose script will not stop (runtime.Budget):
+// the host gets the failure answer, a deny on a pre-tool call, unless an
+// answer is out already; the call is recorded without the audit filter (a
+// script too), and the process exits with the answer's code.
+func (a *app) hookRunaway(ad hostapi.Adapter, ev *hostapi.Event, reason string) {
+	a.answerMu.Lock()
+	answered, code := a.answered, a.answerCode
+	a.answerMu.Unlock()
+	if answered {
+		a.errorf("%s; the answer stands, the call's events are not recorded", reason)
+		os.Exit(code)
+	}
+	a.unfiltered = true
+	err := fmt.Errorf("stopped: %s", reason)
+	if ev.Kind != hostapi.KindPreTool {
+		os.Exit(a.fail(ad, ev.Kind, err))
+	}
+	code = a.answer(ad.Failure(ev, err))
+	a.record(decisionEvent(ad, ev, policy.Decision{Action: policy.ActionDeny, Reason: "Command denied: " + err.Error()}), ev.SessionID)
+	os.Exit(code)
+}
 
 // fail answers a call that could not be read: a pre-tool call is denied in
 // the host's own terms and the denial recorded; anything else is reported.
@@ -253,7 +297,12 @@ func (a *app) readPolicy() *policy.Engine {
 
 // answer writes a hook response and returns its exit code.
 func (a *app) answer(r hostapi.Response) int {
-	a.answered = true
+	a.answerMu.Lock()
+	defer a.answerMu.Unlock()
+	if a.answered {
+		return a.answerCode
+	}
+	a.answered, a.answerCode = true, r.Exit
 	if err := hostapi.WriteResponse(a.stdout, a.stderr, r); err != nil {
 		a.errorf("%v", err)
 	}

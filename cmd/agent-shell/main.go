@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -48,7 +49,10 @@ type app struct {
 	engine *policy.Engine       // the policy, once loaded
 	auth   policy.Authorization // what the authorization check found
 
-	answered bool // a hook answer was written
+	answerMu   sync.Mutex // the watchdog may answer too (hookRunaway)
+	answered   bool       // a hook answer was written
+	answerCode int        // and the exit code it gave
+	unfiltered bool       // record without the audit filter: it would not stop
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {

@@ -22,6 +22,9 @@ func (a *app) record(e *telemetry.Event, hostSession string) {
 // loaded the policy (the shim) loads it only when the configuration can
 // declare a filter, so npm runs in a project without one stay cheap.
 func (a *app) auditFilter() telemetry.AuditFilter {
+	if a.unfiltered {
+		return nil
+	}
 	if a.engine == nil {
 		cwd, err := os.Getwd()
 		if err != nil {
