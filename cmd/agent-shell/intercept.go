@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"sync/atomic"
 	"time"
 
 	"github.com/agent-shell/agent-shell/hostapi"
@@ -58,6 +59,8 @@ type shimInterception struct {
 	after   bool // after-interceptors are declared: the output is captured
 	stdout  *capture
 	stderr  *capture
+	// released is set once the captured output went out (or was withheld).
+	released atomic.Bool
 }
 
 // shimBefore runs the before-interceptors on the shim's command. done
@@ -181,15 +184,37 @@ func (si *shimInterception) ran(code int, sig string) {
 // leave of it.
 func (si *shimInterception) release(r policy.CommandResult) {
 	out := si.engine.After(si.req, r)
+	if si.released.Swap(true) {
+		return // the watchdog released it (releaseUnseen)
+	}
 	for _, step := range out.Steps {
 		si.events = append(si.events, interceptEvent(step))
 	}
 	if out.Outcome == policy.AfterWithhold {
+		if n := len(out.Steps); n > 0 && out.Steps[n-1].Failed {
+			// An interceptor that fails does not lose the script's output:
+			// the shim's output is npm's, a person's or CI's, not a model's.
+			si.a.errorf("after-interceptor %s failed (%s); the output is released as it was", out.Interceptor, out.Steps[n-1].Reason)
+			_, _ = si.a.stdout.Write([]byte(r.Stdout))
+			_, _ = si.a.stderr.Write([]byte(r.Stderr))
+			return
+		}
 		si.a.errorf("%s", out.Note)
 		return
 	}
 	_, _ = si.a.stdout.Write([]byte(out.Stdout))
 	_, _ = si.a.stderr.Write([]byte(out.Stderr))
+}
+
+// releaseUnseen writes the captured output as it is, when the
+// after-interceptors never got to release it: a runaway among them does not
+// lose the command's output.
+func (si *shimInterception) releaseUnseen() {
+	if si == nil || !si.after || si.released.Swap(true) {
+		return
+	}
+	_, _ = si.a.stdout.Write(si.stdout.buf)
+	_, _ = si.a.stderr.Write(si.stderr.buf)
 }
 
 // finish records the run's events and its end.

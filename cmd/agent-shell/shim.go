@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/agent-shell/agent-shell/runtime"
 	"github.com/agent-shell/agent-shell/telemetry"
 )
 
@@ -39,6 +40,12 @@ func runShim(a *app, args []string) int {
 		return exitUsage
 	}
 	command := args[0]
+	// A script that will not stop (runtime.Budget) before the command runs
+	// stops it from running; after, the command's output and status stand.
+	runtime.SetBudget(runtime.Budget{Memory: hookMemory, Runaway: func(reason string) {
+		a.errorf("%s; the script is not run", reason)
+		os.Exit(shimExitIntercepted)
+	}})
 	// The project's interceptors (intercept.go); si is nil without any.
 	si, code, done := a.shimBefore(command)
 	if done {
@@ -84,6 +91,11 @@ func runShim(a *app, args []string) int {
 	}
 
 	code, sig := exitStatus(cmd.ProcessState, err)
+	runtime.SetBudget(runtime.Budget{Memory: hookMemory, Runaway: func(reason string) {
+		si.releaseUnseen()
+		a.errorf("%s; the script's output and exit status stand, its run is not recorded", reason)
+		os.Exit(code)
+	}})
 	si.ran(code, sig) // after-interceptors, then the captured output goes out
 	e := &telemetry.Event{
 		Event:          telemetry.EventScriptEnd,
