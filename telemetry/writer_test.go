@@ -281,14 +281,42 @@ func BenchmarkAppend(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer w.Close()
-	env := map[string]string{"npm_lifecycle_event": "test", "npm_package_name": "demo", "CI": "true"}
+	env := benchEnv()
 	b.ReportAllocs()
 	for b.Loop() {
-		e := &Event{SessionID: "bench", Event: EventScriptEnd, Command: "npm test -- --coverage",
-			Actor: "claude-code", DurationMS: 1234, Env: env, Tags: map[string]string{}, Script: "test"}
-		if err := w.Append(e); err != nil {
+		if err := w.Append(benchEvent(env)); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}
+
+// BenchmarkAppendNewWriter is what one hook call pays: open the session
+// file, read its tail, append one event, close.
+func BenchmarkAppendNewWriter(b *testing.B) {
+	dir := b.TempDir()
+	env := benchEnv()
+	b.ReportAllocs()
+	for b.Loop() {
+		w, err := OpenWriter(dir, "bench")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := w.Prepare(); err != nil {
+			b.Fatal(err)
+		}
+		if err := w.Append(benchEvent(env)); err != nil {
+			b.Fatal(err)
+		}
+		w.Close()
+	}
+}
+
+func benchEnv() map[string]string {
+	return map[string]string{"npm_lifecycle_event": "test", "npm_package_name": "demo", "CI": "true"}
+}
+
+func benchEvent(env map[string]string) *Event {
+	return &Event{SessionID: "bench", Event: EventScriptEnd, Command: "npm test -- --coverage",
+		Actor: "claude-code", DurationMS: 1234, Env: env, Tags: map[string]string{}, Script: "test"}
 }
