@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
+	"syscall"
 )
 
 // VerifyResult is the outcome of checking one session file's chain.
@@ -33,7 +33,7 @@ func (r *VerifyResult) OK() bool { return r.Line == 0 }
 // follows it). The error is for I/O failures only.
 func VerifyFile(path string) (VerifyResult, error) {
 	res := VerifyResult{File: path}
-	f, err := os.Open(path)
+	f, err := openSessionFile(path, syscall.O_RDONLY)
 	if err != nil {
 		return res, fmt.Errorf("verify: %w", err)
 	}

@@ -45,6 +45,7 @@ type Writer struct {
 }
 
 // OpenWriter opens (creating as needed) dir/<sessionID>.jsonl for appending.
+// A session file that is not a regular file is a *NotRegularError.
 func OpenWriter(dir, sessionID string) (*Writer, error) {
 	if !ValidSessionID(sessionID) {
 		return nil, fmt.Errorf("invalid session id %q", sessionID)
@@ -53,13 +54,10 @@ func OpenWriter(dir, sessionID string) (*Writer, error) {
 		return nil, fmt.Errorf("create events directory: %w", err)
 	}
 	path := filepath.Join(dir, sessionID+".jsonl")
-	// A blocking descriptor wrapped by os.NewFile stays out of Go's poller,
-	// whose setup (epoll, eventfd) a one-event process would pay for nothing.
-	fd, err := syscall.Open(path, syscall.O_RDWR|syscall.O_APPEND|syscall.O_CREAT|syscall.O_CLOEXEC, 0o644)
+	f, err := openSessionFile(path, syscall.O_RDWR|syscall.O_APPEND|syscall.O_CREAT)
 	if err != nil {
-		return nil, fmt.Errorf("open event log: %w", &os.PathError{Op: "open", Path: path, Err: err})
+		return nil, fmt.Errorf("open event log: %w", err)
 	}
-	f := os.NewFile(uintptr(fd), path)
 	return &Writer{f: f, path: path, Now: time.Now, size: -1}, nil
 }
 

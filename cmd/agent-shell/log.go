@@ -97,9 +97,12 @@ func (a *app) runLog(cmd *cobra.Command, o *logOptions) error {
 	if flags.Changed("session") {
 		ids = []string{o.session}
 	}
-	files, ok, err := a.sessionFiles(dir, ids)
+	files, skipped, ok, err := a.sessionFiles(dir, ids)
 	if err != nil || !ok {
 		return err
+	}
+	for _, s := range skipped {
+		a.errorf("skipped %s: %s, not a regular file", displayPath(s.Path), s.Kind())
 	}
 	if len(files) == 0 && !o.listSessions {
 		fmt.Fprintf(a.stdout, "No events recorded yet in %s.\n", displayPath(dir))
@@ -514,11 +517,11 @@ func (a *app) runLogVerify(ids []string) error {
 	if err != nil {
 		return err
 	}
-	files, ok, err := a.sessionFiles(dir, ids)
+	files, skipped, ok, err := a.sessionFiles(dir, ids)
 	if err != nil || !ok {
 		return err
 	}
-	if len(files) == 0 {
+	if len(files) == 0 && len(skipped) == 0 {
 		fmt.Fprintln(a.stdout, "No sessions found.")
 		return nil
 	}
@@ -554,8 +557,14 @@ func (a *app) runLogVerify(ids []string) error {
 		broken++
 		fmt.Fprintf(a.stdout, "%s:%d: %s\n", displayPath(f), res.Line, res.Problem)
 	}
+	// A session file that is a pipe or a link loses what is written to it:
+	// that is a failure, not a file to pass over.
+	for _, s := range skipped {
+		broken++
+		fmt.Fprintf(a.stdout, "%s: %s, not a regular file; nothing is recorded there\n", displayPath(s.Path), s.Kind())
+	}
 	if broken > 0 {
-		a.errorf("%d of %d session file(s) failed verification", broken, len(files))
+		a.errorf("%d of %d session file(s) failed verification", broken, len(files)+len(skipped))
 		return exitCode(exitError)
 	}
 	return nil
@@ -569,29 +578,27 @@ func plural(n int, one, many string) string {
 }
 
 // sessionFiles lists the files of the sessions named by ids, or of every
-// session when ids is empty. ok is false when the events directory does not
-// exist, which has been said on stdout.
-func (a *app) sessionFiles(dir string, ids []string) (files []string, ok bool, err error) {
+// session when ids is empty; skipped are the session entries that are not
+// regular files. ok is false when the events directory does not exist,
+// which has been said on stdout.
+func (a *app) sessionFiles(dir string, ids []string) (files []string, skipped []*telemetry.NotRegularError, ok bool, err error) {
 	if len(ids) > 0 {
 		for _, id := range ids {
 			p, err := telemetry.SessionFile(dir, id)
 			if err != nil {
-				return nil, false, err
+				return nil, nil, false, err
 			}
 			files = append(files, p)
 		}
-		return files, true, nil
+		return files, nil, true, nil
 	}
-	all, skipped, err := telemetry.ListFiles(dir)
+	files, skipped, err = telemetry.ListFiles(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		fmt.Fprintf(a.stdout, "No events recorded yet in %s.\n", displayPath(dir))
-		return nil, false, nil
+		return nil, nil, false, nil
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("read events: %w", err)
+		return nil, nil, false, fmt.Errorf("read events: %w", err)
 	}
-	for _, s := range skipped {
-		a.errorf("skipped %s: not a regular file", displayPath(s))
-	}
-	return all, true, nil
+	return files, skipped, true, nil
 }

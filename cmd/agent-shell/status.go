@@ -217,7 +217,7 @@ func (r *statusReport) events(root string) {
 		return
 	}
 	for _, s := range skipped {
-		r.fail("events: %s is not a regular file", relRoot(root, s))
+		r.fail("events: %s is %s, not a regular file", relRoot(root, s.Path), s.Kind())
 	}
 	intact, events := 0, 0
 	for _, f := range files {
