@@ -212,6 +212,7 @@ func TestIsFailure(t *testing.T) {
 		{`{"event":"shim_error"}`, true},
 		{`{"event":"guard","decision":"deny"}`, true},
 		{`{"event":"config_unauthorized","decision":"allow"}`, true},
+		{`{"event":"repair","torn":[]}`, true},
 		{`{"event":"tool_use","exit_code":1}`, false},
 		{`{"exit_code":1}`, false},
 	}

@@ -386,6 +386,8 @@ func eventRow(e *telemetry.Event) tableRow {
 	case telemetry.EventShimError:
 		result = "error"
 		color = colorRed
+	case telemetry.EventRepair:
+		result, color = "torn", colorYellow
 	}
 	return tableRow{
 		cells: []string{
@@ -497,22 +499,29 @@ func displayPath(p string) string {
 }
 
 func newLogVerifyCmd(a *app) *cobra.Command {
-	return &cobra.Command{
+	var strict bool
+	cmd := &cobra.Command{
 		Use:   "verify [SESSION...]",
 		Short: "Check the sessions' hash chains for edited, deleted or reordered lines",
 		Long: `Check every session file (or the sessions named) line by line: each line must
 be a JSON object, seq must count 1, 2, 3..., and each prev_sha256 must be the
 SHA-256 of the line before. Prints "ok" per intact file and FILE:LINE with the
-first break otherwise; exits 1 if any file is broken.
+first break otherwise; exits 1 if any file is broken, or is not a regular file.
+
+A line torn by a write cut short (a crash, a full disk) is ended by the next
+write, which records a repair event naming it; the chain goes on from the line
+before it. Each repair is a warning on stderr, or with --strict a failure.
 
 A changed last line cannot be detected: no line after it carries its hash.`,
 		RunE: runE(func(_ *cobra.Command, args []string) error {
-			return a.runLogVerify(args)
+			return a.runLogVerify(args, strict)
 		}),
 	}
+	cmd.Flags().BoolVar(&strict, "strict", false, "fail a file that holds repaired torn lines")
+	return cmd
 }
 
-func (a *app) runLogVerify(ids []string) error {
+func (a *app) runLogVerify(ids []string, strict bool) error {
 	dir, err := a.eventsDir()
 	if err != nil {
 		return err
@@ -549,6 +558,15 @@ func (a *app) runLogVerify(ids []string) error {
 		res, err := results[i], errs[i]
 		if err != nil {
 			return err
+		}
+		if strict && len(res.Repairs) > 0 {
+			// Repairs come before any break: the first is the file's.
+			r := res.Repairs[0]
+			res.Line, res.Problem = r.FirstTorn, r.String()
+		} else {
+			for _, r := range res.Repairs {
+				a.errorf("warning: %s:%d: %s", displayPath(f), r.FirstTorn, r)
+			}
 		}
 		if res.OK() {
 			fmt.Fprintf(a.stdout, "ok  %s  %d %s\n", displayPath(f), res.Events, plural(res.Events, "event", "events"))

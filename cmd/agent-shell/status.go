@@ -231,6 +231,9 @@ func (r *statusReport) events(root string) {
 			intact++
 			events += res.Events
 		}
+		for _, rep := range res.Repairs {
+			r.info("events: %s:%d: %s", relRoot(root, f), rep.FirstTorn, rep)
+		}
 	}
 	if len(files) == 0 {
 		r.info("events: none recorded yet in %s", relRoot(root, dir))
