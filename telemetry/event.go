@@ -40,6 +40,11 @@ const (
 	// after-interceptor's keep, replace or reject_disclosure, or its failure
 	// (error says why); decision holds what the step did.
 	EventIntercept = "intercept"
+	// EventRepair is written by the recorder itself before the next event
+	// when the file ends in torn lines (a write cut short by a crash or a
+	// full disk): torn names them, and the chain continues from the last
+	// intact line before them (see repair.go).
+	EventRepair = "repair"
 )
 
 // SchemaVersion is the value of every event's "v" field.
@@ -102,6 +107,8 @@ type Event struct {
 	// FilterError says why the audit filter failed; the event is then
 	// written as the core redaction left it, unfiltered.
 	FilterError string `json:"filter_error"`
+	// Torn names the torn lines a repair event ends, in file order.
+	Torn []TornLine `json:"torn"`
 
 	// Chain fields, set by the Writer under its lock.
 	Seq        int64  `json:"seq"`
@@ -255,6 +262,23 @@ func (e *Event) AppendJSON(b []byte) []byte {
 	b = appendOptionalString(b, "scope", e.Scope)
 	b = appendOptionalString(b, "grant", e.Grant)
 	b = appendOptionalString(b, "filter_error", e.FilterError)
+	if len(e.Torn) > 0 {
+		b = appendKey(b, "torn")
+		b = append(b, '[')
+		for i, t := range e.Torn {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"offset":`...)
+			b = strconv.AppendInt(b, t.Offset, 10)
+			b = append(b, `,"length":`...)
+			b = strconv.AppendInt(b, t.Length, 10)
+			b = append(b, `,"sha256":`...)
+			b = appendString(b, t.SHA256)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
 	if e.Seq > 0 {
 		b = appendKey(b, "seq")
 		b = strconv.AppendInt(b, e.Seq, 10)

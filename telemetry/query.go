@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -118,7 +119,7 @@ func (d *Damage) add(line int, why string) {
 // ListFiles returns the session files (*.jsonl) in dir, sorted by name.
 // Entries that are not regular files are returned in skipped. A missing dir
 // is an error satisfying errors.Is(err, fs.ErrNotExist).
-func ListFiles(dir string) (files, skipped []string, err error) {
+func ListFiles(dir string) (files []string, skipped []*NotRegularError, err error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, nil, err
@@ -129,7 +130,7 @@ func ListFiles(dir string) (files, skipped []string, err error) {
 		}
 		p := filepath.Join(dir, e.Name())
 		if !e.Type().IsRegular() {
-			skipped = append(skipped, p)
+			skipped = append(skipped, &NotRegularError{Path: p, Mode: e.Type()})
 			continue
 		}
 		files = append(files, p)
@@ -345,7 +346,7 @@ func (q *Query) Run(emit func(*Record) error) ([]Damage, error) {
 // first block, or the zero key (start it at once) when there is none.
 func firstKey(path string) timeKey {
 	var zero timeKey
-	f, err := os.Open(path)
+	f, err := openSessionFile(path, syscall.O_RDONLY)
 	if err != nil {
 		return zero // the producer reports the error
 	}
@@ -371,7 +372,7 @@ func firstKey(path string) timeKey {
 
 // produce reads one file and sends its matching lines to the merge.
 func (q *Query) produce(st *stream, flt *filter, done <-chan struct{}) {
-	f, err := os.Open(st.path)
+	f, err := openSessionFile(st.path, syscall.O_RDONLY)
 	if err != nil {
 		st.err = fmt.Errorf("read events: %w", err)
 		return
@@ -551,7 +552,7 @@ func ListSessions(files []string, f Filter) ([]Session, []Damage, error) {
 func summarize(path string, flt *filter) (Session, Damage, error) {
 	s := Session{ID: SessionIDOf(path), File: path}
 	d := Damage{File: path}
-	fh, err := os.Open(path)
+	fh, err := openSessionFile(path, syscall.O_RDONLY)
 	if err != nil {
 		return s, d, fmt.Errorf("read events: %w", err)
 	}
@@ -613,7 +614,7 @@ func SessionFile(dir, id string) (string, error) {
 		return "", fmt.Errorf("invalid session id %q", id)
 	}
 	p := filepath.Join(dir, id+".jsonl")
-	fi, err := os.Stat(p)
+	fi, err := os.Lstat(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", fmt.Errorf("session %q: %w in %s", id, ErrNoSession, dir)
 	}
@@ -621,7 +622,7 @@ func SessionFile(dir, id string) (string, error) {
 		return "", fmt.Errorf("session %q: %w", id, err)
 	}
 	if !fi.Mode().IsRegular() {
-		return "", fmt.Errorf("session %q: %s is not a regular file", id, p)
+		return "", fmt.Errorf("session %q: %w", id, &NotRegularError{Path: p, Mode: fi.Mode().Type()})
 	}
 	return p, nil
 }

@@ -335,7 +335,7 @@ func TestListFilesAndNewest(t *testing.T) {
 		t.Fatal(err)
 	}
 	files, skipped, err := ListFiles(dir)
-	if err != nil || strings.Join(files, ",") != a+","+b || len(skipped) != 1 {
+	if err != nil || strings.Join(files, ",") != a+","+b || len(skipped) != 1 || skipped[0].Kind() != "a directory" {
 		t.Fatalf("ListFiles = %v, %v, %v", files, skipped, err)
 	}
 	if n, err := NewestFile(files); err != nil || n != a {

@@ -49,15 +49,15 @@ type LineFields struct {
 
 // IsFailure reports whether the event counts for `log --failures`: a script
 // that exited non-zero or was killed by a signal, a denied policy decision,
-// a guard's denial, a decision under an unauthorized configuration, or any
-// shim error.
+// a guard's denial, a decision under an unauthorized configuration, any
+// shim error, or a repair of torn lines.
 func (f *LineFields) IsFailure() bool {
 	switch string(f.Event) {
 	case EventScriptEnd:
 		return (f.HasExitCode && f.ExitCode != 0) || len(f.Signal) > 0
 	case EventPolicyDecision:
 		return string(f.Decision) == "deny"
-	case EventShimError, EventGuard, EventConfigUnauthorized, EventExtensionError:
+	case EventShimError, EventGuard, EventConfigUnauthorized, EventExtensionError, EventRepair:
 		return true
 	}
 	return false

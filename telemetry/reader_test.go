@@ -212,6 +212,7 @@ func TestIsFailure(t *testing.T) {
 		{`{"event":"shim_error"}`, true},
 		{`{"event":"guard","decision":"deny"}`, true},
 		{`{"event":"config_unauthorized","decision":"allow"}`, true},
+		{`{"event":"repair","torn":[]}`, true},
 		{`{"event":"tool_use","exit_code":1}`, false},
 		{`{"exit_code":1}`, false},
 	}
@@ -354,6 +355,31 @@ func FuzzScanLine(f *testing.F) {
 			if json.Unmarshal(raw, &n) != nil || n != lf.Seq {
 				t.Fatalf("seq: scanned %d, raw %s", lf.Seq, raw)
 			}
+		}
+	})
+}
+
+// FuzzDecodeEvent: a line that `log` shows as a table is decoded into an
+// Event without panicking, whatever it holds, and an event decoded from a
+// line is written back as a line the scanner accepts.
+func FuzzDecodeEvent(f *testing.F) {
+	f.Add(sampleLine())
+	f.Add([]byte(`{"event":"repair","torn":[{"offset":3,"length":10,"sha256":"ab\u0000"}],"seq":2,"prev_sha256":"x"}`))
+	f.Add([]byte(`{"duration_ms":1e400,"exit_code":1.5,"timestamp":"0000-01-01T00:00:00Z"}`))
+	f.Add([]byte(`{"torn":[{"offset":-1,"length":1e3}],"extensions":[{"steps":1}],"tool_result":{"exit_code":null}}`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		if bytes.IndexByte(line, '\n') >= 0 {
+			return // not one line
+		}
+		var e Event
+		if json.Unmarshal(line, &e) != nil {
+			return
+		}
+		out := e.AppendJSON(nil)
+		var sc Scanner
+		var lf LineFields
+		if err := sc.Scan(out, &lf); err != nil || bytes.IndexByte(out, '\n') >= 0 {
+			t.Fatalf("%q decoded and written back as %q: %v", line, out, err)
 		}
 	})
 }

@@ -3,9 +3,11 @@ package telemetry
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // DefaultEventsSubdir is where events live under the project root.
@@ -113,4 +115,68 @@ func containedDir(root, p string) (string, error) {
 func within(root, p string) bool {
 	rel, err := filepath.Rel(root, p)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// NotRegularError is a session file that is a symbolic link, a named pipe,
+// a device or anything else but a regular file. Events written there could
+// vanish (a pipe nobody reads, /dev/null) or land outside the project, and
+// reading a pipe could wait forever, so such a file is neither written nor
+// read.
+type NotRegularError struct {
+	Path string
+	Mode fs.FileMode // its type bits
+}
+
+func (e *NotRegularError) Error() string {
+	return e.Path + " is " + e.Kind() + ", not a regular file"
+}
+
+// Kind names what the file is instead.
+func (e *NotRegularError) Kind() string {
+	switch m := e.Mode; {
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m.IsDir():
+		return "a directory"
+	}
+	return "a special file"
+}
+
+// openSessionFile opens a session file with flags and returns it only when
+// it is a regular file, never following a symbolic link. It opens without
+// blocking, so a named pipe cannot make it wait for a peer, then makes the
+// descriptor blocking again: wrapped by os.NewFile, a blocking descriptor
+// stays out of Go's poller, whose setup (epoll, eventfd) a one-event
+// process would pay for nothing.
+func openSessionFile(path string, flags int) (*os.File, error) {
+	fd, err := syscall.Open(path, flags|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0o644)
+	if errors.Is(err, syscall.ELOOP) {
+		if fi, lerr := os.Lstat(path); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return nil, &NotRegularError{Path: path, Mode: fs.ModeSymlink}
+		}
+	}
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	if err := syscall.SetNonblock(fd, false); err != nil {
+		syscall.Close(fd)
+		return nil, &os.PathError{Op: "fcntl", Path: path, Err: err}
+	}
+	f := os.NewFile(uintptr(fd), path)
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, &NotRegularError{Path: path, Mode: fi.Mode().Type()}
+	}
+	return f, nil
 }

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -26,6 +25,8 @@ const truncatedMarker = "…[truncated]"
 // lock on the file, continues the seq and SHA-256 chain from the file's last
 // line, and writes the whole line with one write, so any number of processes
 // can append to the same session without tearing, interleaving or losing lines.
+// A line torn by a write cut short is ended and named by a repair event
+// before the next line (see repair.go).
 type Writer struct {
 	f    *os.File
 	path string
@@ -38,13 +39,13 @@ type Writer struct {
 
 	// The chain state after this Writer's last append, reused while the file
 	// has not grown since (no other process appended).
-	size     int64
-	seq      int64
-	lastHash string
-	buf      []byte
+	size int64
+	tail chainTail
+	buf  []byte
 }
 
 // OpenWriter opens (creating as needed) dir/<sessionID>.jsonl for appending.
+// A session file that is not a regular file is a *NotRegularError.
 func OpenWriter(dir, sessionID string) (*Writer, error) {
 	if !ValidSessionID(sessionID) {
 		return nil, fmt.Errorf("invalid session id %q", sessionID)
@@ -53,13 +54,10 @@ func OpenWriter(dir, sessionID string) (*Writer, error) {
 		return nil, fmt.Errorf("create events directory: %w", err)
 	}
 	path := filepath.Join(dir, sessionID+".jsonl")
-	// A blocking descriptor wrapped by os.NewFile stays out of Go's poller,
-	// whose setup (epoll, eventfd) a one-event process would pay for nothing.
-	fd, err := syscall.Open(path, syscall.O_RDWR|syscall.O_APPEND|syscall.O_CREAT|syscall.O_CLOEXEC, 0o644)
+	f, err := openSessionFile(path, syscall.O_RDWR|syscall.O_APPEND|syscall.O_CREAT)
 	if err != nil {
-		return nil, fmt.Errorf("open event log: %w", &os.PathError{Op: "open", Path: path, Err: err})
+		return nil, fmt.Errorf("open event log: %w", err)
 	}
-	f := os.NewFile(uintptr(fd), path)
 	return &Writer{f: f, path: path, Now: time.Now, size: -1}, nil
 }
 
@@ -113,15 +111,24 @@ func (w *Writer) Append(e *Event) error {
 	if e.Timestamp.IsZero() {
 		e.Timestamp = w.Now()
 	}
-	e.Seq = w.seq + 1
-	e.PrevSHA256 = w.lastHash
-
 	line := w.buf[:0]
-	if w.tornTail(size) {
-		// The last line was cut short (a crash or a full disk mid-write):
-		// start on a fresh line; verify reports the damaged one.
+	if w.tail.open {
+		// The last line was cut short of its newline: end it.
 		line = append(line, '\n')
 	}
+	seq, prev := w.tail.seq, w.tail.lastHash
+	if len(w.tail.torn) > 0 {
+		// Written as it is: a repair carries nothing to redact, and it is
+		// the chain's, not the audit filter's.
+		r := repairEvent(e, w.tail.torn)
+		r.Seq, r.PrevSHA256 = seq+1, prev
+		start := len(line)
+		line = r.AppendJSON(line)
+		seq, prev = r.Seq, hashHex(line[start:])
+		line = append(line, '\n')
+	}
+	e.Seq = seq + 1
+	e.PrevSHA256 = prev
 	start := len(line)
 	line = e.AppendJSON(line)
 	if w.Filter != nil {
@@ -139,8 +146,7 @@ func (w *Writer) Append(e *Event) error {
 		return fmt.Errorf("append to %s: %w", w.path, err)
 	}
 	w.size = size + int64(n)
-	w.seq = e.Seq
-	w.lastHash = hex.EncodeToString(sum[:])
+	w.tail = chainTail{seq: e.Seq, lastHash: hex.EncodeToString(sum[:])}
 	return nil
 }
 
@@ -179,98 +185,37 @@ func truncateUTF8(s string, max int) string {
 	return s[:cut] + truncatedMarker
 }
 
-// tailChunk is how much of the file's end is read to find its last line.
-const tailChunk = 64 << 10
-
-// tornTail reports whether the file does not end with a newline.
-func (w *Writer) tornTail(size int64) bool {
-	if size == 0 {
-		return false
-	}
-	var b [1]byte
-	if _, err := w.f.ReadAt(b[:], size-1); err != nil {
-		return false
-	}
-	return b[0] != '\n'
-}
-
-// loadTail sets the chain state from the file's last line: its seq and the
-// hash of its bytes. When the last line carries no seq (damaged, or written
-// by an older tool), the whole file is scanned to count lines instead.
+// loadTail sets the chain state from the end of the file (see readTail).
 func (w *Writer) loadTail(size int64) error {
-	w.seq, w.lastHash = 0, ""
-	if size == 0 {
-		return nil
-	}
-	last, err := lastLine(w.f, size)
+	t, err := readTail(w.f, size)
 	if err != nil {
 		return fmt.Errorf("read tail of %s: %w", w.path, err)
 	}
-	sum := sha256.Sum256(last)
-	w.lastHash = hex.EncodeToString(sum[:])
-	if seq, ok := lineSeq(last); ok {
-		w.seq = seq
-		return nil
-	}
-	seq, err := countSeq(w.f)
-	if err != nil {
-		return fmt.Errorf("scan %s: %w", w.path, err)
-	}
-	w.seq = seq
+	w.tail = t
 	return nil
 }
 
-// lastLine returns the last line of the file (without its newline), reading
-// backwards in chunks until the line's start is found.
-func lastLine(f *os.File, size int64) ([]byte, error) {
-	end := size
-	var b [1]byte
-	if _, err := f.ReadAt(b[:], size-1); err != nil {
-		return nil, err
-	}
-	if b[0] == '\n' {
-		end--
-	}
-	var line []byte
-	pos := end
-	for pos > 0 {
-		n := int64(tailChunk)
-		if n > pos {
-			n = pos
-		}
-		chunk := make([]byte, n)
-		if _, err := f.ReadAt(chunk, pos-n); err != nil && !errors.Is(err, io.EOF) {
-			return nil, err
-		}
-		if i := bytes.LastIndexByte(chunk, '\n'); i >= 0 {
-			return append(chunk[i+1:], line...), nil
-		}
-		line = append(chunk, line...)
-		pos -= n
-	}
-	return line, nil
-}
-
-func lineSeq(line []byte) (int64, bool) {
-	var v struct {
-		Seq int64 `json:"seq"`
-	}
-	if json.Unmarshal(line, &v) != nil || v.Seq <= 0 {
+// lineSeq returns the seq of a well-formed line that has a positive one.
+func lineSeq(sc *Scanner, line []byte) (int64, bool) {
+	var lf LineFields
+	if sc.Scan(line, &lf) != nil || !lf.HasSeq || !lf.SeqInt || lf.Seq <= 0 {
 		return 0, false
 	}
-	return v.Seq, true
+	return lf.Seq, true
 }
 
-// countSeq returns the seq the file's last line should have: the last good
-// seq plus the lines after it, or the number of lines when none has a seq.
-func countSeq(f *os.File) (int64, error) {
-	r := bufio.NewReaderSize(io.NewSectionReader(f, 0, 1<<62), 64<<10)
+// countSeq returns the seq the line ending at end should have: the last
+// good seq plus the lines after it, or the number of lines when none has a
+// seq.
+func countSeq(f *os.File, end int64) (int64, error) {
+	r := bufio.NewReaderSize(io.NewSectionReader(f, 0, end), 64<<10)
+	var sc Scanner
 	var lines, lastGood, linesAfter int64
 	for {
 		line, err := r.ReadBytes('\n')
 		if len(line) > 0 {
 			lines++
-			if seq, ok := lineSeq(bytes.TrimSuffix(line, []byte{'\n'})); ok {
+			if seq, ok := lineSeq(&sc, bytes.TrimSuffix(line, []byte{'\n'})); ok {
 				lastGood, linesAfter = seq, 0
 			} else {
 				linesAfter++

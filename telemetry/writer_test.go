@@ -132,29 +132,81 @@ func TestWriterTimestampsAreTakenInOrder(t *testing.T) {
 }
 
 func TestWriterContinuesAfterDamagedAndForeignLines(t *testing.T) {
+	garbage17 := strings.Repeat("garbage\n", maxTornLines+1)
 	tests := []struct {
 		name     string
 		existing string
-		wantSeq  float64
-		wantPrev string // the line whose hash the new line must carry
+		// torn are the damaged lines at the end that a repair must name,
+		// in order; from is the line the chain continues from ("" for none).
+		torn     []string
+		from     string
+		wantSeq  float64 // the new event's
+		verifies bool    // the file verifies after the append
 	}{
 		{
 			name:     "torn last line",
 			existing: `{"v":1,"seq":1}` + "\n" + `{"v":1,"se`,
+			torn:     []string{`{"v":1,"se`},
+			from:     `{"v":1,"seq":1}`,
 			wantSeq:  3,
-			wantPrev: `{"v":1,"se`,
+			verifies: true,
 		},
 		{
-			name:     "lines from the reference tool, without seq",
-			existing: `{"v":1,"event":"script_end"}` + "\n" + `{"v":1,"event":"script_end"}` + "\n",
+			name:     "torn line already ended",
+			existing: `{"v":1,"seq":1}` + "\n" + `{"v":1,"se` + "\n",
+			torn:     []string{`{"v":1,"se`},
+			from:     `{"v":1,"seq":1}`,
 			wantSeq:  3,
-			wantPrev: `{"v":1,"event":"script_end"}`,
+			verifies: true,
+		},
+		{
+			name:     "a torn repair after a torn line",
+			existing: `{"v":1,"seq":1}` + "\n" + `{"v":1,"se` + "\n" + `{"v":1,"event":"rep`,
+			torn:     []string{`{"v":1,"se`, `{"v":1,"event":"rep`},
+			from:     `{"v":1,"seq":1}`,
+			wantSeq:  3,
+			verifies: true,
+		},
+		{
+			name:     "long lines, read back in several chunks",
+			existing: `{"v":1,"seq":1,"x":"` + strings.Repeat("x", 3*firstTailChunk) + `"}` + "\n" + `{"v":1,"x":"` + strings.Repeat("y", 5*firstTailChunk),
+			torn:     []string{`{"v":1,"x":"` + strings.Repeat("y", 5*firstTailChunk)},
+			from:     `{"v":1,"seq":1,"x":"` + strings.Repeat("x", 3*firstTailChunk) + `"}`,
+			wantSeq:  3,
+			verifies: true,
+		},
+		{
+			name:     "the only line torn",
+			existing: `{"v":1,"se`,
+			torn:     []string{`{"v":1,"se`},
+			wantSeq:  2,
+			verifies: true,
+		},
+		{
+			name:     "a whole last line without its newline",
+			existing: `{"v":1,"seq":1}`,
+			from:     `{"v":1,"seq":1}`,
+			wantSeq:  2,
+			verifies: true,
 		},
 		{
 			name:     "damaged line after good ones",
 			existing: `{"v":1,"seq":7}` + "\n" + "garbage\n",
+			torn:     []string{"garbage"},
+			from:     `{"v":1,"seq":7}`,
 			wantSeq:  9,
-			wantPrev: "garbage",
+		},
+		{
+			name:     "more damaged lines than a repair names: chained as they are",
+			existing: `{"v":1,"seq":7}` + "\n" + garbage17,
+			from:     "garbage",
+			wantSeq:  7 + maxTornLines + 1 + 1,
+		},
+		{
+			name:     "lines from the reference tool, without seq",
+			existing: `{"v":1,"event":"script_end"}` + "\n" + `{"v":1,"event":"script_end"}` + "\n",
+			from:     `{"v":1,"event":"script_end"}`,
+			wantSeq:  3,
 		},
 	}
 	for _, tt := range tests {
@@ -173,20 +225,71 @@ func TestWriterContinuesAfterDamagedAndForeignLines(t *testing.T) {
 				t.Fatal(err)
 			}
 			data, _ := os.ReadFile(path)
-			if !bytes.HasPrefix(data, []byte(strings.TrimSuffix(tt.existing, "\n"))) {
+			if !bytes.HasPrefix(data, []byte(tt.existing)) {
 				t.Fatalf("existing content changed: %q", data)
 			}
-			lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
-			var last map[string]any
-			if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil {
-				t.Fatalf("new line %q: %v", lines[len(lines)-1], err)
+			lines := strings.Split(strings.TrimSuffix(string(data[len(tt.existing):]), "\n"), "\n")
+			if lines[0] == "" { // the newline that ended the last line
+				lines = lines[1:]
 			}
-			sum := sha256.Sum256([]byte(tt.wantPrev))
-			if last["seq"] != tt.wantSeq || last["prev_sha256"] != hex.EncodeToString(sum[:]) {
-				t.Errorf("seq %v prev %v, want seq %v and the hash of %q", last["seq"], last["prev_sha256"], tt.wantSeq, tt.wantPrev)
+			wantPrev := tt.from
+			if len(tt.torn) > 0 {
+				if len(lines) != 2 {
+					t.Fatalf("appended %q, want a repair and the event", lines)
+				}
+				checkRepair(t, tt.existing, lines[0], tt.torn, tt.from, tt.wantSeq-1)
+				wantPrev = lines[0]
+			} else if len(lines) != 1 {
+				t.Fatalf("appended %q, want the event alone", lines)
+			}
+			last := decodeLine(t, lines[len(lines)-1])
+			if last["seq"] != tt.wantSeq || last["prev_sha256"] != hashHex([]byte(wantPrev)) {
+				t.Errorf("seq %v prev %v, want seq %v and the hash of %q", last["seq"], last["prev_sha256"], tt.wantSeq, wantPrev)
+			}
+			res, err := VerifyFile(path)
+			if err != nil || res.OK() != tt.verifies {
+				t.Errorf("VerifyFile = %+v, %v; want OK %v", res, err, tt.verifies)
 			}
 		})
 	}
+}
+
+// checkRepair checks that line is a repair event with seq, chaining from
+// the line from, that names the torn lines of existing in order.
+func checkRepair(t *testing.T, existing, line string, torn []string, from string, seq float64) {
+	t.Helper()
+	r := decodeLine(t, line)
+	wantPrev := any(nil)
+	if from != "" {
+		wantPrev = hashHex([]byte(from))
+	}
+	if r["event"] != EventRepair || r["seq"] != seq || r["prev_sha256"] != wantPrev {
+		t.Errorf("repair %s: want seq %v chained from %q", line, seq, from)
+	}
+	names, _ := r["torn"].([]any)
+	if len(names) != len(torn) {
+		t.Fatalf("repair names %d lines, want %d: %s", len(names), len(torn), line)
+	}
+	// The torn lines are the last ones of existing.
+	offset := len(strings.TrimSuffix(existing, "\n")) + 1
+	for i := len(torn) - 1; i >= 0; i-- {
+		want := torn[i]
+		offset -= len(want) + 1
+		got := names[i].(map[string]any)
+		if existing[offset:offset+len(want)] != want || got["offset"] != float64(offset) ||
+			got["length"] != float64(len(want)) || got["sha256"] != hashHex([]byte(want)) {
+			t.Errorf("torn line %d named %v, want offset %d length %d and the hash of %q", i, got, offset, len(want), want)
+		}
+	}
+}
+
+func decodeLine(t *testing.T, line string) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(line), &m); err != nil {
+		t.Fatalf("line %q: %v", line, err)
+	}
+	return m
 }
 
 func TestWriterRedactsAndCapsCommand(t *testing.T) {
@@ -281,14 +384,42 @@ func BenchmarkAppend(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer w.Close()
-	env := map[string]string{"npm_lifecycle_event": "test", "npm_package_name": "demo", "CI": "true"}
+	env := benchEnv()
 	b.ReportAllocs()
 	for b.Loop() {
-		e := &Event{SessionID: "bench", Event: EventScriptEnd, Command: "npm test -- --coverage",
-			Actor: "claude-code", DurationMS: 1234, Env: env, Tags: map[string]string{}, Script: "test"}
-		if err := w.Append(e); err != nil {
+		if err := w.Append(benchEvent(env)); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}
+
+// BenchmarkAppendNewWriter is what one hook call pays: open the session
+// file, read its tail, append one event, close.
+func BenchmarkAppendNewWriter(b *testing.B) {
+	dir := b.TempDir()
+	env := benchEnv()
+	b.ReportAllocs()
+	for b.Loop() {
+		w, err := OpenWriter(dir, "bench")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := w.Prepare(); err != nil {
+			b.Fatal(err)
+		}
+		if err := w.Append(benchEvent(env)); err != nil {
+			b.Fatal(err)
+		}
+		w.Close()
+	}
+}
+
+func benchEnv() map[string]string {
+	return map[string]string{"npm_lifecycle_event": "test", "npm_package_name": "demo", "CI": "true"}
+}
+
+func benchEvent(env map[string]string) *Event {
+	return &Event{SessionID: "bench", Event: EventScriptEnd, Command: "npm test -- --coverage",
+		Actor: "claude-code", DurationMS: 1234, Env: env, Tags: map[string]string{}, Script: "test"}
 }

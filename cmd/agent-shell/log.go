@@ -97,9 +97,12 @@ func (a *app) runLog(cmd *cobra.Command, o *logOptions) error {
 	if flags.Changed("session") {
 		ids = []string{o.session}
 	}
-	files, ok, err := a.sessionFiles(dir, ids)
+	files, skipped, ok, err := a.sessionFiles(dir, ids)
 	if err != nil || !ok {
 		return err
+	}
+	for _, s := range skipped {
+		a.errorf("skipped %s: %s, not a regular file", displayPath(s.Path), s.Kind())
 	}
 	if len(files) == 0 && !o.listSessions {
 		fmt.Fprintf(a.stdout, "No events recorded yet in %s.\n", displayPath(dir))
@@ -383,6 +386,8 @@ func eventRow(e *telemetry.Event) tableRow {
 	case telemetry.EventShimError:
 		result = "error"
 		color = colorRed
+	case telemetry.EventRepair:
+		result, color = "torn", colorYellow
 	}
 	return tableRow{
 		cells: []string{
@@ -494,31 +499,38 @@ func displayPath(p string) string {
 }
 
 func newLogVerifyCmd(a *app) *cobra.Command {
-	return &cobra.Command{
+	var strict bool
+	cmd := &cobra.Command{
 		Use:   "verify [SESSION...]",
 		Short: "Check the sessions' hash chains for edited, deleted or reordered lines",
 		Long: `Check every session file (or the sessions named) line by line: each line must
 be a JSON object, seq must count 1, 2, 3..., and each prev_sha256 must be the
 SHA-256 of the line before. Prints "ok" per intact file and FILE:LINE with the
-first break otherwise; exits 1 if any file is broken.
+first break otherwise; exits 1 if any file is broken, or is not a regular file.
+
+A line torn by a write cut short (a crash, a full disk) is ended by the next
+write, which records a repair event naming it; the chain goes on from the line
+before it. Each repair is a warning on stderr, or with --strict a failure.
 
 A changed last line cannot be detected: no line after it carries its hash.`,
 		RunE: runE(func(_ *cobra.Command, args []string) error {
-			return a.runLogVerify(args)
+			return a.runLogVerify(args, strict)
 		}),
 	}
+	cmd.Flags().BoolVar(&strict, "strict", false, "fail a file that holds repaired torn lines")
+	return cmd
 }
 
-func (a *app) runLogVerify(ids []string) error {
+func (a *app) runLogVerify(ids []string, strict bool) error {
 	dir, err := a.eventsDir()
 	if err != nil {
 		return err
 	}
-	files, ok, err := a.sessionFiles(dir, ids)
+	files, skipped, ok, err := a.sessionFiles(dir, ids)
 	if err != nil || !ok {
 		return err
 	}
-	if len(files) == 0 {
+	if len(files) == 0 && len(skipped) == 0 {
 		fmt.Fprintln(a.stdout, "No sessions found.")
 		return nil
 	}
@@ -547,6 +559,15 @@ func (a *app) runLogVerify(ids []string) error {
 		if err != nil {
 			return err
 		}
+		if strict && len(res.Repairs) > 0 {
+			// Repairs come before any break: the first is the file's.
+			r := res.Repairs[0]
+			res.Line, res.Problem = r.FirstTorn, r.String()
+		} else {
+			for _, r := range res.Repairs {
+				a.errorf("warning: %s:%d: %s", displayPath(f), r.FirstTorn, r)
+			}
+		}
 		if res.OK() {
 			fmt.Fprintf(a.stdout, "ok  %s  %d %s\n", displayPath(f), res.Events, plural(res.Events, "event", "events"))
 			continue
@@ -554,8 +575,14 @@ func (a *app) runLogVerify(ids []string) error {
 		broken++
 		fmt.Fprintf(a.stdout, "%s:%d: %s\n", displayPath(f), res.Line, res.Problem)
 	}
+	// A session file that is a pipe or a link loses what is written to it:
+	// that is a failure, not a file to pass over.
+	for _, s := range skipped {
+		broken++
+		fmt.Fprintf(a.stdout, "%s: %s, not a regular file; nothing is recorded there\n", displayPath(s.Path), s.Kind())
+	}
 	if broken > 0 {
-		a.errorf("%d of %d session file(s) failed verification", broken, len(files))
+		a.errorf("%d of %d session file(s) failed verification", broken, len(files)+len(skipped))
 		return exitCode(exitError)
 	}
 	return nil
@@ -569,29 +596,27 @@ func plural(n int, one, many string) string {
 }
 
 // sessionFiles lists the files of the sessions named by ids, or of every
-// session when ids is empty. ok is false when the events directory does not
-// exist, which has been said on stdout.
-func (a *app) sessionFiles(dir string, ids []string) (files []string, ok bool, err error) {
+// session when ids is empty; skipped are the session entries that are not
+// regular files. ok is false when the events directory does not exist,
+// which has been said on stdout.
+func (a *app) sessionFiles(dir string, ids []string) (files []string, skipped []*telemetry.NotRegularError, ok bool, err error) {
 	if len(ids) > 0 {
 		for _, id := range ids {
 			p, err := telemetry.SessionFile(dir, id)
 			if err != nil {
-				return nil, false, err
+				return nil, nil, false, err
 			}
 			files = append(files, p)
 		}
-		return files, true, nil
+		return files, nil, true, nil
 	}
-	all, skipped, err := telemetry.ListFiles(dir)
+	files, skipped, err = telemetry.ListFiles(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		fmt.Fprintf(a.stdout, "No events recorded yet in %s.\n", displayPath(dir))
-		return nil, false, nil
+		return nil, nil, false, nil
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("read events: %w", err)
+		return nil, nil, false, fmt.Errorf("read events: %w", err)
 	}
-	for _, s := range skipped {
-		a.errorf("skipped %s: not a regular file", displayPath(s))
-	}
-	return all, true, nil
+	return files, skipped, true, nil
 }

@@ -217,7 +217,7 @@ func (r *statusReport) events(root string) {
 		return
 	}
 	for _, s := range skipped {
-		r.fail("events: %s is not a regular file", relRoot(root, s))
+		r.fail("events: %s is %s, not a regular file", relRoot(root, s.Path), s.Kind())
 	}
 	intact, events := 0, 0
 	for _, f := range files {
@@ -230,6 +230,9 @@ func (r *statusReport) events(root string) {
 		default:
 			intact++
 			events += res.Events
+		}
+		for _, rep := range res.Repairs {
+			r.info("events: %s:%d: %s", relRoot(root, f), rep.FirstTorn, rep)
 		}
 	}
 	if len(files) == 0 {
