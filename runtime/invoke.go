@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	goruntime "runtime"
+	"runtime/debug"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -279,9 +279,9 @@ func (r *run) classify(err error) (Failure, error) {
 	case r.outOfFuel:
 		return FailFuel, &Error{Failure: FailFuel, Err: fmt.Errorf("out of fuel after %d steps: %w", r.thread.ExecutionSteps(), err)}
 	case r.outOfMemory.Load():
-		// What the script built is garbage now: collect it before the next
-		// run is measured against the budget.
-		goruntime.GC()
+		// What the script built is garbage now: collect it, and give it
+		// back, before the next run is measured against the budget.
+		debug.FreeOSMemory()
 		return FailMemory, &Error{Failure: FailMemory, Err: err}
 	case r.timedOut.Load():
 		return FailTimeout, &Error{Failure: FailTimeout, Err: err}

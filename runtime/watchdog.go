@@ -5,8 +5,6 @@ import (
 	"os"
 	goruntime "runtime"
 	"runtime/debug"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -22,8 +20,9 @@ import (
 // runaway: Runaway answers for the process and exits.
 type Budget struct {
 	// Memory bounds the process's resident memory, in bytes. Runs are
-	// cancelled when it passes 7/8 of it: the rest is for what a run builds
-	// before the watchdog looks again.
+	// cancelled when the memory in use passes 7/8 of it: the rest is for
+	// the runtime itself and what a run builds before the watchdog looks
+	// again.
 	Memory uint64
 	// Deadline is when the process must be done; zero for none.
 	Deadline time.Time
@@ -130,20 +129,15 @@ func look(now time.Time, mem uint64) string {
 	return ""
 }
 
-// memoryInUse is the process's resident memory, what the budget bounds,
-// read from /proc/self/statm; elsewhere, the Go heap and stacks in use
-// (ReadMemStats stops the world for microseconds).
+// memoryInUse is the memory the Go runtime has in use: heap spans and
+// stacks, which is what the process keeps resident less what it has freed
+// and not yet returned (freed memory must not stop the next run).
+// ReadMemStats stops the world for microseconds; it runs only while a
+// script does.
 func memoryInUse() uint64 {
-	if b, err := os.ReadFile("/proc/self/statm"); err == nil {
-		if f := strings.Fields(string(b)); len(f) > 1 {
-			if pages, err := strconv.ParseUint(f[1], 10, 64); err == nil {
-				return pages * uint64(os.Getpagesize())
-			}
-		}
-	}
 	var ms goruntime.MemStats
 	goruntime.ReadMemStats(&ms)
-	return ms.HeapAlloc + ms.StackInuse
+	return ms.HeapInuse + ms.StackInuse
 }
 
 func runaway(reason string) {
