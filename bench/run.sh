@@ -2,7 +2,7 @@
 # Times the real agent-shell binary as a whole process, beside the floors it is
 # judged against, and runs the Go benchmarks of the hot paths.
 #
-#   bench/run.sh [startup|log|append|policy|scripts|all]     (default: all)
+#   bench/run.sh [startup|log|append|policy|scripts|safety|hostile|all]     (default: all)
 #
 # Needs hyperfine (Debian: apt-get install hyperfine) and /usr/bin/time.
 set -euo pipefail
@@ -131,6 +131,16 @@ safety() {
   rm -rf "$work"
 }
 
+hostile() {
+  echo "== hostile input: peak RSS and answer time of each resource bomb (cmd/agent-shell/testdata/script/bombs.txtar) =="
+  go test ./cmd/agent-shell -count=1 -run 'TestScripts/bombs$' -v 2>&1 | grep -E '^ +bomb ' | sed 's/^ *//'
+  echo "== a 200 KB command line of nested ( … ) after rm -rf x, through hook --agent claude =="
+  local work; work=$(mktemp -d); mkdir "$work/.git"
+  python3 -c 'import json; n=50000; print(json.dumps({"session_id":"bench","cwd":"/tmp","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf x; "+"( "*n+"true"+" )"*n},"tool_use_id":"t"}))' >"$work/nested.json"
+  (cd "$work" && wc -c <nested.json && /usr/bin/time -f 'peak RSS %M KiB, %e s' prlimit --as=3221225472 "$as" hook --agent claude <nested.json | cut -c1-160)
+  rm -rf "$work"
+}
+
 append() {
   echo "== Go benchmarks: append throughput =="
   go test ./telemetry -run '^$' -bench 'Append' -benchtime 2s
@@ -140,9 +150,10 @@ case $what in
   startup) startup ;;
   log) logquery ;;
   append) append ;;
+  hostile) hostile ;;
   policy) policycheck ;;
   scripts) scripts ;;
   safety) safety ;;
-  all) startup; logquery; append; policycheck; scripts; safety ;;
-  *) echo "usage: bench/run.sh [startup|log|append|policy|scripts|safety|all]" >&2; exit 2 ;;
+  all) startup; logquery; append; policycheck; scripts; safety; hostile ;;
+  *) echo "usage: bench/run.sh [startup|log|append|policy|scripts|safety|hostile|all]" >&2; exit 2 ;;
 esac
