@@ -126,7 +126,7 @@ func (a *app) runAuthorize(yes bool) error {
 			return exitCode(exitError)
 		}
 	}
-	if err := p.Accept(hosts, a.now()); err != nil {
+	if err := p.Accept(hosts, nil, a.now()); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "Authorized configuration %s.\n", p.Digest)

@@ -93,7 +93,12 @@ func (a *app) runStatus() error {
 // grants reports the approval grants in force; an unreadable grant file is
 // a problem (decisions fail closed on it).
 func (r *statusReport) grants(root string) {
-	all, err := policy.GrantStore(root).ListGrants(context.Background())
+	store, err := policy.GrantStore(root, r.a.getenv)
+	if err != nil {
+		r.info("grants: none can be kept: %v", err)
+		return
+	}
+	all, err := store.ListGrants(context.Background())
 	if err != nil {
 		r.fail("grants: %v", err)
 		return
