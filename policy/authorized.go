@@ -180,6 +180,9 @@ type Authorization struct {
 	// CacheRejected lists the compile-cache entries that were not the
 	// programs the authorization pinned: they were not used.
 	CacheRejected []string
+	// CacheUnpinned counts the programs the authorization does not pin
+	// (another agent-shell version compiled them): compiled on every call.
+	CacheUnpinned int
 }
 
 // EventDue reports whether a decision taken under this authorization must
@@ -249,7 +252,8 @@ func LoadAuthorized(root string, getenv func(string) string, cfgDir string) (*En
 		}
 	}
 	cur := loadFrom(root, root, getenv, pins)
-	au := Authorization{State: AuthNever, Digest: cur.ConfigDigest, LoadErr: cur.LoadErr, CacheRejected: cur.cacheRejected()}
+	au := Authorization{State: AuthNever, Digest: cur.ConfigDigest, LoadErr: cur.LoadErr}
+	au.CacheRejected, au.CacheUnpinned = cur.cacheChecks()
 	if err != nil {
 		au.State, au.Mode, au.Problem = AuthUnauthorized, UnauthorizedDeny, "the authorization cannot be checked: "+err.Error()
 		return denyAll(au), au
@@ -277,7 +281,8 @@ func LoadAuthorized(root string, getenv func(string) string, cfgDir string) (*En
 		au.Mode, au.Problem = UnauthorizedDeny, err.Error()
 		return denyAll(au), au
 	}
-	au.CacheRejected = append(au.CacheRejected, snap.cacheRejected()...)
+	rejected, unpinned := snap.cacheChecks()
+	au.CacheRejected, au.CacheUnpinned = append(au.CacheRejected, rejected...), au.CacheUnpinned+unpinned
 	au.Mode = UnauthorizedLastAuthorized
 	if snap.Manifest != nil {
 		au.Mode = snap.Manifest.Policy.Unauthorized
@@ -294,13 +299,15 @@ func LoadAuthorized(root string, getenv func(string) string, cfgDir string) (*En
 	return snap, au
 }
 
-// cacheRejected lists the compile-cache entries the engine's scripts did
-// not use because they were not the programs pinned.
-func (e *Engine) cacheRejected() []string {
+// cacheChecks says which compile-cache entries the engine's scripts did
+// not use because they were not the programs pinned, and how many of its
+// programs no pin covered.
+func (e *Engine) cacheChecks() (rejected []string, unpinned int) {
 	if e.Manifest == nil || e.Manifest.Runtime() == nil {
-		return nil
+		return nil, 0
 	}
-	return e.Manifest.Runtime().CacheRejected()
+	rt := e.Manifest.Runtime()
+	return rt.CacheRejected(), rt.CacheUnpinned()
 }
 
 // programSums are the compiled programs of the engine's scripts, for an
@@ -425,6 +432,10 @@ type Proposal struct {
 	Diff string
 	// Unchanged: the digest is the one authorized and its copy is intact.
 	Unchanged bool
+	// ProgramsChanged: the scripts compile to other programs than the
+	// authorization pinned (another agent-shell version, or a record
+	// without pins), so that the cache would go unused until authorized.
+	ProgramsChanged bool
 
 	cfgDir   string
 	staged   string
@@ -475,6 +486,7 @@ func ProposeAuthorization(root string, getenv func(string) string, cfgDir string
 			prev = nil
 		}
 		p.Unchanged = p.PreviousProblem == "" && rec.Digest == p.Digest
+		p.ProgramsChanged = !maps.Equal(rec.Programs, p.programs)
 	}
 	p.Diff = authority.Diff(prev, tree)
 	return p, nil

@@ -110,6 +110,7 @@ func (rt *Runtime) compileCachedOnce(key, file string, src []byte, predeclared s
 func (rt *Runtime) readCache(path string, header []byte, key string) *starlark.Program {
 	want, pinned := rt.opts.CachePins[key]
 	if rt.opts.CachePins != nil && !pinned {
+		rt.unpinned++
 		return nil // nothing authorized to compare it with
 	}
 	data, err := os.ReadFile(path)
@@ -145,6 +146,10 @@ func (rt *Runtime) ProgramSums() map[string]string { return maps.Clone(rt.sums) 
 // CacheRejected lists the cache entries that held another program than
 // the one pinned for their key, and so were not used.
 func (rt *Runtime) CacheRejected() []string { return slices.Clone(rt.rejected) }
+
+// CacheUnpinned counts the programs compiled from source because the pins
+// had none for their key (the cache is not read for them).
+func (rt *Runtime) CacheUnpinned() int { return rt.unpinned }
 
 // writeCache replaces a cache entry atomically. Failing to cache is not an
 // error: the next process compiles again.

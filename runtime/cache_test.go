@@ -166,8 +166,10 @@ func TestCachePinsVerifyEntries(t *testing.T) {
 
 	// Nothing pinned for the key: the entry is not even read, nor
 	// rewritten with a program no one pinned.
-	if got, rejected := runAPinned(t, dirA, map[string]string{}); got != "A" || len(rejected) != 0 {
-		t.Errorf("unpinned key: answered %q, rejected %v; want A compiled from source", got, rejected)
+	rt := mustCompile(t, []Script{script(builtins.KindMatcher, srcA, Limits{})}, Options{CacheDir: dirA, CachePins: map[string]string{}})
+	if res := rt.Run(context.Background(), "s", ctxValue(builtins.KindMatcher), nil); res.Action == nil || res.Action.Reason != "A" ||
+		len(rt.CacheRejected()) != 0 || rt.CacheUnpinned() != 1 {
+		t.Errorf("unpinned key: answered %+v, rejected %v, unpinned %d; want A compiled from source", res.Action, rt.CacheRejected(), rt.CacheUnpinned())
 	}
 	if data, _ := os.ReadFile(pathA); !bytes.Equal(data, poisoned) {
 		t.Errorf("an entry was written for a key nothing pins")

@@ -151,9 +151,11 @@ type Runtime struct {
 	// bundleKeys are the programs compiled from packs' files, by bundle
 	// key (bundle.go).
 	bundleKeys map[string]*starlark.Program
-	// sums and rejected are what ProgramSums and CacheRejected report.
+	// sums, rejected and unpinned are what ProgramSums, CacheRejected and
+	// CacheUnpinned report.
 	sums     map[string]string
 	rejected []string
+	unpinned int
 }
 
 // compiled is one entry script.
