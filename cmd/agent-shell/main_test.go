@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -56,7 +57,16 @@ func TestScripts(t *testing.T) {
 			env.Setenv("XDG_CONFIG_HOME", filepath.Join(env.WorkDir, ".config"))
 			return nil
 		},
+		// [agentsession]: the test runs in an agent's session, where
+		// authorize refuses to ask.
+		Condition: func(cond string) (bool, error) {
+			if cond == "agentsession" {
+				return inAgentSession(), nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"authorize-on-terminal": authorizeOnTerminal,
 			// statedir VAR: set VAR to the folder of the grants and script
 			// state of the repository around the current directory.
 			"statedir": func(ts *testscript.TestScript, neg bool, args []string) {
