@@ -94,7 +94,7 @@ func (rt *Runtime) compileCachedOnce(key, file string, src []byte, predeclared s
 		buf.Write(header)
 		if prog.Write(&buf) == nil {
 			sum := sha256Hex(buf.Bytes()[len(header):])
-			rt.sums[key] = sum
+			rt.noteSum(key, sum)
 			if want, pinned := rt.opts.CachePins[key]; rt.opts.CachePins == nil || pinned && want == sum {
 				writeCache(path, buf.Bytes())
 			}
@@ -123,13 +123,21 @@ func (rt *Runtime) readCache(path string, header []byte, key string) *starlark.P
 			rt.rejected = append(rt.rejected, path)
 			return nil
 		}
-		rt.sums[key] = want
+		rt.noteSum(key, want)
 	}
 	prog, err := starlark.CompiledProgram(bytes.NewReader(body))
 	if err != nil {
 		return nil
 	}
 	return prog
+}
+
+// noteSum records the SHA-256 of the program of key, for ProgramSums.
+func (rt *Runtime) noteSum(key, sum string) {
+	if rt.sums == nil {
+		rt.sums = map[string]string{}
+	}
+	rt.sums[key] = sum
 }
 
 func sha256Hex(b []byte) string {

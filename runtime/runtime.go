@@ -219,7 +219,7 @@ func (e *CompileError) Unwrap() error { return e.Err }
 // another kind) fails the whole set: a manifest whose scripts do not
 // compile must not be used.
 func Compile(scripts []Script, opts Options) (*Runtime, error) {
-	rt := &Runtime{opts: opts, scripts: map[string]*compiled{}, modules: map[string]*module{}, programs: map[string]*starlark.Program{}, bundleKeys: map[string]*starlark.Program{}, sums: map[string]string{}}
+	rt := &Runtime{opts: opts, scripts: map[string]*compiled{}, modules: map[string]*module{}, programs: map[string]*starlark.Program{}, bundleKeys: map[string]*starlark.Program{}}
 	l := &loader{rt: rt}
 	defer l.close()
 	for _, s := range scripts {

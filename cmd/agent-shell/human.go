@@ -26,8 +26,8 @@ import (
 //   - an agent marker (telemetry.AgentMarker) is set in its environment or
 //     in that of a process above it: a marker taken out with env -u or
 //     env -i is still set in the shell the agent started;
-//   - it has no controlling terminal (an agent's tool call has none, and a
-//     redirection from /dev/tty does not give it one);
+//   - it has no controlling terminal (an agent's tool call usually has none;
+//     a redirection from /dev/tty does not give it one);
 //   - it is not in the foreground of that terminal (a background job).
 // A pseudo-terminal made by the agent (script -q, python's pty) is a
 // terminal, but what is typed ahead into it cannot be the code. What is
