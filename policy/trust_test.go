@@ -263,3 +263,38 @@ func TestStateDir(t *testing.T) {
 		t.Error("StateDir without a configuration directory: no error")
 	}
 }
+
+// A record whose pins do not cover the programs (another agent-shell
+// version compiled them, or an older record has none): nothing is read
+// from the cache, decisions stay the authorized ones, the count says so,
+// and authorize offers to pin them again.
+func TestUnpinnedProgramsCompileFromSource(t *testing.T) {
+	root, _ := writeRepo(t, denyCurlMatcher, map[string]string{"scripts/m.star": matchCurl})
+	cfg := t.TempDir()
+	authorize(t, root, cfg)
+	rec, _, err := authority.Lookup(cfg, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, err := ProposeAuthorization(root, noEnv, cfg); err != nil || !p.Unchanged || p.ProgramsChanged {
+		t.Fatalf("proposal right after authorizing: %+v, %v", p, err)
+	} else {
+		p.Discard()
+	}
+	rec.Programs = map[string]string{hex.EncodeToString(make([]byte, 32)): hex.EncodeToString(make([]byte, 32))}
+	if err := authority.Save(cfg, root, rec); err != nil {
+		t.Fatal(err)
+	}
+	e, au := LoadAuthorized(root, noEnv, cfg)
+	if d := e.DecideRequest("curl x", Request{}); au.State != AuthAuthorized || au.CacheUnpinned != 1 || len(au.CacheRejected) != 0 || d.Action != ActionDeny {
+		t.Errorf("unpinned: %s, unpinned %d, rejected %v, curl %s", au.Summary(), au.CacheUnpinned, au.CacheRejected, d.Action)
+	}
+	p, err := ProposeAuthorization(root, noEnv, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Discard()
+	if !p.Unchanged || !p.ProgramsChanged {
+		t.Errorf("proposal: unchanged %v, programs changed %v; want both", p.Unchanged, p.ProgramsChanged)
+	}
+}
