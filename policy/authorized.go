@@ -181,7 +181,8 @@ type Authorization struct {
 	// programs the authorization pinned: they were not used.
 	CacheRejected []string
 	// CacheUnpinned counts the programs the authorization does not pin
-	// (another agent-shell version compiled them): compiled on every call.
+	// (a record from before pins, or another agent-shell version compiles
+	// them): they are compiled from source on every call.
 	CacheUnpinned int
 }
 

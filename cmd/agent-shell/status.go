@@ -141,7 +141,7 @@ func (r *statusReport) configuration(root string) policy.Authorization {
 	case au.State == policy.AuthAuthorized:
 		r.ok("configuration %s: authorized %s%s", digest, when, confirmedBy(au.By))
 		if au.CacheUnpinned > 0 {
-			r.info("compiled programs: %d not pinned by the authorization (compiled by another agent-shell version): compiled from source on every call until `agent-shell authorize`", au.CacheUnpinned)
+			r.info("compiled programs: %d not pinned by the authorization (it predates pins, or another agent-shell version compiles them): compiled from source on every call until `agent-shell authorize`", au.CacheUnpinned)
 		}
 		if err := policy.CheckAuthorizedCopy(root, au.AuthorizedDigest, r.a.getenv); err != nil {
 			r.fail("configuration: %s: were the configuration to change, every call would be denied (`agent-shell authorize` writes it again)", authority.Escape(err.Error()))
