@@ -114,8 +114,8 @@ func NewEngine(pf *PolicyFile, m *Manifest) (*Engine, error) {
 	return NewEngineWith(pf, m, RuntimeOptions{})
 }
 
-// NewEngineWith is NewEngine with the scripts' cache and state where opts
-// say.
+// NewEngineWith is NewEngine with the scripts' cache, their state and the
+// approval grants where opts say.
 func NewEngineWith(pf *PolicyFile, m *Manifest, opts RuntimeOptions) (*Engine, error) {
 	e := &Engine{File: pf, Manifest: m}
 	return e, e.compile(opts)
