@@ -67,13 +67,38 @@ type Record struct {
 	AuthorizedAt time.Time `json:"authorized_at"`
 	// Hosts are the agents whose hook registration ran agent-shell then.
 	Hosts []string `json:"hosts"`
+	// By says who confirmed the authorization, and from where; nil in a
+	// record written before agent-shell kept it.
+	By *Provenance `json:"by,omitempty"`
+	// Programs pins the compiled programs of the configuration's scripts:
+	// each compile-cache key (hex SHA-256) maps to the SHA-256 of the
+	// program compiled from the authorized source, so that a cache entry,
+	// which lives in the repository, is used only when it is that program.
+	Programs map[string]string `json:"programs,omitempty"`
 }
 
+// Provenance is who authorized, and from where, as the authorizing process
+// saw it. It is a record for people (status shows it), not a proof: the
+// process reads it from its own environment and from /proc.
+type Provenance struct {
+	User     string   `json:"user"`              // $USER (or $LOGNAME), as set
+	UID      int      `json:"uid"`               // the real user id
+	Actor    string   `json:"actor"`             // the actor the flight recorder would name ("human")
+	Host     string   `json:"host"`              // the machine's host name
+	Terminal string   `json:"terminal"`          // the controlling terminal the confirmation was typed on
+	Via      []string `json:"via,omitempty"`     // the names of the processes above, nearest first
+	Claimed  string   `json:"claimed,omitempty"` // AGENTSHELL_ACTOR, when it named someone else
+}
+
+// Bounds on a record's free text and pins.
+const (
+	maxFieldBytes = 256
+	maxVia        = 16
+	maxPrograms   = 4096
+)
+
 func (r Record) validate() error {
-	if len(r.Digest) != 64 {
-		return fmt.Errorf("digest %q is not a hex SHA-256", r.Digest)
-	}
-	if _, err := hex.DecodeString(r.Digest); err != nil {
+	if !isHexSHA256(r.Digest) {
 		return fmt.Errorf("digest %q is not a hex SHA-256", r.Digest)
 	}
 	for _, h := range r.Hosts {
@@ -81,7 +106,38 @@ func (r Record) validate() error {
 			return fmt.Errorf("host %q is not a host name", h)
 		}
 	}
+	if len(r.Programs) > maxPrograms {
+		return fmt.Errorf("%d programs pinned, more than %d", len(r.Programs), maxPrograms)
+	}
+	for k, v := range r.Programs {
+		if !isHexSHA256(k) || !isHexSHA256(v) {
+			return fmt.Errorf("program pin %q: %q is not a pair of hex SHA-256s", k, v)
+		}
+	}
+	if r.By != nil {
+		return r.By.validate()
+	}
 	return nil
+}
+
+func (p *Provenance) validate() error {
+	if len(p.Via) > maxVia {
+		return fmt.Errorf("by: %d processes, more than %d", len(p.Via), maxVia)
+	}
+	for _, f := range append([]string{p.User, p.Actor, p.Host, p.Terminal, p.Claimed}, p.Via...) {
+		if len(f) > maxFieldBytes || strings.ContainsAny(f, "\x00\n") {
+			return fmt.Errorf("by: %q is not a name", f)
+		}
+	}
+	return nil
+}
+
+func isHexSHA256(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	_, err := hex.DecodeString(s)
+	return err == nil
 }
 
 type storeFile struct {

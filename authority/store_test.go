@@ -298,3 +298,28 @@ func FuzzReadStore(f *testing.F) {
 		}
 	})
 }
+
+// Who authorized and the pinned programs are kept; a record that holds
+// text that is no name, or pins that are no digests, is refused.
+func TestRecordProvenanceAndPins(t *testing.T) {
+	cfg, root := t.TempDir(), t.TempDir()
+	by := &Provenance{User: "ada", UID: 1000, Actor: "human", Host: "box", Terminal: "/dev/pts/3", Via: []string{"zsh", "tmux: server"}}
+	pins := map[string]string{digest('1'): digest('2')}
+	if err := Save(cfg, root, Record{Digest: digest('a'), By: by, Programs: pins}); err != nil {
+		t.Fatal(err)
+	}
+	rec, _, err := Lookup(cfg, root)
+	if err != nil || rec.By == nil || rec.By.Terminal != "/dev/pts/3" || strings.Join(rec.By.Via, ",") != "zsh,tmux: server" || rec.Programs[digest('1')] != digest('2') {
+		t.Fatalf("record %+v %+v, %v", rec, rec.By, err)
+	}
+	for _, bad := range []Record{
+		{Digest: digest('a'), By: &Provenance{User: "a\nb"}},
+		{Digest: digest('a'), By: &Provenance{Via: []string{strings.Repeat("x", 300)}}},
+		{Digest: digest('a'), Programs: map[string]string{"k": digest('2')}},
+		{Digest: digest('a'), Programs: map[string]string{digest('1'): "v"}},
+	} {
+		if err := Save(cfg, root, bad); err == nil {
+			t.Errorf("Save(%+v): no error", bad)
+		}
+	}
+}

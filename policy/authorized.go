@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -95,7 +96,15 @@ func ConfigDigest(pf *PolicyFile, m *Manifest) string {
 // state and compiled programs under stateRoot: an authorized copy is
 // loaded with the repository's own state.
 func LoadFrom(root, stateRoot string, getenv func(string) string) *Engine {
-	return loadFrom(root, stateRoot, getenv)
+	return loadFrom(root, stateRoot, getenv, nil)
+}
+
+// LoadFromSource is Load with every script compiled from its source: no
+// program is read from the compile cache, whoever wrote it, and none is
+// written. It is how a configuration is checked before a human authorizes
+// it.
+func LoadFromSource(root string, getenv func(string) string) *Engine {
+	return loadFrom(root, root, getenv, map[string]string{})
 }
 
 // authNote is what LoadAuthorized adds to an engine's decisions.
@@ -165,6 +174,16 @@ type Authorization struct {
 	// denied: the authorization store cannot be read, or the authorized
 	// copy is missing or was changed.
 	Problem string
+	// By is who confirmed the authorization, nil when the record does not
+	// say (it was written before agent-shell kept it).
+	By *authority.Provenance
+	// CacheRejected lists the compile-cache entries that were not the
+	// programs the authorization pinned: they were not used.
+	CacheRejected []string
+	// CacheUnpinned counts the programs the authorization does not pin
+	// (a record from before pins, or another agent-shell version compiles
+	// them): they are compiled from source on every call.
+	CacheUnpinned int
 }
 
 // EventDue reports whether a decision taken under this authorization must
@@ -218,12 +237,24 @@ func short(d string) string {
 //     was tampered with: everything is denied, as it is when the store
 //     cannot be read.
 func LoadAuthorized(root string, getenv func(string) string, cfgDir string) (*Engine, Authorization) {
-	cur := Load(root, getenv)
-	au := Authorization{State: AuthNever, Digest: cur.ConfigDigest, LoadErr: cur.LoadErr}
 	if cfgDir == "" {
-		return cur, au
+		cur := Load(root, getenv)
+		return cur, Authorization{State: AuthNever, Digest: cur.ConfigDigest, LoadErr: cur.LoadErr}
 	}
 	rec, ok, err := authority.Lookup(cfgDir, root)
+	var pins map[string]string
+	if ok || err != nil {
+		// What a human authorized is checked: a cached program is used
+		// only when the record pins it (a record that cannot be read pins
+		// nothing).
+		pins = maps.Clone(rec.Programs)
+		if pins == nil {
+			pins = map[string]string{}
+		}
+	}
+	cur := loadFrom(root, root, getenv, pins)
+	au := Authorization{State: AuthNever, Digest: cur.ConfigDigest, LoadErr: cur.LoadErr}
+	au.CacheRejected, au.CacheUnpinned = cur.cacheChecks()
 	if err != nil {
 		au.State, au.Mode, au.Problem = AuthUnauthorized, UnauthorizedDeny, "the authorization cannot be checked: "+err.Error()
 		return denyAll(au), au
@@ -239,18 +270,20 @@ func LoadAuthorized(root string, getenv func(string) string, cfgDir string) (*En
 		}
 		return cur, au
 	}
-	au.AuthorizedDigest, au.AuthorizedAt, au.Hosts = rec.Digest, rec.AuthorizedAt, rec.Hosts
+	au.AuthorizedDigest, au.AuthorizedAt, au.Hosts, au.By = rec.Digest, rec.AuthorizedAt, rec.Hosts, rec.By
 	if cur.LoadErr == nil && cur.ConfigDigest == rec.Digest {
 		au.State = AuthAuthorized
 		cur.Authorized = true
 		return cur, au
 	}
 	au.State = AuthUnauthorized
-	snap, err := loadAuthorizedCopy(root, rec.Digest, getenv)
+	snap, err := loadAuthorizedCopy(root, rec.Digest, getenv, pins)
 	if err != nil {
 		au.Mode, au.Problem = UnauthorizedDeny, err.Error()
 		return denyAll(au), au
 	}
+	rejected, unpinned := snap.cacheChecks()
+	au.CacheRejected, au.CacheUnpinned = append(au.CacheRejected, rejected...), au.CacheUnpinned+unpinned
 	au.Mode = UnauthorizedLastAuthorized
 	if snap.Manifest != nil {
 		au.Mode = snap.Manifest.Policy.Unauthorized
@@ -265,6 +298,26 @@ func LoadAuthorized(root string, getenv func(string) string, cfgDir string) (*En
 	snap.Authorized = true
 	snap.auth.suffix = NoteLastAuthorized
 	return snap, au
+}
+
+// cacheChecks says which compile-cache entries the engine's scripts did
+// not use because they were not the programs pinned, and how many of its
+// programs no pin covered.
+func (e *Engine) cacheChecks() (rejected []string, unpinned int) {
+	if e.Manifest == nil || e.Manifest.Runtime() == nil {
+		return nil, 0
+	}
+	rt := e.Manifest.Runtime()
+	return rt.CacheRejected(), rt.CacheUnpinned()
+}
+
+// programSums are the compiled programs of the engine's scripts, for an
+// authorization to pin.
+func (e *Engine) programSums() map[string]string {
+	if e.Manifest == nil || e.Manifest.Runtime() == nil {
+		return map[string]string{}
+	}
+	return e.Manifest.Runtime().ProgramSums()
 }
 
 // denyAll is an engine that denies every call, saying why and what to do.
@@ -299,13 +352,14 @@ func AuthorizedCopy(root, digest string) string {
 // can. While the configuration in force is the authorized one the copy is
 // not used, so this is how a damaged copy is found before it matters.
 func CheckAuthorizedCopy(root, digest string, getenv func(string) string) error {
-	_, err := loadAuthorizedCopy(root, digest, getenv)
+	_, err := loadAuthorizedCopy(root, digest, getenv, map[string]string{})
 	return err
 }
 
 // loadAuthorizedCopy loads the authorized copy of the configuration with
-// digest, and checks that it still is that configuration.
-func loadAuthorizedCopy(root, digest string, getenv func(string) string) (*Engine, error) {
+// digest, trusting the compile cache as pins say, and checks that it still
+// is that configuration.
+func loadAuthorizedCopy(root, digest string, getenv func(string) string, pins map[string]string) (*Engine, error) {
 	dir := AuthorizedCopy(root, digest)
 	fi, err := os.Lstat(dir)
 	switch {
@@ -316,7 +370,7 @@ func loadAuthorizedCopy(root, digest string, getenv func(string) string) (*Engin
 	case !fi.IsDir():
 		return nil, fmt.Errorf("the authorized copy %s is not a folder", relTo(root, dir))
 	}
-	e := loadFrom(dir, root, withoutPolicyOverride(getenv))
+	e := loadFrom(dir, root, withoutPolicyOverride(getenv), pins)
 	if e.LoadErr != nil {
 		return nil, fmt.Errorf("the authorized copy %s does not load: %v", relTo(root, dir), e.LoadErr)
 	}
@@ -379,9 +433,14 @@ type Proposal struct {
 	Diff string
 	// Unchanged: the digest is the one authorized and its copy is intact.
 	Unchanged bool
+	// ProgramsChanged: the scripts compile to other programs than the
+	// authorization pinned (another agent-shell version, or a record
+	// without pins), so that the cache would go unused until authorized.
+	ProgramsChanged bool
 
-	cfgDir string
-	staged string
+	cfgDir   string
+	staged   string
+	programs map[string]string // the staged scripts' programs, compiled from source, to pin
 }
 
 // ProposeAuthorization stages the configuration under root for
@@ -397,7 +456,7 @@ func ProposeAuthorization(root string, getenv func(string) string, cfgDir string
 	if err != nil {
 		return nil, err
 	}
-	if cur := Load(root, getenv); cur.LoadErr != nil {
+	if cur := LoadFromSource(root, getenv); cur.LoadErr != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNotAuthorizable, cur.LoadErr)
 	}
 	tree, skipped, err := ConfigTree(root, getenv)
@@ -409,32 +468,35 @@ func ProposeAuthorization(root string, getenv func(string) string, cfgDir string
 		return nil, fmt.Errorf("stage the authorized copy: %w", err)
 	}
 	p := &Proposal{Root: root, Files: tree.Paths(), Skipped: skipped, cfgDir: cfgDir, staged: staged}
-	e := loadFrom(staged, root, withoutPolicyOverride(getenv))
+	// Compiled from source: what is pinned must be the programs of what is
+	// shown, not whatever the cache holds.
+	e := loadFrom(staged, root, withoutPolicyOverride(getenv), map[string]string{})
 	if e.LoadErr != nil {
 		p.Discard()
 		msg := strings.ReplaceAll(e.LoadErr.Error(), staged+string(filepath.Separator), "")
 		return nil, fmt.Errorf("%w: %s", ErrNotAuthorizable, msg)
 	}
-	p.Engine, p.Digest = e, e.ConfigDigest
+	p.Engine, p.Digest, p.programs = e, e.ConfigDigest, e.programSums()
 	var prev authority.Tree
 	if ok {
 		p.Previous = &rec
-		if _, err := loadAuthorizedCopy(root, rec.Digest, getenv); err != nil {
+		if _, err := loadAuthorizedCopy(root, rec.Digest, getenv, map[string]string{}); err != nil {
 			p.PreviousProblem = err.Error()
 		} else if prev, _, err = authority.ReadTree(AuthorizedCopy(root, rec.Digest), ConfigFolder, nil); err != nil {
 			p.PreviousProblem = "the authorized copy cannot be read: " + err.Error()
 			prev = nil
 		}
 		p.Unchanged = p.PreviousProblem == "" && rec.Digest == p.Digest
+		p.ProgramsChanged = !maps.Equal(rec.Programs, p.programs)
 	}
 	p.Diff = authority.Diff(prev, tree)
 	return p, nil
 }
 
-// Accept records the proposal as authorized, with the hosts whose hook
-// registration runs agent-shell, and puts its copy in place (removing the
-// older ones).
-func (p *Proposal) Accept(hosts []string, now time.Time) error {
+// Accept records the proposal as authorized, by whom, with the hosts whose
+// hook registration runs agent-shell and the programs its scripts compile
+// to, and puts its copy in place (removing the older ones).
+func (p *Proposal) Accept(hosts []string, by *authority.Provenance, now time.Time) error {
 	if p.staged == "" {
 		return errors.New("the proposal was already accepted or discarded")
 	}
@@ -442,7 +504,7 @@ func (p *Proposal) Accept(hosts []string, now time.Time) error {
 	final := AuthorizedCopy(p.Root, p.Digest)
 	hosts = slices.Clone(hosts)
 	slices.Sort(hosts)
-	err := authority.Transact(p.cfgDir, p.Root, authority.Record{Digest: p.Digest, AuthorizedAt: now, Hosts: hosts},
+	err := authority.Transact(p.cfgDir, p.Root, authority.Record{Digest: p.Digest, AuthorizedAt: now, Hosts: hosts, By: by, Programs: p.programs},
 		func() error { return authority.Commit(p.staged, final) },
 		func() { _ = authority.Prune(parent, p.Digest) })
 	if err != nil {

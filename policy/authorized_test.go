@@ -44,7 +44,7 @@ func authorize(t *testing.T, root, cfg string) *Proposal {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := p.Accept([]string{"claude"}, time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)); err != nil {
+	if err := p.Accept([]string{"claude"}, nil, time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)); err != nil {
 		t.Fatal(err)
 	}
 	return p
@@ -329,7 +329,7 @@ func TestProposeAuthorization(t *testing.T) {
 	if p.Unchanged || !strings.Contains(p.Diff, "+sole_gate = true") || p.Previous == nil || p.Previous.Digest != first.Digest {
 		t.Errorf("changed proposal: %+v\n%s", p, p.Diff)
 	}
-	if err := p.Accept(nil, time.Now()); err != nil {
+	if err := p.Accept(nil, nil, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	// Only the new copy is kept.
@@ -382,7 +382,7 @@ func TestAuthorizePolicyOverride(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := p.Accept(nil, time.Now()); err != nil {
+	if err := p.Accept(nil, nil, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	e, au := LoadAuthorized(root, getenv, cfg)
@@ -422,7 +422,7 @@ func TestLostAuthorizationRecordDenies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := p.Accept(nil, time.Now()); err != nil {
+	if err := p.Accept(nil, nil, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Remove(filepath.Join(cfg, "authorized.json")); err != nil {

@@ -54,6 +54,9 @@ type Engine struct {
 	// human last authorized (set by LoadAuthorized).
 	Authorized bool
 	auth       authNote // what LoadAuthorized adds to every decision (authorized.go)
+	// store keeps the approval grants and script state (StateDir); nil
+	// keeps none.
+	store *state.Store
 
 	// EventTimeout bounds the extensions of one hook decision together:
 	// past it, every script or executable still to run fails (and takes
@@ -65,12 +68,13 @@ type Engine struct {
 // Load reads the policy under root. It never fails: a load error is kept on
 // the Engine, which then denies everything.
 func Load(root string, getenv func(string) string) *Engine {
-	return loadFrom(root, root, getenv)
+	return loadFrom(root, root, getenv, nil)
 }
 
-// loadFrom reads the policy under root, keeping script state and compiled
-// programs under stateRoot, and computes the configuration digest.
-func loadFrom(root, stateRoot string, getenv func(string) string) *Engine {
+// loadFrom reads the policy under root, keeping compiled programs under
+// stateRoot (used as pins say: see RuntimeOptions) and grants and script
+// state in stateRoot's StateDir, and computes the configuration digest.
+func loadFrom(root, stateRoot string, getenv func(string) string, pins map[string]string) *Engine {
 	e := &Engine{Root: stateRoot} // the repository's root, also for an authorized copy loaded from elsewhere
 	pf, err := LoadPolicyFile(root, getenv)
 	switch {
@@ -90,8 +94,8 @@ func loadFrom(root, stateRoot string, getenv func(string) string) *Engine {
 	default:
 		e.Manifest = m
 	}
-	stateDir := filepath.Join(stateRoot, StateSubpath)
-	if err := e.compile(RuntimeOptions{CacheDir: filepath.Join(stateDir, "cache"), Store: state.Open(stateDir)}); err != nil {
+	cache := filepath.Join(stateRoot, StateSubpath, "cache")
+	if err := e.compile(RuntimeOptions{CacheDir: cache, CachePins: pins, Store: stateStore(stateRoot, getenv)}); err != nil {
 		e.LoadErr = err
 	}
 	if e.LoadErr == nil {
@@ -100,8 +104,8 @@ func loadFrom(root, stateRoot string, getenv func(string) string) *Engine {
 	return e
 }
 
-// StateSubpath is where script state and compiled programs live under the
-// repository root.
+// StateSubpath is where compiled programs and the authorized copies live
+// under the repository root.
 const StateSubpath = ".agent-shell/state"
 
 // NewEngine builds an engine from already loaded parts (either may be nil),
@@ -110,14 +114,15 @@ func NewEngine(pf *PolicyFile, m *Manifest) (*Engine, error) {
 	return NewEngineWith(pf, m, RuntimeOptions{})
 }
 
-// NewEngineWith is NewEngine with the scripts' cache and state where opts
-// say.
+// NewEngineWith is NewEngine with the scripts' cache, their state and the
+// approval grants where opts say.
 func NewEngineWith(pf *PolicyFile, m *Manifest, opts RuntimeOptions) (*Engine, error) {
 	e := &Engine{File: pf, Manifest: m}
 	return e, e.compile(opts)
 }
 
 func (e *Engine) compile(opts RuntimeOptions) error {
+	e.store = opts.Store
 	if e.File != nil {
 		e.deny = compilePatterns(e.File.Deny)
 		e.allow = compilePatterns(e.File.Allow)

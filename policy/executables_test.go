@@ -165,7 +165,8 @@ func TestExecutableReviewerExpiry(t *testing.T) {
 			"\n[[reviewer]]\nscript = \"rv\"\n[approvals]\nscopes = [\"" + tc.scope + "\"]\ndurable_days = 1\n"
 		root, mpath := writeRepo(t, manifest, nil)
 		writeExecutable(t, filepath.Join(filepath.Dir(mpath), "rv.sh"), reviewer)
-		e := Load(root, noEnv)
+		getenv := configEnv(t)
+		e := Load(root, getenv)
 		if e.LoadErr != nil {
 			t.Fatal(e.LoadErr)
 		}
@@ -173,7 +174,11 @@ func TestExecutableReviewerExpiry(t *testing.T) {
 		if d := e.DecideRequest("make deploy", Request{Cwd: root, SessionID: "s1", Time: now}); d.Action != ActionAllow {
 			t.Fatalf("%s: %s (%s), want allow", tc.scope, d.Action, d.Reason)
 		}
-		grants, err := GrantStore(root).ListGrants(context.Background())
+		store, err := GrantStore(root, getenv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		grants, err := store.ListGrants(context.Background())
 		if err != nil || len(grants) != 1 || grants[0].ExpiresAt == nil {
 			t.Fatalf("%s: grants %+v, %v", tc.scope, grants, err)
 		}

@@ -49,6 +49,9 @@ func (g *guarder) command(c *shellcmd.Command, cwds *[]string, depth int) *Guard
 	if len(c.Argv) > 0 && (c.Argv[0] == "cd" || c.Argv[0] == "pushd") {
 		g.chdir(c.Argv, cwds)
 	}
+	if d := g.agentShellRun(c, *cwds, depth); d != nil {
+		return d
+	}
 	var roots []string // find's starting points, for {} in what it runs
 	for li, layer := range c.Layers {
 		if len(layer) == 0 {

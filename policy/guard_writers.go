@@ -227,18 +227,6 @@ func (g *guarder) layerOps(argv []string, cwds []string, underFind bool) *GuardD
 		return g.gitOps(args, cwds)
 	case "npm", "pnpm", "yarn", "npx", "bun":
 		return g.npmOps(prog, args)
-	case "agent-shell":
-		// authorize --yes needs no terminal: run by an agent it would bless
-		// whatever the agent changed. Only a human authorizes.
-		for _, a := range args {
-			if a == "authorize" {
-				return g.deny(GuardAuthorize, "agent-shell authorize", "agent-shell guard "+GuardAuthorize+
-					": an agent may not authorize agent-shell's configuration. A human runs 'agent-shell authorize' in their own terminal.")
-			}
-			if !strings.HasPrefix(a, "-") {
-				break
-			}
-		}
 	case "apply_patch", "applypatch":
 		g.patchy = true
 	case "patch":

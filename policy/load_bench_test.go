@@ -101,7 +101,7 @@ func BenchmarkLoadAuthorized(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := p.Accept(nil, time.Now()); err != nil {
+	if err := p.Accept(nil, nil, time.Now()); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()

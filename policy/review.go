@@ -2,6 +2,8 @@ package policy
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -11,6 +13,7 @@ import (
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
 
+	"github.com/agent-shell/agent-shell/authority"
 	"github.com/agent-shell/agent-shell/builtins"
 	"github.com/agent-shell/agent-shell/policy/shellcmd"
 	"github.com/agent-shell/agent-shell/runtime"
@@ -155,9 +158,42 @@ func (m *Manifest) validateReviewers() error {
 // ErrNoGrant is wrapped by the error of revoking an unknown grant.
 var ErrNoGrant = state.ErrNoGrant
 
+// StateDir is where the approval grants and the script state of the
+// repository at root are kept: in the user's configuration directory
+// (authority.ConfigDir), beside the record of what a human authorized, in
+// a folder named after the repository's key. What is in it approves
+// commands, so it lives outside the repository, where an agent that writes
+// files there cannot forge a grant or a snapshot, and where the guard
+// keeps shell commands from writing.
+func StateDir(root string, getenv func(string) string) (string, error) {
+	cfg, err := authority.ConfigDir(getenv)
+	if err != nil {
+		return "", err
+	}
+	key, err := authority.Key(root)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256([]byte(key))
+	return filepath.Join(cfg, "state", hex.EncodeToString(sum[:16])), nil
+}
+
 // GrantStore is the store of the approval grants (and script state) of the
-// repository at root.
-func GrantStore(root string) *state.Store { return state.Open(filepath.Join(root, StateSubpath)) }
+// repository at root, in its StateDir.
+func GrantStore(root string, getenv func(string) string) (*state.Store, error) {
+	dir, err := StateDir(root, getenv)
+	if err != nil {
+		return nil, fmt.Errorf("approval grants and script state: %w", err)
+	}
+	return state.Open(dir), nil
+}
+
+// stateStore is GrantStore, nil when there is no configuration directory:
+// then no grant is kept and every script starts from empty state.
+func stateStore(root string, getenv func(string) string) *state.Store {
+	s, _ := GrantStore(root, getenv)
+	return s
+}
 
 // Review is what the approval stage did with an ask, kept on the decision
 // for `policy explain` and for the record: one step per grant used and per
@@ -609,15 +645,10 @@ func cleanCwd(cwd string) string {
 	return filepath.Clean(cwd)
 }
 
-// grantStore is where the engine keeps grants: under the repository root
-// it was loaded for; nil when it has none (NewEngine), and then no grant is
-// found or stored.
-func (e *Engine) grantStore() *state.Store {
-	if e.Root == "" {
-		return nil
-	}
-	return GrantStore(e.Root)
-}
+// grantStore is where the engine keeps grants: the StateDir of the
+// repository it was loaded for, or the store it was built with; nil when it
+// has none, and then no grant is found or stored.
+func (e *Engine) grantStore() *state.Store { return e.store }
 
 // reviewContext builds shell-context-v1 for a reviewer: the command's
 // outermost layer, the effects of all its layers, the policy decision, and

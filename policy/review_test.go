@@ -47,6 +47,9 @@ const oneReviewer = "\n[[script]]\nid = \"rv\"\nkind = \"shell_reviewer\"\nsourc
 
 const allScopes = "\n[approvals]\nscopes = [\"once\", \"exact_session\", \"prefix_session\", \"durable_exact\"]\n"
 
+// testStore is where reviewEngine keeps grants and state: under root.
+func testStore(root string) *state.Store { return state.Open(filepath.Join(root, StateSubpath)) }
+
 // reviewEngine builds an engine whose grants and state live under root.
 func reviewEngine(t *testing.T, root, manifest string) *Engine {
 	t.Helper()
@@ -54,7 +57,7 @@ func reviewEngine(t *testing.T, root, manifest string) *Engine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := NewEngineWith(nil, m, RuntimeOptions{Store: GrantStore(root)})
+	e, err := NewEngineWith(nil, m, RuntimeOptions{Store: testStore(root)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +79,7 @@ func reviewerRuns(d Decision) int {
 
 func grants(t *testing.T, root string) []state.Grant {
 	t.Helper()
-	gs, err := GrantStore(root).ListGrants(context.Background())
+	gs, err := testStore(root).ListGrants(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -397,13 +400,13 @@ func TestGrantDurable(t *testing.T) {
 		t.Errorf("durable grant used as a prefix")
 	}
 	// Revoked: not used.
-	if _, err := GrantStore(root).RevokeGrant(context.Background(), gs[0].ID, "test", now.Add(time.Hour)); err != nil {
+	if _, err := testStore(root).RevokeGrant(context.Background(), gs[0].ID, "test", now.Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	// (the reviewer stored a second grant when the first expired)
 	for _, g := range grants(t, root) {
 		if g.RevokedAt == nil {
-			if _, err := GrantStore(root).RevokeGrant(context.Background(), g.ID, "test", now.Add(time.Hour)); err != nil {
+			if _, err := testStore(root).RevokeGrant(context.Background(), g.ID, "test", now.Add(time.Hour)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -451,13 +454,13 @@ func TestGrantStoreFailures(t *testing.T) {
 	if d.Action != ActionDeny || !strings.Contains(d.Reason, "approval grants cannot be read") || reviewerRuns(d) != 0 {
 		t.Errorf("corrupt: %s (%s)", d.Action, d.Reason)
 	}
-	// An engine with no root keeps no grants: a scope cannot be granted.
-	e.Root = ""
+	// An engine with no store keeps no grants: a scope cannot be granted.
+	e.store = nil
 	if d := e.DecideRequest("curl for-exact_session", req("s1")); d.Action != ActionDeny || !strings.Contains(d.Reason, "no state folder") {
-		t.Errorf("no root: %s (%s)", d.Action, d.Reason)
+		t.Errorf("no store: %s (%s)", d.Action, d.Reason)
 	}
 	if d := e.DecideRequest("curl approve", req("s1")); d.Action != ActionAllow {
-		t.Errorf("no root, once: %s (%s)", d.Action, d.Reason)
+		t.Errorf("no store, once: %s (%s)", d.Action, d.Reason)
 	}
 }
 
@@ -525,7 +528,7 @@ func TestGrantIgnoresShiftedCommands(t *testing.T) {
 	src := manifestHead + script("rv", "shell_reviewer", "def on_event(ctx, state):\n    return Review.approve_for(\"exact_session\")\n", "") +
 		"\n[[reviewer]]\nscript = \"rv\"\n[approvals]\nscopes = [\"once\", \"exact_session\"]\n"
 	root, _ := writeRepo(t, src, nil)
-	e := Load(root, noEnv)
+	e := Load(root, configEnv(t))
 	if e.LoadErr != nil {
 		t.Fatal(e.LoadErr)
 	}

@@ -246,8 +246,11 @@ func (mt *Matcher) scriptRefs(out []string) []string {
 
 // RuntimeOptions says where compiled programs and script state live.
 type RuntimeOptions struct {
-	CacheDir string       // "" for no compile cache
-	Store    *state.Store // nil keeps no state between calls
+	CacheDir string // "" for no compile cache
+	// CachePins, when not nil, are the only cached programs used (see
+	// runtime.Options.CachePins): those of an authorization.
+	CachePins map[string]string
+	Store     *state.Store // grants and script state; nil keeps none between calls
 }
 
 // compileScripts reads every script's source (src through the manifest's
@@ -278,7 +281,7 @@ func (m *Manifest) compileScripts(opts RuntimeOptions) error {
 		}
 		decls = append(decls, rs)
 	}
-	rt, err := runtime.Compile(decls, runtime.Options{Dir: dir, CacheDir: opts.CacheDir, Store: opts.Store, Packs: m.runtimePacks()})
+	rt, err := runtime.Compile(decls, runtime.Options{Dir: dir, CacheDir: opts.CacheDir, CachePins: opts.CachePins, Store: opts.Store, Packs: m.runtimePacks()})
 	if err != nil {
 		me := &ManifestError{Path: m.Path, Msg: err.Error()}
 		if ce, ok := err.(*runtime.CompileError); ok {

@@ -41,6 +41,18 @@ func writeFile(t testing.TB, path, text string) {
 
 func noEnv(string) string { return "" }
 
+// configEnv is an environment whose XDG_CONFIG_HOME is a new folder: where
+// a loaded engine keeps grants and script state (StateDir).
+func configEnv(t *testing.T) func(string) string {
+	cfg := t.TempDir()
+	return func(k string) string {
+		if k == "XDG_CONFIG_HOME" {
+			return cfg
+		}
+		return ""
+	}
+}
+
 // loadRejected loads the repository's policy, checks that the engine
 // denies every command, and returns the located manifest error.
 func loadRejected(t *testing.T, root string) *ManifestError {

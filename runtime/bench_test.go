@@ -86,6 +86,25 @@ func BenchmarkCompileCached(b *testing.B) {
 	}
 }
 
+// BenchmarkCompileCachedPinned: BenchmarkCompileCached as an authorized
+// configuration loads, each program read from the cache checked against
+// its pin (a SHA-256 of its bytes).
+func BenchmarkCompileCachedPinned(b *testing.B) {
+	dir, cache := b.TempDir(), b.TempDir()
+	rt, err := Compile(benchScripts(), Options{Dir: dir, CacheDir: cache})
+	if err != nil {
+		b.Fatal(err)
+	}
+	pins := rt.ProgramSums()
+	b.ReportAllocs()
+	for b.Loop() {
+		rt, err := Compile(benchScripts(), Options{Dir: dir, CacheDir: cache, CachePins: pins})
+		if err != nil || rt.Check() != nil || len(rt.CacheRejected()) > 0 || rt.CacheUnpinned() > 0 {
+			b.Fatal(err)
+		}
+	}
+}
+
 func BenchmarkContextValue(b *testing.B) {
 	c := &builtins.Context{Phase: "shell_matcher", RequestID: "r", SessionID: "s", Agent: "claude", Tool: "bash",
 		Argv: []string{"git", "commit", "-m", "fix the build", "--no-verify"}, Program: "git", Cwd: "/repo",

@@ -5,9 +5,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 
@@ -79,10 +81,8 @@ func (rt *Runtime) compileCachedOnce(key, file string, src []byte, predeclared s
 	var path string
 	if rt.opts.CacheDir != "" {
 		path = filepath.Join(rt.opts.CacheDir, key[:40]+".bin")
-		if data, err := os.ReadFile(path); err == nil && bytes.HasPrefix(data, header) {
-			if prog, err := starlark.CompiledProgram(bytes.NewReader(data[len(header):])); err == nil {
-				return prog, nil
-			}
+		if prog := rt.readCache(path, header, key); prog != nil {
+			return prog, nil
 		}
 	}
 	prog, err := compileSource(file, src, predeclared.Has)
@@ -93,11 +93,71 @@ func (rt *Runtime) compileCachedOnce(key, file string, src []byte, predeclared s
 		var buf bytes.Buffer
 		buf.Write(header)
 		if prog.Write(&buf) == nil {
-			writeCache(path, buf.Bytes())
+			sum := sha256Hex(buf.Bytes()[len(header):])
+			rt.noteSum(key, sum)
+			if want, pinned := rt.opts.CachePins[key]; rt.opts.CachePins == nil || pinned && want == sum {
+				writeCache(path, buf.Bytes())
+			}
 		}
 	}
 	return prog, nil
 }
+
+// readCache returns the program of the cache entry at path when it may be
+// used for key: any entry with the key's header while nothing is pinned;
+// otherwise only the program pinned for the key (see Options.CachePins).
+// A pinned key whose entry holds another program is noted in rejected.
+func (rt *Runtime) readCache(path string, header []byte, key string) *starlark.Program {
+	want, pinned := rt.opts.CachePins[key]
+	if rt.opts.CachePins != nil && !pinned {
+		rt.unpinned++
+		return nil // nothing authorized to compare it with
+	}
+	data, err := os.ReadFile(path)
+	if err != nil || !bytes.HasPrefix(data, header) {
+		return nil
+	}
+	body := data[len(header):]
+	if pinned {
+		if sha256Hex(body) != want {
+			rt.rejected = append(rt.rejected, path)
+			return nil
+		}
+		rt.noteSum(key, want)
+	}
+	prog, err := starlark.CompiledProgram(bytes.NewReader(body))
+	if err != nil {
+		return nil
+	}
+	return prog
+}
+
+// noteSum records the SHA-256 of the program of key, for ProgramSums.
+func (rt *Runtime) noteSum(key, sum string) {
+	if rt.sums == nil {
+		rt.sums = map[string]string{}
+	}
+	rt.sums[key] = sum
+}
+
+func sha256Hex(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// ProgramSums returns the SHA-256 of each program this runtime compiled
+// from source into the cache, or read from it as pinned, by cache key:
+// what an authorization pins. Programs from the binary's bundle are not
+// listed, nor any when there is no CacheDir.
+func (rt *Runtime) ProgramSums() map[string]string { return maps.Clone(rt.sums) }
+
+// CacheRejected lists the cache entries that held another program than
+// the one pinned for their key, and so were not used.
+func (rt *Runtime) CacheRejected() []string { return slices.Clone(rt.rejected) }
+
+// CacheUnpinned counts the programs compiled from source because the pins
+// had none for their key (the cache is not read for them).
+func (rt *Runtime) CacheUnpinned() int { return rt.unpinned }
 
 // writeCache replaces a cache entry atomically. Failing to cache is not an
 // error: the next process compiles again.

@@ -3,6 +3,7 @@ package runtime
 import (
 	"bytes"
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -116,6 +117,78 @@ func TestCacheEntryIsUsed(t *testing.T) {
 	// A valid entry is not rewritten.
 	if data, _ := os.ReadFile(pathA); !bytes.Equal(data, substituted) {
 		t.Errorf("a valid entry was rewritten")
+	}
+}
+
+// runAPinned is runA with the cache trusted only as pins say; it returns
+// the reason and the entries rejected.
+func runAPinned(t *testing.T, cacheDir string, pins map[string]string) (string, []string) {
+	t.Helper()
+	rt := mustCompile(t, []Script{script(builtins.KindMatcher, srcA, Limits{})}, Options{CacheDir: cacheDir, CachePins: pins})
+	res := rt.Run(context.Background(), "s", ctxValue(builtins.KindMatcher), nil)
+	if res.Action == nil {
+		t.Fatalf("run: %v", res.Err)
+	}
+	return res.Action.Reason, rt.CacheRejected()
+}
+
+// Under pins, another program written under A's key and header is not
+// used (and is replaced by A's), while the program pinned for the key is.
+func TestCachePinsVerifyEntries(t *testing.T) {
+	dirA, dirB := t.TempDir(), t.TempDir()
+	pathA, entryA := cacheOne(t, dirA, srcA)
+	_, entryB := cacheOne(t, dirB, srcB)
+	headerA, progA := splitEntry(t, entryA)
+	_, progB := splitEntry(t, entryB)
+	key := cacheKey("x.star", sum(srcA), string(builtins.KindMatcher), builtins.Surface(builtins.KindMatcher))
+	pins := map[string]string{key: sum(string(progA))}
+	poisoned := append(append([]byte{}, headerA...), progB...)
+
+	if err := os.WriteFile(pathA, poisoned, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got, rejected := runAPinned(t, dirA, pins)
+	if got != "A" || len(rejected) != 1 || rejected[0] != pathA {
+		t.Errorf("poisoned entry under pins: answered %q, rejected %v; want A and the entry", got, rejected)
+	}
+	if data, _ := os.ReadFile(pathA); !bytes.Equal(data, entryA) {
+		t.Errorf("the poisoned entry was not replaced by the pinned program")
+	}
+
+	// The entry that is the pinned program is used: pin B's program for
+	// A's key, and A's source runs B.
+	if err := os.WriteFile(pathA, poisoned, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got, rejected := runAPinned(t, dirA, map[string]string{key: sum(string(progB))}); got != "B" || len(rejected) != 0 {
+		t.Errorf("pinned entry: answered %q, rejected %v; want the cached B", got, rejected)
+	}
+
+	// Nothing pinned for the key: the entry is not even read, nor
+	// rewritten with a program no one pinned.
+	rt := mustCompile(t, []Script{script(builtins.KindMatcher, srcA, Limits{})}, Options{CacheDir: dirA, CachePins: map[string]string{}})
+	if res := rt.Run(context.Background(), "s", ctxValue(builtins.KindMatcher), nil); res.Action == nil || res.Action.Reason != "A" ||
+		len(rt.CacheRejected()) != 0 || rt.CacheUnpinned() != 1 {
+		t.Errorf("unpinned key: answered %+v, rejected %v, unpinned %d; want A compiled from source", res.Action, rt.CacheRejected(), rt.CacheUnpinned())
+	}
+	if data, _ := os.ReadFile(pathA); !bytes.Equal(data, poisoned) {
+		t.Errorf("an entry was written for a key nothing pins")
+	}
+}
+
+// ProgramSums are what an authorization pins: the same source compiles to
+// the same bytes in another process, so a pin made once holds.
+func TestProgramSumsAreStable(t *testing.T) {
+	scripts := []Script{script(builtins.KindMatcher, "load(\"@agent-shell//helpers.star\", \"under\")\n"+srcA, Limits{})}
+	one := mustCompile(t, scripts, Options{CacheDir: t.TempDir(), CachePins: map[string]string{}}).ProgramSums()
+	two := mustCompile(t, scripts, Options{CacheDir: t.TempDir(), CachePins: map[string]string{}}).ProgramSums()
+	if len(one) == 0 || !maps.Equal(one, two) {
+		t.Errorf("sums differ between compiles: %v / %v", one, two)
+	}
+	cached := t.TempDir()
+	mustCompile(t, scripts, Options{CacheDir: cached})
+	if three := mustCompile(t, scripts, Options{CacheDir: cached, CachePins: one}).ProgramSums(); !maps.Equal(one, three) {
+		t.Errorf("verified entries report %v, want %v", three, one)
 	}
 }
 

@@ -71,6 +71,15 @@ type Options struct {
 	Dir string
 	// CacheDir holds compiled programs; "" disables the disk cache.
 	CacheDir string
+	// CachePins, when not nil, is the only way a program read from
+	// CacheDir is used: its cache key must map to the SHA-256 of the
+	// program's bytes, as an authorization recorded them outside the
+	// repository (where an agent that can write the cache cannot change
+	// them). Any other entry is ignored and the source compiled; only a
+	// program that is the pinned one is written back. nil trusts any entry
+	// with the key's header: what a configuration never authorized, which
+	// anyone who can write the cache can change anyway, may use.
+	CachePins map[string]string
 	// Store keeps session and runtime state; nil keeps none (every call
 	// then starts from empty state, as an invocation would).
 	Store *state.Store
@@ -142,6 +151,11 @@ type Runtime struct {
 	// bundleKeys are the programs compiled from packs' files, by bundle
 	// key (bundle.go).
 	bundleKeys map[string]*starlark.Program
+	// sums, rejected and unpinned are what ProgramSums, CacheRejected and
+	// CacheUnpinned report.
+	sums     map[string]string
+	rejected []string
+	unpinned int
 }
 
 // compiled is one entry script.

@@ -1,7 +1,7 @@
 // Package state keeps extension scripts' state between calls: per session or per runtime (manifest digest), on disk under an exclusive cross-process lock, committed only together with a valid result.
 //
-// A [Store] is the state folder of one repository, normally
-// <root>/.agent-shell/state. Its layout:
+// A [Store] is the state folder of one repository, which its caller keeps
+// outside the repository (see policy.StateDir). Its layout:
 //
 //	sessions/<session>/scripts/<script id>.json   session state
 //	runtime/<manifest sha256>/<script id>.json     runtime state

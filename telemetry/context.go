@@ -79,21 +79,32 @@ func ClaimActor(getenv func(string) string, known string) (actor, claimed string
 }
 
 func detectActor(getenv func(string) string) string {
-	for _, m := range agentMarkers {
-		v := getenv(m.name)
-		if v != "" && (m.value == "" || v == m.value) {
-			return m.actor
-		}
-	}
-	for _, name := range [...]string{"AI_AGENT", "AGENT"} {
-		if a := agentName(getenv(name)); a != "" {
-			return a
-		}
+	if _, actor := AgentMarker(getenv); actor != "" {
+		return actor
 	}
 	if getenv("GITHUB_ACTIONS") == "true" || strings.EqualFold(getenv("CI"), "true") {
 		return ActorCI
 	}
 	return ActorHuman
+}
+
+// AgentMarker names the first variable, in DetectActor's order, that marks
+// an agent's session in the environment getenv reads (a known agent's
+// marker, then AI_AGENT or AGENT holding an agent's name), and the actor it
+// names; both are "" when none is set.
+func AgentMarker(getenv func(string) string) (name, actor string) {
+	for _, m := range agentMarkers {
+		v := getenv(m.name)
+		if v != "" && (m.value == "" || v == m.value) {
+			return m.name, m.actor
+		}
+	}
+	for _, name := range [...]string{"AI_AGENT", "AGENT"} {
+		if a := agentName(getenv(name)); a != "" {
+			return name, a
+		}
+	}
+	return "", ""
 }
 
 // agentName turns the value of a generic agent variable into an actor label,

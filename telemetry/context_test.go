@@ -238,3 +238,22 @@ func TestValidSessionID(t *testing.T) {
 		})
 	}
 }
+
+func TestAgentMarker(t *testing.T) {
+	for _, tc := range []struct {
+		env         map[string]string
+		name, actor string
+	}{
+		{nil, "", ""},
+		{map[string]string{"CI": "true", "AGENTSHELL_ACTOR": "me"}, "", ""},
+		{map[string]string{"CLAUDECODE": "1"}, "CLAUDECODE", "claude-code"},
+		{map[string]string{"AGENT": "amp", "CLAUDECODE": "1"}, "AGENT", "amp"},
+		{map[string]string{"AI_AGENT": "devin"}, "AI_AGENT", "devin"},
+		{map[string]string{"AGENT": "1"}, "", ""},
+	} {
+		name, actor := AgentMarker(func(k string) string { return tc.env[k] })
+		if name != tc.name || actor != tc.actor {
+			t.Errorf("%v: %q %q, want %q %q", tc.env, name, actor, tc.name, tc.actor)
+		}
+	}
+}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"os"
@@ -26,7 +25,8 @@ func newAuthorizeCmd(a *app) *cobra.Command {
 		Long: `Shows what changed in the agent-shell configuration (policy.json, the manifest,
 its scripts and packs) since it was last authorized, asks for confirmation, and
 records the digest of the whole configuration in your configuration directory
-($XDG_CONFIG_HOME/agent-shell/authorized.json, outside the repository), with a
+($XDG_CONFIG_HOME/agent-shell/authorized.json, outside the repository), with
+who confirmed it and from where, the programs its scripts compile to, and a
 copy of the configuration under .agent-shell/state/authorized/.
 
 Every decision checks the configuration in force against that digest. While it
@@ -35,24 +35,35 @@ differs, the authorized configuration's [policy] unauthorized decides:
 "deny" denies every call, "warn" decides with the changed configuration and
 says so. A repository never authorized uses its configuration as it is.
 
-It asks on a terminal; without one it refuses unless --yes is given. A
-configuration that does not load is never authorized.`,
-		Example: `  agent-shell authorize
-  agent-shell authorize --yes   # in a script, after reviewing the change yourself`,
-		Args: cobra.NoArgs,
+Only a human authorizes: the confirmation is a code shown on the controlling
+terminal and typed back there, new each time; nothing replaces it. It refuses
+without a controlling terminal, outside its foreground, and in an agent's
+session (an agent's marker, such as CLAUDECODE, set for it or for a process
+above it). A configuration that does not load is never authorized.`,
+		Example: `  agent-shell authorize`,
+		Args:    cobra.NoArgs,
 		RunE: runE(func(*cobra.Command, []string) error {
 			return a.runAuthorize(yes)
 		}),
 	}
-	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "authorize without asking (needed without a terminal)")
+	// Kept, hidden, to say why it is refused rather than that it is unknown.
+	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "refused: only a human authorizes, on a terminal")
+	cmd.Flags().MarkHidden("yes") //nolint:errcheck // the flag is defined above
 	return cmd
 }
 
 func (a *app) runAuthorize(yes bool) error {
-	tty := a.initTerminal()
-	if tty == nil && !yes {
-		return errors.New("authorize needs a human: run it on a terminal to review the change, or pass --yes to authorize without asking")
+	if yes {
+		return errors.New("authorize --yes is refused: only a human authorizes, by typing the code authorize shows on their terminal")
 	}
+	if why := agentSession(a.getenv); why != "" {
+		return fmt.Errorf("authorize refuses to run in an agent's session (%s): a human runs it in a terminal of their own, outside the agent", why)
+	}
+	tty, err := controllingTerminal()
+	if err != nil {
+		return err
+	}
+	defer tty.Close()
 	cwd, err := os.Getwd()
 	if err != nil {
 		return err
@@ -90,7 +101,7 @@ func (a *app) runAuthorize(yes bool) error {
 		fmt.Fprint(w, p.Diff)
 	default:
 		prevHosts = p.Previous.Hosts
-		if p.Unchanged && slices.Equal(prevHosts, hosts) {
+		if p.Unchanged && slices.Equal(prevHosts, hosts) && !p.ProgramsChanged && p.Previous.By != nil {
 			fmt.Fprintf(w, "Already authorized: configuration %s (authorized %s); nothing changed.\n", p.Digest, p.Previous.AuthorizedAt.UTC().Format(time.RFC3339))
 			return nil
 		}
@@ -102,6 +113,10 @@ func (a *app) runAuthorize(yes bool) error {
 			// Same files, other digest: what the scripts load from
 			// agent-shell itself (the @agent-shell// library) changed.
 			fmt.Fprintln(w, "No file changed; the scripts' built-in @agent-shell// library did (a new agent-shell version).")
+		case p.Previous.By == nil:
+			fmt.Fprintln(w, "No file changed; the authorization does not say who confirmed it (an older agent-shell's, or not agent-shell's).")
+		case p.ProgramsChanged:
+			fmt.Fprintln(w, "No file changed; the scripts compile to other programs (a new agent-shell version).")
 		default:
 			fmt.Fprintln(w, "No file changed.")
 		}
@@ -116,17 +131,11 @@ func (a *app) runAuthorize(yes bool) error {
 	fmt.Fprintln(w, hostLine)
 	fmt.Fprintf(w, "Configuration digest: %s\n", p.Digest)
 
-	if !yes {
-		ok, err := confirm(tty, p, "Authorize this configuration? [y/N] ")
-		if err != nil {
-			return err
-		}
-		if !ok {
-			fmt.Fprintln(w, "Not authorized; nothing changed.")
-			return exitCode(exitError)
-		}
+	if !confirm(tty, p) {
+		fmt.Fprintln(w, "Not authorized; nothing changed.")
+		return exitCode(exitError)
 	}
-	if err := p.Accept(hosts, a.now()); err != nil {
+	if err := p.Accept(hosts, provenance(a.getenv), a.now()); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "Authorized configuration %s.\n", p.Digest)
@@ -153,22 +162,14 @@ func escapeJoin(list []string) string {
 	return strings.Join(out, ", ")
 }
 
-// confirm asks a yes/no question on the terminal, in its own line mode:
-// only y or yes answers yes; the end of input answers no. A signal (Ctrl-C)
-// removes the staged copy and ends the process.
-func confirm(tty *setup.Terminal, p *policy.Proposal, question string) (bool, error) {
+// confirm asks on the controlling terminal for the code that authorizes p.
+// A signal (Ctrl-C) removes the staged copy and ends the process.
+func confirm(tty *os.File, p *policy.Proposal) bool {
 	defer setup.ExitOnSignal(func() {
 		p.Discard()
-		fmt.Fprintln(tty.Out)
+		fmt.Fprintln(tty)
 	})()
-	fmt.Fprint(tty.Out, question)
-	line, err := bufio.NewReader(tty.In).ReadString('\n')
-	if err != nil && line == "" {
-		fmt.Fprintln(tty.Out)
-		return false, nil
-	}
-	ans := strings.ToLower(strings.TrimSpace(line))
-	return ans == "y" || ans == "yes", nil
+	return askCode(tty, "To authorize this configuration,")
 }
 
 // registeredHosts lists the hosts whose hook registration runs agent-shell

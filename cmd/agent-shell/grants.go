@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agent-shell/agent-shell/policy"
+	"github.com/agent-shell/agent-shell/state"
 	"github.com/agent-shell/agent-shell/telemetry"
 )
 
@@ -27,7 +28,9 @@ func newGrantsCmd(a *app) *cobra.Command {
 with the same identity (manifest, program, cwd, argv...) is then approved
 without asking. Session grants (exact_session, prefix_session) live with
 their agent session; durable grants (durable_exact) last until they expire.
-They are kept under .agent-shell/state/.`,
+They are kept outside the repository, with the record of what you authorized:
+$XDG_CONFIG_HOME/agent-shell/state/ (an agent that writes files in the
+repository cannot forge one).`,
 		Example: `  agent-shell grants list
   agent-shell grants list --json | jq .argv
   agent-shell grants revoke g-0123456789abcdef`,
@@ -58,22 +61,23 @@ They are kept under .agent-shell/state/.`,
 	return cmd
 }
 
-func (a *app) grantsRoot() (string, error) {
+// grantStore is the store of this repository's grants.
+func (a *app) grantStore() (*state.Store, error) {
 	cwd, err := os.Getwd()
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	return telemetry.FindRoot(cwd), nil
+	return policy.GrantStore(telemetry.FindRoot(cwd), a.getenv)
 }
 
 func (a *app) runGrantsList(asJSON bool) error {
-	root, err := a.grantsRoot()
+	store, err := a.grantStore()
 	if err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), grantsTimeout)
 	defer cancel()
-	grants, err := policy.GrantStore(root).ListGrants(ctx)
+	grants, err := store.ListGrants(ctx)
 	if err != nil {
 		return fmt.Errorf("list grants: %w", err)
 	}
@@ -159,14 +163,14 @@ func grantStatus(revoked, expires *time.Time, now time.Time) string {
 }
 
 func (a *app) runGrantsRevoke(id, reason string) error {
-	root, err := a.grantsRoot()
+	store, err := a.grantStore()
 	if err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), grantsTimeout)
 	defer cancel()
 	now := a.now()
-	g, err := policy.GrantStore(root).RevokeGrant(ctx, id, reason, now)
+	g, err := store.RevokeGrant(ctx, id, reason, now)
 	if err != nil {
 		if errors.Is(err, policy.ErrNoGrant) {
 			return fmt.Errorf("no grant has id %q (see agent-shell grants list)", id)

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,9 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/agent-shell/agent-shell/policy"
+	"github.com/agent-shell/agent-shell/telemetry"
 )
 
 var update = flag.Bool("u", false, "rewrite testscript files with the actual output of cmp")
@@ -37,8 +41,8 @@ func TestScripts(t *testing.T) {
 		RequireExplicitExec: true,
 		UpdateScripts:       *update,
 		// Every script gets the test executable extension (the runtime's
-		// hookexe, a Go program) as $WORK/hookexe, and its pin as
-		// $HOOKEXE_SHA256.
+		// hookexe, a Go program) as $WORK/hookexe, its pin as
+		// $HOOKEXE_SHA256, and $WORK/.config as XDG_CONFIG_HOME.
 		Setup: func(env *testscript.Env) error {
 			b, err := os.ReadFile(exe)
 			if err != nil {
@@ -48,9 +52,31 @@ func TestScripts(t *testing.T) {
 				return err
 			}
 			env.Setenv("HOOKEXE_SHA256", sum)
+			// Grants and script state live in the user's configuration
+			// directory: each script has its own.
+			env.Setenv("XDG_CONFIG_HOME", filepath.Join(env.WorkDir, ".config"))
 			return nil
 		},
+		// [agentsession]: the test runs in an agent's session, where
+		// authorize refuses to ask.
+		Condition: func(cond string) (bool, error) {
+			if cond == "agentsession" {
+				return inAgentSession(), nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"authorize-on-terminal": authorizeOnTerminal,
+			// statedir VAR: set VAR to the folder of the grants and script
+			// state of the repository around the current directory.
+			"statedir": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 1 {
+					ts.Fatalf("usage: statedir VAR")
+				}
+				dir, err := policy.StateDir(telemetry.FindRoot(ts.MkAbs(".")), ts.Getenv)
+				ts.Check(err)
+				ts.Setenv(args[0], dir)
+			},
 			// pinexe FILE...: replace every HOOKEXE_PIN in each file with
 			// the SHA-256 of $WORK/hookexe, so a manifest can pin it.
 			"pinexe": func(ts *testscript.TestScript, neg bool, args []string) {

@@ -122,8 +122,9 @@ func (a *app) runExplain(command, cwd string) error {
 }
 
 func (a *app) runPolicyCheck() error {
-	// Check the files as they are now, authorized or not: this is how a
-	// human validates an edit before running agent-shell authorize.
+	// Check the files as they are now, authorized or not, compiled from
+	// source whatever the cache holds: this is how a human validates an
+	// edit before running agent-shell authorize.
 	cwd, err := os.Getwd()
 	if err != nil {
 		return err
@@ -132,7 +133,7 @@ func (a *app) runPolicyCheck() error {
 	if !ok {
 		return fmt.Errorf("%s is not inside a git repository", cwd)
 	}
-	e := policy.Load(root, a.getenv)
+	e := policy.LoadFromSource(root, a.getenv)
 	if e.LoadErr != nil {
 		return e.LoadErr
 	}

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -34,8 +36,10 @@ func newStatusCmd(a *app) *cobra.Command {
 		Short: "Check agent-shell's state here: authorization, hook registrations, the event log, grants",
 		Long: `Prints one line per check, marked ok, FAIL, or -- (for information):
 
-  configuration  the digest of the configuration in force, and whether it is
-                 the one last authorized with ` + "`agent-shell authorize`" + `
+  configuration  the digest of the configuration in force, whether it is
+                 the one last authorized with ` + "`agent-shell authorize`" + `, and
+                 who confirmed that authorization, from where; compiled
+                 programs in the cache that are not the ones authorized
   host NAME      each agent whose registration file exists: whether it still
                  runs agent-shell for every event agent-shell registers
   events         each session file's hash chain (as ` + "`agent-shell log verify`" + `)
@@ -43,7 +47,8 @@ func newStatusCmd(a *app) *cobra.Command {
 
 It exits 1 when something is wrong, so that it can run in CI: the
 configuration changed since it was authorized (or does not load, or its
-authorization cannot be checked), an agent registered at authorization no
+authorization cannot be checked, or does not say who confirmed it), a cached
+program is not the one authorized, an agent registered at authorization no
 longer runs agent-shell, or a session file's chain is broken. A configuration
 never authorized is reported, not failed.`,
 		Args: cobra.NoArgs,
@@ -93,7 +98,12 @@ func (a *app) runStatus() error {
 // grants reports the approval grants in force; an unreadable grant file is
 // a problem (decisions fail closed on it).
 func (r *statusReport) grants(root string) {
-	all, err := policy.GrantStore(root).ListGrants(context.Background())
+	store, err := policy.GrantStore(root, r.a.getenv)
+	if err != nil {
+		r.info("grants: none can be kept: %v", err)
+		return
+	}
+	all, err := store.ListGrants(context.Background())
 	if err != nil {
 		r.fail("grants: %v", err)
 		return
@@ -129,7 +139,10 @@ func (r *statusReport) configuration(root string) policy.Authorization {
 	when := au.AuthorizedAt.UTC().Format(time.RFC3339)
 	switch {
 	case au.State == policy.AuthAuthorized:
-		r.ok("configuration %s: authorized %s", digest, when)
+		r.ok("configuration %s: authorized %s%s", digest, when, confirmedBy(au.By))
+		if au.CacheUnpinned > 0 {
+			r.info("compiled programs: %d not pinned by the authorization (it predates pins, or another agent-shell version compiles them): compiled from source on every call until `agent-shell authorize`", au.CacheUnpinned)
+		}
 		if err := policy.CheckAuthorizedCopy(root, au.AuthorizedDigest, r.a.getenv); err != nil {
 			r.fail("configuration: %s: were the configuration to change, every call would be denied (`agent-shell authorize` writes it again)", authority.Escape(err.Error()))
 		}
@@ -151,6 +164,12 @@ func (r *statusReport) configuration(root string) policy.Authorization {
 	default:
 		r.info("configuration %s: never authorized: it decides as it is; run `agent-shell authorize` to review and pin it", digest)
 	}
+	if au.AuthorizedDigest != "" && au.By == nil {
+		r.fail("configuration: its authorization does not say who confirmed it (an agent-shell that took `authorize --yes` without a terminal wrote it, so an agent may have; or something else did): a human runs `agent-shell authorize` on their terminal to confirm it")
+	}
+	for _, p := range au.CacheRejected {
+		r.fail("compiled programs: %s is not the program authorized for its source, so it was not used (something other than agent-shell wrote it)", relRoot(root, p))
+	}
 	if au.LoadErr != nil {
 		// It decides unless an authorized copy does instead.
 		denied := ""
@@ -160,6 +179,29 @@ func (r *statusReport) configuration(root string) policy.Authorization {
 		r.fail("configuration does not load%s: %s", denied, authority.Escape(au.LoadErr.Error()))
 	}
 	return au
+}
+
+// confirmedBy says who confirmed an authorization and from where, as the
+// record has it.
+func confirmedBy(by *authority.Provenance) string {
+	if by == nil {
+		return ""
+	}
+	who := by.User
+	if who == "" {
+		who = "uid " + strconv.Itoa(by.UID)
+	}
+	s := fmt.Sprintf(" by %s (%s) on %s", who, by.Actor, by.Host)
+	if by.Claimed != "" {
+		s += ", claiming " + by.Claimed
+	}
+	if by.Terminal != "" {
+		s += ", terminal " + by.Terminal
+	}
+	if len(by.Via) > 0 {
+		s += ", under " + strings.Join(by.Via[:min(len(by.Via), 3)], " < ")
+	}
+	return authority.Escape(s)
 }
 
 // hosts reports each host whose registration file exists, and each host
