@@ -110,7 +110,8 @@ func bodies(name string, l []word) bodyResult {
 
 // aliasBodies walks what each alias defined runs: a shell that expands
 // aliases (shopt -s expand_aliases, an interactive one) runs it when the
-// name comes later in the line, where only the name shows.
+// name comes later in the line, where only the name shows, with the words
+// that follow the name appended: they are run-time arguments here.
 func aliasBodies(l []word) bodyResult {
 	var r bodyResult
 	for _, w := range l[1:] {
@@ -121,7 +122,7 @@ func aliasBodies(l []word) bodyResult {
 		if w.dyn {
 			return bodyResult{why: fmt.Sprintf("alias %s is not static: %s", name, w.s)}
 		}
-		r.scripts = append(r.scripts, script{src: value})
+		r.scripts = append(r.scripts, script{src: value, runtime: true, appendBy: "alias"})
 	}
 	return r
 }
@@ -482,9 +483,7 @@ func findActions(l []word) findRun {
 			if end > j {
 				cmd := append([]word(nil), l[j:end]...)
 				for k := range cmd {
-					if strings.Contains(cmd[k].s, "{}") {
-						cmd[k].dyn = true
-					}
+					cmd[k] = withHole(cmd[k], "{}")
 				}
 				r.execs = append(r.execs, cmd)
 				r.inDir = append(r.inDir, x.s == "-execdir" || x.s == "-okdir")

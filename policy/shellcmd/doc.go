@@ -84,9 +84,13 @@
 // Words whose value is not known statically keep their source text in
 // Argv ("$HOME", "$(date)") and mark the command [Command.Dynamic]; the
 // arguments xargs, parallel and find supply at run time ({} and appended
-// arguments) do too. Globs and tildes are kept as written (rm -rf ~/* has
-// the argument "~/*") and do not make a command dynamic, except that a
-// program name that is a glob is unknown.
+// arguments) do too, as do an alias's body (the words after the alias's
+// name are appended to it). [Command.Shapes] says which parts of each word
+// vary, and [CanonicalShape] turns them into a template that the canonical
+// form of every run-time value fits, for a matcher that must tell "no value
+// matches" from "some value may". Globs and tildes are kept as written (rm
+// -rf ~/* has the argument "~/*") and do not make a command dynamic, except
+// that a program name that is a glob is unknown.
 //
 // [Canonical] puts a command's options in one canonical form, for matching
 // a pattern and a command canonicalized the same way; its documentation

@@ -403,12 +403,12 @@ func (w *walker) call(ce *syntax.CallExpr, redirs []*syntax.Redirect) {
 	before := *w.cd
 	switch {
 	case len(ce.Args) > 0:
-		w.simple(w.argWords(ce.Args), base, nil, redirs)
+		w.simple(w.argWords(ce.Args), base, outerLayers{}, redirs)
 	case len(redirs) > 0:
 		// "> f" alone truncates f: report it as the null command ":" so
 		// the write is not lost with the missing program.
 		base.Implied = "redirection without a command"
-		w.simple([]word{{s: ":"}}, base, nil, nil)
+		w.simple([]word{{s: ":"}}, base, outerLayers{}, nil)
 	default:
 		w.st.line.Assigns = append(w.st.line.Assigns, assigns...)
 		w.st.cdpath = w.st.cdpath || setsCDPATH(assigns)
@@ -446,7 +446,7 @@ func (w *walker) decl(d *syntax.DeclClause, redirs []*syntax.Redirect) {
 			words = append(words, w.word(a.Value))
 		} else {
 			v := w.word(a.Value)
-			words = append(words, word{s: w.assignText(a), dyn: v.dyn})
+			words = append(words, word{s: w.assignText(a), dyn: v.dyn, shape: string(Spread)})
 		}
 		subst = subst || wordHasSubst(a.Value) || a.Array != nil && hasSubst(a.Array)
 	}
@@ -461,7 +461,7 @@ func (w *walker) decl(d *syntax.DeclClause, redirs []*syntax.Redirect) {
 		subst = subst || rd.subst
 	}
 	w.st.cdpath = w.st.cdpath || setsCDPATH(strs(words[1:]))
-	w.simple(words, Command{Redirects: rds, Substitution: subst, Depth: w.depth}, nil, redirs)
+	w.simple(words, Command{Redirects: rds, Substitution: subst, Depth: w.depth}, outerLayers{}, redirs)
 	for _, a := range d.Args {
 		if a != nil {
 			w.substs(a)
@@ -482,11 +482,51 @@ func (w *walker) add(c Command, m cmdMeta) int {
 	return len(line.Commands) - 1
 }
 
+// outerLayers are the layers of an enclosing find, and their shapes when
+// that find is dynamic.
+type outerLayers struct {
+	layers [][]string
+	shapes [][]string
+}
+
+// layerShapes is [Command.Shapes] of an unwrapped command inside outer.
+func layerShapes(u unwrapped, outer outerLayers) [][]string {
+	flat := make([]string, len(u.flat), len(u.flat)+1)
+	for i, x := range u.flat {
+		flat[i] = shapeOf(x)
+	}
+	for _, s := range u.starts {
+		if !u.flat[s].dyn {
+			flat[s] = progName(u.flat[s])
+		}
+	}
+	shapes := make([][]string, 0, len(outer.layers)+len(u.starts))
+	for i, l := range outer.layers {
+		if outer.shapes != nil {
+			shapes = append(shapes, outer.shapes[i])
+		} else {
+			shapes = append(shapes, l)
+		}
+	}
+	appended := flat
+	if u.appendBy != "" {
+		appended = append(flat, string(Spread))
+	}
+	for k, s := range u.starts {
+		if u.appendBy != "" && k >= u.appendFrom {
+			shapes = append(shapes, appended[s:])
+		} else {
+			shapes = append(shapes, flat[s:])
+		}
+	}
+	return shapes
+}
+
 // simple unwraps and records one command given its words, then what it
 // runs: its shell bodies and its find -exec commands. outer holds the
 // layers of an enclosing find; stmtRedirs are the command's own
 // redirections (a heredoc may feed a shell its script).
-func (w *walker) simple(words []word, base Command, outer [][]string, stmtRedirs []*syntax.Redirect) {
+func (w *walker) simple(words []word, base Command, outer outerLayers, stmtRedirs []*syntax.Redirect) {
 	if len(words) == 0 || w.st.err != nil {
 		return
 	}
@@ -499,8 +539,8 @@ func (w *walker) simple(words []word, base Command, outer [][]string, stmtRedirs
 	for _, s := range u.starts {
 		flat[s] = progName(u.flat[s])
 	}
-	c.Layers = make([][]string, 0, len(outer)+len(u.starts))
-	c.Layers = append(c.Layers, outer...)
+	c.Layers = make([][]string, 0, len(outer.layers)+len(u.starts))
+	c.Layers = append(c.Layers, outer.layers...)
 	for _, s := range u.starts {
 		c.Layers = append(c.Layers, flat[s:])
 	}
@@ -511,9 +551,12 @@ func (w *walker) simple(words []word, base Command, outer [][]string, stmtRedirs
 	if u.implied != "" {
 		c.Implied = u.implied
 	}
-	c.Dynamic = base.Dynamic || u.runtime || w.runtime
+	c.Dynamic = base.Dynamic || u.runtime || w.runtime || u.appendBy != ""
 	for _, x := range u.flat {
 		c.Dynamic = c.Dynamic || x.dyn
+	}
+	if c.Dynamic {
+		c.Shapes = layerShapes(u, outer)
 	}
 	if w.cd.unknown || u.chdir {
 		c.DirUnknown = true
@@ -530,7 +573,7 @@ func (w *walker) simple(words []word, base Command, outer [][]string, stmtRedirs
 		return
 	}
 	name := c.Argv[0]
-	if outer == nil && (name == "cd" || name == "pushd" || name == "popd") && inShell(&c) {
+	if outer.layers == nil && (name == "cd" || name == "pushd" || name == "popd") && inShell(&c) {
 		switch ch, op := cdOf(name, inner[1:], w.st.cdpath || setsCDPATH(c.Assigns)); ch {
 		case cdTo:
 			*w.cd = w.cd.to(op)
@@ -587,7 +630,7 @@ func (w *walker) find(idx int, l []word, base Command) {
 		w.st.line.Commands[idx].Unknown = r.why
 	}
 	fc := &w.st.line.Commands[idx]
-	layers := fc.Layers
+	layers := outerLayers{layers: fc.Layers, shapes: fc.Shapes}
 	// Its commands run where the find runs (-execdir: where each file is).
 	w = w.scopedAt(dirState{dirs: fc.Dirs, unknown: fc.DirUnknown})
 	w.appendBy = "" // arguments appended to the find do not reach its -exec commands
