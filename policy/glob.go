@@ -35,8 +35,8 @@ func globMatch(pattern, s string) bool {
 	}
 }
 
-// maxMeetCells bounds the table globMeets fills: past it, two long texts
-// are not compared and may meet.
+// maxMeetCells bounds the table meets fills: past it, two long texts are
+// not compared and may meet.
 const maxMeetCells = 1 << 22
 
 // globMeets reports whether some text matches both a glob pattern (`*`
@@ -45,7 +45,24 @@ const maxMeetCells = 1 << 22
 // pattern matches some run-time value of a command. Past maxMeetCells it
 // answers true: a deny can only get safer.
 func globMeets(pattern, template string) bool {
-	if !literalEndsAgree(pattern, template) {
+	return meets(pattern, func(i int) bool { return pattern[i] == '*' }, template)
+}
+
+// literalMeets reports whether a template may be the text s, `*` and all.
+func literalMeets(s, template string) bool {
+	return meets(s, func(int) bool { return false }, template)
+}
+
+// containsMeets reports whether a template may hold the text s.
+func containsMeets(s, template string) bool {
+	p := "*" + s + "*"
+	return meets(p, func(i int) bool { return i == 0 || i == len(p)-1 }, template)
+}
+
+// meets reports whether some text matches both pattern, whose characters
+// at the indexes wild reports stand for any run, and template.
+func meets(pattern string, wild func(int) bool, template string) bool {
+	if !literalEndsAgree(pattern, wild, template) {
 		return false
 	}
 	n, m := len(pattern), len(template)
@@ -61,9 +78,10 @@ func globMeets(pattern, template string) bool {
 		next[j] = isMarker(template[j]) && next[j+1]
 	}
 	for i := n - 1; i >= 0; i-- {
+		w := wild(i)
 		for j := m; j >= 0; j-- {
 			switch {
-			case pattern[i] == '*': // it stops here, or takes what template[j] stands for
+			case w: // it stops here, or takes what template[j] stands for
 				cur[j] = next[j] || j < m && cur[j+1]
 			case j < m && isMarker(template[j]): // the marker stops here, or takes pattern[i]
 				cur[j] = cur[j+1] || next[j]
@@ -83,8 +101,17 @@ const shapeMarkers = string(shellcmd.Hole) + string(shellcmd.Spread)
 
 // literalEndsAgree compares what both texts must start and end with, up to
 // their first and from their last wildcard: most pairs differ there.
-func literalEndsAgree(pattern, template string) bool {
-	pi, ti := strings.IndexByte(pattern, '*'), strings.IndexAny(template, shapeMarkers)
+func literalEndsAgree(pattern string, wild func(int) bool, template string) bool {
+	pi, pj := -1, -1 // the pattern's first and last wildcard
+	for i := range len(pattern) {
+		if wild(i) {
+			if pi < 0 {
+				pi = i
+			}
+			pj = i
+		}
+	}
+	ti := strings.IndexAny(template, shapeMarkers)
 	if pi < 0 && ti < 0 {
 		return pattern == template
 	}
@@ -93,8 +120,7 @@ func literalEndsAgree(pattern, template string) bool {
 	if pp[:k] != tp[:k] {
 		return false
 	}
-	ps := pattern[strings.LastIndexByte(pattern, '*')+1:]
-	ts := template[strings.LastIndexAny(template, shapeMarkers)+1:]
+	ps, ts := pattern[pj+1:], template[strings.LastIndexAny(template, shapeMarkers)+1:]
 	k = min(len(ps), len(ts))
 	return ps[len(ps)-k:] == ts[len(ts)-k:]
 }

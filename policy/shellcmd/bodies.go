@@ -483,7 +483,7 @@ func findActions(l []word) findRun {
 			if end > j {
 				cmd := append([]word(nil), l[j:end]...)
 				for k := range cmd {
-					cmd[k] = withHole(cmd[k], "{}")
+					cmd[k] = withPlaceholder(cmd[k], "{}", foundPath(roots, x.s))
 				}
 				r.execs = append(r.execs, cmd)
 				r.inDir = append(r.inDir, x.s == "-execdir" || x.s == "-okdir")
@@ -530,6 +530,19 @@ func findPrimaryArgs(p string) int {
 		return 1
 	}
 	return 0
+}
+
+// foundPath is the shape of a path find passes its -exec commands: a root
+// or a path below it when there is one static root, else a Hole. -execdir
+// passes ./NAME.
+func foundPath(roots []word, action string) string {
+	switch {
+	case action == "-execdir" || action == "-okdir":
+		return "./" + string(Hole)
+	case len(roots) == 1 && !roots[0].dyn && !roots[0].glob:
+		return roots[0].s + string(Hole)
+	}
+	return string(Hole)
 }
 
 func findExprStart(w word) bool {

@@ -628,17 +628,23 @@ func (s *flagSpec) arrange(args []string, shapes bool) (out []string, loose bool
 			dangling = append(dangling, "-"+string(c))
 		}
 	}
-	dashdash := false
+	dashdash, after := false, len(args) // after: the operands from there on follow "--"
+	inert := "" // a shape word that is an operand or one of others (see inertWord)
 	for i := 0; i < len(args) && !loose; i++ {
 		a := args[i]
 		if shapes && s.mayBeOption(a, dashdash) {
-			return nil, true
+			if inert != "" || !s.inertWord(a) {
+				return nil, true
+			}
+			if inert = a; a[0] == '-' {
+				continue // one of others: placed below
+			}
 		}
 		switch {
 		case dashdash || a == "-" || !strings.HasPrefix(a, "-"):
 			operands = append(operands, a)
 		case a == "--":
-			dashdash = true
+			dashdash, after = true, len(operands)
 		case strings.HasPrefix(a, "--"):
 			a = s.expandLong(a)
 			if short, val, hasVal, ok := s.longShort(a); ok {
@@ -677,6 +683,17 @@ func (s *flagSpec) arrange(args []string, shapes bool) (out []string, loose bool
 	}
 	slices.SortStableFunc(flags, func(x, y string) int { return strings.Compare(x[1:], y[1:]) })
 	slices.Sort(others)
+	sep := separator(operands, after, shapes)
+	if inert != "" {
+		// Its place among others is right after the flags; as an operand,
+		// it must be in the same place for one template to hold both.
+		if len(others) > 0 || inert[0] != '-' && (len(values) > 0 || sep != "" || operands[0] != inert) {
+			return nil, true
+		}
+		if inert[0] == '-' {
+			others = []string{inert}
+		}
+	}
 	if loose {
 		return nil, true
 	}
@@ -684,21 +701,40 @@ func (s *flagSpec) arrange(args []string, shapes bool) (out []string, loose bool
 	out = append(out, flags...)
 	out = append(out, others...)
 	out = append(out, values...)
-	if sep := separator(operands, shapes); sep != "" {
+	if sep != "" {
 		out = append(out, sep)
 	}
 	out = append(out, operands...)
 	return append(out, dangling...), false
 }
 
+// inertWord reports a shape word (not a Spread) that can be no flag of a
+// program with no option that takes a value: a character known to be in
+// it (rm "$D/x" has "/") is none of a flag's, nor the * of a pattern's. Its value is an operand, or
+// one of others when it starts with "-".
+func (s *flagSpec) inertWord(a string) bool {
+	if s.values != "" || strings.IndexByte(a, Spread) >= 0 {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		c := a[i]
+		if c != Hole && c != '-' && c != '=' && c != '*' && !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return true
+		}
+	}
+	return false
+}
+
 // separator is the "--" that canon writes before operands when one starts
-// with "-"; with shapes, an operand that starts with a run-time part may,
-// so a Spread stands for the "--" that may or may not be there.
-func separator(operands []string, shapes bool) string {
+// with "-"; with shapes, an operand after "--" (from operands[after] on)
+// that starts with a run-time part may, so a Spread stands for the "--"
+// that may or may not be there. (Before "--", such an operand is an
+// option when it starts with "-".)
+func separator(operands []string, after int, shapes bool) string {
 	sep := ""
-	for _, o := range operands {
+	for k, o := range operands {
 		switch {
-		case shapes && strings.IndexAny(o, markers) >= 0 &&
+		case shapes && k >= after && strings.IndexAny(o, markers) >= 0 &&
 			(o[0] == Hole || o[0] == Spread || o[0] == '-' && strings.Trim(o[1:], markers) == ""):
 			sep = string(Spread) // "$X" or "-$X": a lone "-" is no option
 		case len(o) > 1 && o[0] == '-':

@@ -41,7 +41,10 @@ var shapeTests = []struct {
 	{`echo -rf x | xargs rm`, []string{"xargs rm …", "rm …"}},
 	{`echo x | sudo xargs rm`, []string{"sudo xargs rm", "xargs rm …", "rm …"}},
 	{`echo x | xargs -I{} rm {} y`, []string{"xargs -I{} rm · y", "rm · y"}},
-	{`find . -exec rm {} +`, []string{"find . -exec rm {} +", "rm ·"}},
+	{`find . -exec rm {} +`, []string{"find . -exec rm {} +", "rm .·"}}, // the root, or a path below it
+	{`find / -exec rm -rf {} \;`, []string{"find / -exec rm -rf {} ;", "rm -rf /·"}},
+	{`find . -execdir rm {} \;`, []string{"find . -execdir rm {} ;", "rm ./·"}},
+	{`find a b -exec rm {} \;`, []string{"find a b -exec rm {} ;", "rm ·"}},
 	{`find "$D" -exec rm x \;`, []string{"find · -exec rm x ;"}},
 	{`parallel rm ::: a b`, []string{"rm a"}},
 	{`printf 'a\n' | parallel rm`, []string{"rm …"}},
@@ -92,6 +95,16 @@ func TestCanonicalShape(t *testing.T) {
 		{"sudo rm · x", "sudo rm …"},
 		// One that cannot: its place is known.
 		{"rm -rf x/·", "rm -f -r x/·"},
+		// One that holds a character no flag has: an operand, or an
+		// option that is no flag, both right after the flags.
+		{"rm -rf ·/test", "rm -f -r ·/test"},
+		{"rm -rf -·/test", "rm -f -r -·/test"},
+		{"rm -rf x ·/test", "rm …"}, // an operand after x, or an option before it
+		{"rm -rf ·/a ·/b", "rm …"},
+		{"rm -rf --no-preserve-root ·/test", "rm …"},
+		{"rm ·", "rm …"},              // may be -rf
+		{"git push origin ·/x", "git push …"}, // may be +main/x
+		{"chmod -R 755 ·/bin", "chmod …"},     // an option before 755, or an operand after it
 		{"rm -- · x", "rm … · x"},
 		{"rm -- -x ·", "rm -- -x ·"},
 		{"git push origin HEAD:·", "git push origin HEAD:·"},
@@ -212,6 +225,7 @@ func FuzzCanonicalShape(f *testing.F) {
 		"rm @ x", "rm % x", "rm -r@ x", "git push origin %", "git reset @", "git commit -m %",
 		"git -C % push -f", "git -c % p", "rm -- % x", "git push -- origin %", "sudo rm % x",
 		"xargs rm @", "cat % @", "git % --force", "rm -rf x/%", "git commit --message=% -a",
+		"rm -rf %/test", "rm -rf -%/x", "rm -- %/x y", "git reset %~1",
 	} {
 		f.Add(s, []byte{1, 2, 3})
 	}

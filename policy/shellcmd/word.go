@@ -44,10 +44,15 @@ func shapeOf(x word) string {
 // withHole marks every h in x (a placeholder such as {}) as a Hole, and x
 // as dynamic when it holds one.
 func withHole(x word, h string) word {
+	return withPlaceholder(x, h, string(Hole))
+}
+
+// withPlaceholder is withHole where what fills h in has the given shape.
+func withPlaceholder(x word, h, shape string) word {
 	if !strings.Contains(x.s, h) {
 		return x
 	}
-	x.shape = strings.ReplaceAll(shapeOf(x), h, string(Hole))
+	x.shape = strings.ReplaceAll(shapeOf(x), h, shape)
 	x.dyn = true
 	return x
 }
