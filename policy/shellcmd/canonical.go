@@ -629,7 +629,7 @@ func (s *flagSpec) arrange(args []string, shapes bool) (out []string, loose bool
 		}
 	}
 	dashdash, after := false, len(args) // after: the operands from there on follow "--"
-	inert := "" // a shape word that is an operand or one of others (see inertWord)
+	inert := ""                         // a shape word that is an operand or one of others (see inertWord)
 	for i := 0; i < len(args) && !loose; i++ {
 		a := args[i]
 		if shapes && s.mayBeOption(a, dashdash) {

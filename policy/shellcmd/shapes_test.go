@@ -102,7 +102,7 @@ func TestCanonicalShape(t *testing.T) {
 		{"rm -rf x ·/test", "rm …"}, // an operand after x, or an option before it
 		{"rm -rf ·/a ·/b", "rm …"},
 		{"rm -rf --no-preserve-root ·/test", "rm …"},
-		{"rm ·", "rm …"},              // may be -rf
+		{"rm ·", "rm …"},                      // may be -rf
 		{"git push origin ·/x", "git push …"}, // may be +main/x
 		{"chmod -R 755 ·/bin", "chmod …"},     // an option before 755, or an operand after it
 		{"rm -- · x", "rm … · x"},
