@@ -37,6 +37,10 @@ type bodyResult struct {
 	// elsewhere: the scripts run in a directory not known here (trap runs
 	// its action later, su -l in the user's home, parallel --wd in its).
 	elsewhere bool
+	// stdinLang names the language of a script the command reads from
+	// standard input, other than a shell's: "make" (make -f -) or "ex"
+	// (vim -e); see foreignScript.
+	stdinLang string
 }
 
 func isShell(name string) bool {
@@ -104,8 +108,39 @@ func bodies(name string, l []word) bodyResult {
 		return sourceBody(name, l)
 	case name == "alias":
 		return aliasBodies(l)
+	case name == "tar" || name == "gtar":
+		return tarBodies(l)
+	case isVim(name):
+		return vimBodies(name, l)
+	case name == "make" || name == "gmake":
+		return makeBodies(l)
 	}
 	return bodyResult{}
+}
+
+// foreignScript walks the shell commands of a script in another language
+// that a command reads (a makefile, Ex commands), one level deeper.
+func (w *walker) foreignScript(idx int, lang, src string) {
+	var r bodyResult
+	switch lang {
+	case "make":
+		r = makefileBodies(src)
+	case "ex":
+		for _, line := range strings.Split(src, "\n") {
+			sub := exBodies(line)
+			r.scripts, r.why = append(r.scripts, sub.scripts...), sub.why
+			if r.why != "" {
+				break
+			}
+		}
+	}
+	if r.why != "" {
+		w.st.line.Commands[idx].Unknown = r.why
+		return
+	}
+	for _, s := range r.scripts {
+		w.body(idx, s)
+	}
 }
 
 // aliasBodies walks what each alias defined runs: a shell that expands

@@ -33,7 +33,8 @@ import (
 //     so such a command never equals the plain one: an allow rule for
 //     "git push*" must not cover it (and a deny "git push --force*" does
 //     not see it either; deny on "git -c*" if that matters). A "+refspec"
-//     operand of git push adds -f, since it forces that ref.
+//     operand of git push adds -f, since it forces that ref, and so does
+//     --mirror, which forces every ref.
 //   - For a table program, the arguments are rearranged the way GNU getopt
 //     (and git's parse-options) reads them, which lets options follow
 //     operands: first the short boolean flags, one per word, each once,
@@ -673,6 +674,9 @@ func (s *flagSpec) arrange(args []string, shapes bool) (out []string, loose bool
 		}
 	}
 	if s == &gitPushSpec {
+		if slices.Contains(others, "--mirror") { // every ref, forced
+			addFlag("-f")
+		}
 		for _, o := range operands {
 			if len(o) > 1 && o[0] == '+' {
 				addFlag("-f")

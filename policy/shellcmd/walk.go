@@ -15,12 +15,16 @@ type state struct {
 	bodyBytes int   // bytes of nested bodies parsed so far
 	err       error // a limit was hit: the line is unknown
 	cdpath    bool  // the line assigns CDPATH, which may send a relative cd elsewhere
+	// gitEnv holds the GIT_CONFIG* assignments that stand alone or are
+	// exported earlier in the line: git reads them (see gitIndirect).
+	gitEnv []string
 }
 
 // cmdMeta is what a later pipeline stage needs to know about a command.
 type cmdMeta struct {
 	stdinShell bool      // a shell (or parallel) that reads its script from standard input
 	stdinCode  *oneLiner // an interpreter that reads its program from standard input
+	stdinLang  string    // a program that reads a script in this language from standard input
 	data       string    // what an echo or printf with static arguments writes
 	hasData    bool
 }
@@ -292,6 +296,14 @@ func flattenPipe(s *syntax.Stmt, out *[]*syntax.Stmt) {
 // is left to the effects table.
 func (w *walker) pipedScript(prev []int, start int) {
 	m := w.st.meta
+	if start < len(m) && m[start].stdinLang != "" {
+		if len(prev) == 1 && m[prev[0]].hasData {
+			w.foreignScript(start, m[start].stdinLang, m[prev[0]].data)
+		} else if c := &w.st.line.Commands[start]; c.Unknown == "" {
+			c.Unknown = fmt.Sprintf("%s reads its %s script from a pipe, which is not static", c.Argv[0], m[start].stdinLang)
+		}
+		return
+	}
 	if start < len(m) && m[start].stdinCode != nil {
 		if len(prev) == 1 && m[prev[0]].hasData {
 			w.code(start, *m[start].stdinCode, m[prev[0]].data)
@@ -412,6 +424,8 @@ func (w *walker) call(ce *syntax.CallExpr, redirs []*syntax.Redirect) {
 	default:
 		w.st.line.Assigns = append(w.st.line.Assigns, assigns...)
 		w.st.cdpath = w.st.cdpath || setsCDPATH(assigns)
+		w.st.gitEnv = appendGitEnv(w.st.gitEnv, assigns)
+		w.bashAliases(ce.Assigns)
 	}
 	pre := w
 	if !before.equal(*w.cd) { // substitutions run before the command: its cd does not move them
@@ -461,6 +475,7 @@ func (w *walker) decl(d *syntax.DeclClause, redirs []*syntax.Redirect) {
 		subst = subst || rd.subst
 	}
 	w.st.cdpath = w.st.cdpath || setsCDPATH(strs(words[1:]))
+	w.st.gitEnv = appendGitEnv(w.st.gitEnv, strs(words[1:]))
 	w.simple(words, Command{Redirects: rds, Substitution: subst, Depth: w.depth}, outerLayers{}, redirs)
 	for _, a := range d.Args {
 		if a != nil {
@@ -613,12 +628,58 @@ func (w *walker) simple(words []word, base Command, outer outerLayers, stmtRedir
 	for _, s := range b.scripts {
 		w.body(idx, s)
 	}
+	if b.stdinLang != "" {
+		w.stdinScript(idx, b.stdinLang, stmtRedirs)
+	}
+	if name == "git" {
+		w.gitIndirect(idx, inner)
+	}
 
 	if ol, ok := oneLinerOf(name, inner); ok {
 		w.interpreter(idx, ol, stmtRedirs, u.appendBy)
 	}
 	if name == "find" {
 		w.find(idx, inner, base)
+	}
+}
+
+// stdinScript walks a script in lang that a command reads from a heredoc
+// or here-string, or marks it to be fed by the pipeline stage before it.
+func (w *walker) stdinScript(idx int, lang string, redirs []*syntax.Redirect) {
+	switch src, ok, why := heredocScript(w, redirs); {
+	case why != "":
+		w.st.line.Commands[idx].Unknown = why
+	case ok:
+		w.foreignScript(idx, lang, src)
+	default:
+		w.st.meta[idx].stdinLang = lang
+	}
+}
+
+// appendGitEnv adds the GIT_CONFIG* assignments among words to env.
+func appendGitEnv(env, words []string) []string {
+	for _, a := range words {
+		if strings.HasPrefix(a, "GIT_CONFIG") && strings.Contains(a, "=") {
+			env = append(env, a)
+		}
+	}
+	return env
+}
+
+// bashAliases reports an assignment to BASH_ALIASES[name] as the alias it
+// defines, so that its body is walked as alias's is.
+func (w *walker) bashAliases(assigns []*syntax.Assign) {
+	for _, a := range assigns {
+		if a == nil || a.Name == nil || a.Name.Value != "BASH_ALIASES" || a.Index == nil || a.Value == nil {
+			continue
+		}
+		name := word{s: w.text(a.Index), dyn: true}
+		if ix, ok := a.Index.(*syntax.Word); ok {
+			name = w.word(ix)
+		}
+		v := w.word(a.Value)
+		def := word{s: name.s + "=" + v.s, dyn: name.dyn || v.dyn, shape: string(Spread)}
+		w.simple([]word{{s: "alias"}, def}, Command{Implied: "an assignment to BASH_ALIASES", Depth: w.depth}, outerLayers{}, nil)
 	}
 }
 
