@@ -171,19 +171,22 @@ func gitBool(v string) (value, ok bool) {
 }
 
 // gitAliasScript is what an alias runs: a "!" alias its shell text, else
-// git with the alias's words (and the aliases given with it, for an alias
-// of an alias), followed by the arguments after the alias's name: static
-// ones written in, else (or for an alias git config defines) arguments
-// given at run time.
+// git with the alias's words (and, when they start with another alias
+// given with it, the aliases given with it), followed by the arguments
+// after the alias's name: static ones written in, else (or for an alias
+// git config defines) arguments given at run time.
 func gitAliasScript(value string, aliases []gitSetting, sub *word, rest []word) script {
 	var b strings.Builder
 	if src, shell := strings.CutPrefix(value, "!"); shell {
 		b.WriteString(src)
 	} else {
 		b.WriteString("git")
-		for _, a := range aliases {
-			if section, subsection, _ := gitKey(a.key); section == "alias" && subsection == "" && !a.keyDyn && !a.valueDyn {
-				b.WriteString(" -c " + shellQuote(a.key+"="+a.value))
+		first, _, _ := strings.Cut(strings.TrimSpace(value), " ")
+		if slices.ContainsFunc(aliases, func(a gitSetting) bool { return aliasName(a) == strings.ToLower(first) }) {
+			for _, a := range aliases {
+				if aliasName(a) != "" {
+					b.WriteString(" -c " + shellQuote(a.key+"="+a.value))
+				}
 			}
 		}
 		b.WriteString(" " + value)
@@ -195,6 +198,15 @@ func gitAliasScript(value string, aliases []gitSetting, sub *word, rest []word) 
 		b.WriteString(" " + shellQuote(x.s))
 	}
 	return script{src: b.String()}
+}
+
+// aliasName is the alias a static setting defines, in lower case, or "".
+func aliasName(a gitSetting) string {
+	section, subsection, name := gitKey(a.key)
+	if section != "alias" || subsection != "" || a.keyDyn || a.valueDyn {
+		return ""
+	}
+	return name
 }
 
 func shellQuote(s string) string {

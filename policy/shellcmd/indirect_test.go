@@ -13,18 +13,18 @@ var indirectTests = []struct {
 	want []string
 }{
 	// git aliases given on the line: expanded with the words after them.
-	{`git -c alias.p='push --force' p origin main`, []string{`git -c "alias.p=push --force" p origin main`, `git -c "alias.p=push --force" push --force origin main @1`}},
+	{`git -c alias.p='push --force' p origin main`, []string{`git -c "alias.p=push --force" p origin main`, `git push --force origin main @1`}},
 	{`git -c alias.p='!rm -rf x' p y`, []string{`git -c "alias.p=!rm -rf x" p y`, `rm -rf x y @1`}},
-	{`git -c alias.a=b -c alias.b='push -f' a`, []string{`git -c alias.a=b -c "alias.b=push -f" a`, `git -c alias.a=b -c "alias.b=push -f" b @1`, `git -c alias.a=b -c "alias.b=push -f" push -f @2`}},
-	{`git -c alias.p='push -f' p "$B"`, []string{`git -c "alias.p=push -f" p $B ~dyn`, `git -c "alias.p=push -f" push -f @1 ~dyn`}},
+	{`git -c alias.a=b -c alias.b='push -f' a`, []string{`git -c alias.a=b -c "alias.b=push -f" a`, `git -c alias.a=b -c "alias.b=push -f" b @1`, `git push -f @2`}},
+	{`git -c alias.p='push -f' p "$B"`, []string{`git -c "alias.p=push -f" p $B ~dyn`, `git push -f @1 ~dyn`}},
 	{`git -c alias.st='!rm -rf x' status`, []string{`git -c "alias.st=!rm -rf x" status`}}, // not the alias used
 	{`git -c alias.p="$X" p`, []string{`git -c alias.p=$X p !unknown ~dyn`}},
 	{`git -c "$K" status`, []string{`git -c $K status !unknown ~dyn`}},
 	{`git --config-env=alias.p=CMD p`, []string{`git --config-env=alias.p=CMD p !unknown`}},
 	// ... in the environment.
-	{`GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.p GIT_CONFIG_VALUE_0='push --force' git p`, []string{`git p`, `git -c "alias.p=push --force" push --force @1`}},
-	{`export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.p GIT_CONFIG_VALUE_0='push -f'; git p`, []string{`export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.p "GIT_CONFIG_VALUE_0=push -f"`, `git p`, `git -c "alias.p=push -f" push -f @1`}},
-	{`GIT_CONFIG_PARAMETERS="'alias.p=push --force'" git p`, []string{`git p`, `git -c "alias.p=push --force" push --force @1`}},
+	{`GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.p GIT_CONFIG_VALUE_0='push --force' git p`, []string{`git p`, `git push --force @1`}},
+	{`export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.p GIT_CONFIG_VALUE_0='push -f'; git p`, []string{`export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.p "GIT_CONFIG_VALUE_0=push -f"`, `git p`, `git push -f @1`}},
+	{`GIT_CONFIG_PARAMETERS="'alias.p=push --force'" git p`, []string{`git p`, `git push --force @1`}},
 	{`GIT_CONFIG_KEY_0="$K" git p`, []string{`git p !unknown`}},
 	{`GIT_CONFIG_GLOBAL=./x git p`, []string{`git p !unknown`}},
 	{`GIT_CONFIG_GLOBAL=/dev/null git status`, []string{`git status`}},
