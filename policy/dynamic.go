@@ -23,6 +23,27 @@ import (
 // command's words makes it hold.
 const triMaybe tri = triFailed + 1
 
+// matchRule evaluates a rule's matcher on the layer so that what is only
+// known at run time never makes a rule's action less likely to apply
+// where that restricts: a deny or ask rule holds where it holds as
+// written (a not = {...} that does not hold for a dynamic word's text
+// does not turn a deny into an unknown), else where some run-time value
+// may make it hold; an allow rule's answer is the run-time one, where a
+// maybe allows nothing.
+func (s *subject) matchRule(r *Rule) tri {
+	if s.shape == nil || r.Action == ActionAllow {
+		return r.Match.eval(s)
+	}
+	shape := s.shape
+	s.shape = nil // read the words as written: no maybes
+	written := r.Match.eval(s)
+	s.shape = shape
+	if written != triNo {
+		return written
+	}
+	return r.Match.eval(s)
+}
+
 // canonicalShape is the layer's canonical template, computed once.
 func (s *subject) canonicalShape() []string {
 	if s.canonShape == nil {

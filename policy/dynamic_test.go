@@ -225,6 +225,20 @@ match = { argv_prefix = ["git", "push"], not = { argument = "--force" } }
 		{`git push origin HEAD:"$B"`, ActionAllow, "plain-push"},
 		{`git push origin $B`, ActionDeny, ""},
 	})
+	// A deny rule's exception that does not hold for a dynamic word as
+	// written still does not: the rule denies, as it did.
+	except := mustEngine(t, "", `version = 1
+
+[[rule]]
+id = "rm-rf-outside-tmp"
+action = "deny"
+match = { all = [{ basename = "rm" }, { argument = "-r" }, { argument = "-f" }], not = { effect = "write:/tmp/**" } }
+`)
+	runDynamicCases(t, except, []dynamicCase{
+		{`rm -rf "$D"`, ActionDeny, "rm-rf-outside-tmp"},
+		{`rm -rf /tmp/x`, ActionAllow, ""},
+		{`rm $F x`, ActionAsk, "rm-rf-outside-tmp"},
+	})
 	list := mustEngine(t, `{"allow":["git push origin *"],"deny":["git push --force*"]}`, "")
 	runDynamicCases(t, list, []dynamicCase{
 		{`git push origin main`, ActionAllow, ""},

@@ -359,7 +359,7 @@ func (e *Engine) layerMatches(sub *subject, li int, unknownAction Action, hasAll
 	}
 	if e.Manifest != nil {
 		for _, r := range e.Manifest.Rules {
-			switch r.Match.eval(sub) {
+			switch sub.matchRule(r) {
 			case triYes:
 				out = append(out, Match{Source: "manifest", Rule: r.ID, Action: r.Action, Reason: ruleReason(raw, r, sub)})
 			case triFailed:

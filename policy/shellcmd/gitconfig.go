@@ -257,8 +257,9 @@ func settingOf(kv word, where string) gitSetting {
 }
 
 // gitEnvSettings reads the configuration that environment assignments
-// give git: GIT_CONFIG_KEY_n with GIT_CONFIG_VALUE_n, and
-// GIT_CONFIG_PARAMETERS; GIT_CONFIG_GLOBAL, GIT_CONFIG_SYSTEM and
+// give git: GIT_CONFIG_KEY_n with GIT_CONFIG_VALUE_n, GIT_CONFIG_PARAMETERS,
+// and the variables that name commands (GIT_SSH_COMMAND, GIT_PAGER,
+// ...: see gitEnvKey); GIT_CONFIG_GLOBAL, GIT_CONFIG_SYSTEM and
 // GIT_CONFIG name files to read, as an include does. A value holding an
 // expansion is not static.
 func gitEnvSettings(assigns []string) []gitSetting {
@@ -278,6 +279,8 @@ func gitEnvSettings(assigns []string) []gitSetting {
 			}
 		case name == "GIT_CONFIG_PARAMETERS":
 			out = append(out, gitParameters(v, dyn)...)
+		case gitEnvKey(name) != "":
+			out = append(out, gitSetting{key: gitEnvKey(name), value: v, valueDyn: dyn, where: name + "=" + v})
 		case name == "GIT_CONFIG_GLOBAL" || name == "GIT_CONFIG_SYSTEM" || name == "GIT_CONFIG":
 			if v != "/dev/null" {
 				out = append(out, gitSetting{key: "include.path", value: v, where: name})
@@ -295,6 +298,28 @@ func gitEnvSettings(assigns []string) []gitSetting {
 			valueDyn: hasExpansion(values[n]), where: where})
 	}
 	return out
+}
+
+// gitEnvKey is the configuration key an environment variable stands in
+// for, when its value is a command git runs with a shell.
+func gitEnvKey(name string) string {
+	switch name {
+	case "GIT_SSH_COMMAND":
+		return "core.sshCommand"
+	case "GIT_PAGER":
+		return "core.pager"
+	case "GIT_EDITOR":
+		return "core.editor"
+	case "GIT_ASKPASS":
+		return "core.askPass"
+	case "GIT_PROXY_COMMAND":
+		return "core.gitProxy"
+	case "GIT_SEQUENCE_EDITOR":
+		return "sequence.editor"
+	case "GIT_EXTERNAL_DIFF":
+		return "diff.external"
+	}
+	return ""
 }
 
 // gitParameters reads GIT_CONFIG_PARAMETERS, 'KEY=VALUE' words as git

@@ -26,6 +26,8 @@ var indirectTests = []struct {
 	{`export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.p GIT_CONFIG_VALUE_0='push -f'; git p`, []string{`export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.p "GIT_CONFIG_VALUE_0=push -f"`, `git p`, `git push -f @1`}},
 	{`GIT_CONFIG_PARAMETERS="'alias.p=push --force'" git p`, []string{`git p`, `git push --force @1`}},
 	{`GIT_CONFIG_KEY_0="$K" git p`, []string{`git p !unknown`}},
+	{`GIT_SSH_COMMAND='sh -c "rm -rf /"' git fetch`, []string{`git fetch`, `sh -c "rm -rf /" @1 ~dyn`, `rm -rf / @2`}},
+	{`export GIT_SSH_COMMAND="$X"; git fetch`, []string{`export GIT_SSH_COMMAND=$X ~dyn`, `git fetch !unknown`}},
 	{`GIT_CONFIG_GLOBAL=./x git p`, []string{`git p !unknown`}},
 	{`GIT_CONFIG_GLOBAL=/dev/null git status`, []string{`git status`}},
 	{`git -c include.path=./x status`, []string{`git -c include.path=./x status !unknown`}},

@@ -15,8 +15,9 @@ type state struct {
 	bodyBytes int   // bytes of nested bodies parsed so far
 	err       error // a limit was hit: the line is unknown
 	cdpath    bool  // the line assigns CDPATH, which may send a relative cd elsewhere
-	// gitEnv holds the GIT_CONFIG* assignments that stand alone or are
-	// exported earlier in the line: git reads them (see gitIndirect).
+	// gitEnv holds the assignments of git configuration (GIT_CONFIG*,
+	// GIT_SSH_COMMAND, ...) that stand alone or are exported earlier in the
+	// line: git reads them (see gitIndirect).
 	gitEnv []string
 }
 
@@ -656,10 +657,12 @@ func (w *walker) stdinScript(idx int, lang string, redirs []*syntax.Redirect) {
 	}
 }
 
-// appendGitEnv adds the GIT_CONFIG* assignments among words to env.
+// appendGitEnv adds the assignments among words that give git
+// configuration (GIT_CONFIG*, GIT_SSH_COMMAND, ...) to env.
 func appendGitEnv(env, words []string) []string {
 	for _, a := range words {
-		if strings.HasPrefix(a, "GIT_CONFIG") && strings.Contains(a, "=") {
+		name, _, ok := strings.Cut(a, "=")
+		if ok && (strings.HasPrefix(name, "GIT_CONFIG") || gitEnvKey(name) != "") {
 			env = append(env, a)
 		}
 	}
