@@ -301,13 +301,20 @@ func (w *walker) markHoles(out *word) {
 	}
 }
 
-// parts writes the text of parts to b and their shape to shape.
+// parts writes the text of parts to b and, once a part is dynamic, their
+// shape to shape (starting with the static text before it), so that a
+// static word builds no shape.
 func (w *walker) parts(b, shape *strings.Builder, out *word, parts []syntax.WordPart, quoted bool) {
 	static := func(s string) {
 		b.WriteString(s)
-		shape.WriteString(s)
+		if out.dyn {
+			shape.WriteString(s)
+		}
 	}
 	dynamic := func(p syntax.Node, spread bool) {
+		if !out.dyn {
+			shape.WriteString(b.String())
+		}
 		b.WriteString(w.text(p))
 		out.dyn = true
 		out.multi = out.multi || spread
