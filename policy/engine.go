@@ -543,21 +543,36 @@ func (g wordGlob) deniesLayer(r reading, layer, canon []string) bool {
 	return false
 }
 
-// reading is how a pattern reads a command's words: as written, where it
-// matches or not, or as shapes (shellcmd.Command.Shapes), where it may
+// reading is how a pattern reads a command's words: asWritten, where it
+// matches or not, or asShapes (shellcmd.Command.Shapes), where it may
 // match some value of what is only known at run time.
-type reading struct {
-	join  func([]string) string
-	glob  func(pattern, s string) bool
-	canon func([]string) []string
-}
+type reading bool
 
-var (
-	asWritten = reading{join: joinWords, glob: globMatch, canon: shellcmd.Canonical}
-	asShapes  = reading{join: shellcmd.JoinShape, glob: globMeets, canon: shellcmd.CanonicalShape}
+const (
+	asWritten reading = false
+	asShapes  reading = true
 )
 
-func joinWords(words []string) string { return strings.Join(words, " ") }
+func (r reading) join(words []string) string {
+	if r == asShapes {
+		return shellcmd.JoinShape(words)
+	}
+	return strings.Join(words, " ")
+}
+
+func (r reading) glob(pattern, s string) bool {
+	if r == asShapes {
+		return globMeets(pattern, s)
+	}
+	return globMatch(pattern, s)
+}
+
+func (r reading) canon(words []string) []string {
+	if r == asShapes {
+		return shellcmd.CanonicalShape(words)
+	}
+	return shellcmd.Canonical(words)
+}
 
 // gitWithoutConfig drops git's configuration options before its
 // subcommand; ok is false when there are none (or it is not git).

@@ -28,21 +28,27 @@ type gitSetting struct {
 // (include.path, GIT_CONFIG_GLOBAL), makes the command unknown.
 func (w *walker) gitIndirect(idx int, l []word) {
 	args := l[1:]
-	texts := strs(args)
 	var settings []gitSetting
 	i := 0
-	for i < len(args) {
-		n, _ := gitGlobal(texts[i:])
-		if n == 0 {
-			break
+	if len(args) > 0 && strings.HasPrefix(args[0].s, "-") { // global options: most git commands have none
+		texts := strs(args)
+		for i < len(args) {
+			n, _ := gitGlobal(texts[i:])
+			if n == 0 {
+				break
+			}
+			if s, ok := gitOptionSetting(args[i : i+n]); ok {
+				settings = append(settings, s)
+			}
+			i += n
 		}
-		if s, ok := gitOptionSetting(args[i : i+n]); ok {
-			settings = append(settings, s)
-		}
-		i += n
 	}
 	c := &w.st.line.Commands[idx]
-	settings = append(settings, gitEnvSettings(append(slices.Clip(w.st.gitEnv), c.Assigns...))...)
+	env := c.Assigns
+	if len(w.st.gitEnv) > 0 {
+		env = append(slices.Clip(w.st.gitEnv), env...)
+	}
+	settings = append(settings, gitEnvSettings(env)...)
 	var sub word
 	var rest []word
 	if i < len(args) {
@@ -263,6 +269,9 @@ func settingOf(kv word, where string) gitSetting {
 // GIT_CONFIG name files to read, as an include does. A value holding an
 // expansion is not static.
 func gitEnvSettings(assigns []string) []gitSetting {
+	if !slices.ContainsFunc(assigns, func(a string) bool { return strings.HasPrefix(a, "GIT_") }) {
+		return nil
+	}
 	keys, values := map[int]string{}, map[int]string{}
 	var out []gitSetting
 	for _, a := range assigns {

@@ -2,6 +2,7 @@ package shellcmd
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -67,6 +68,8 @@ var indirectTests = []struct {
 	{`vim -c '%s/a/\=system("id")/' f`, []string{`vim -c "%s/a/\\=system(\"id\")/" f !unknown`}},
 	{`vim -c '%s/a/b/g' -c 'wq!' f`, []string{`vim -c %s/a/b/g -c wq! f`}},
 	{`vim +42 f`, []string{`vim +42 f`}},
+	{`vim -c 'silent !rm -rf x' f`, []string{`vim -c "silent !rm -rf x" f`, `rm -rf x @1`}},
+	{`vim -c 'sil! keepj %!rm -rf x' f`, []string{`vim -c "sil! keepj %!rm -rf x" f`, `rm -rf x @1`}},
 	{`echo '!rm -rf x' | ex -s f`, []string{`echo "!rm -rf x"`, `ex -s f`, `rm -rf x @1`}},
 	{`curl x | vim -es f`, []string{`curl x`, `vim -es f !unknown`}},
 	// make reading a makefile from its input or --eval.
@@ -77,6 +80,7 @@ var indirectTests = []struct {
 	{`curl x | make -f -`, []string{`curl x`, `make -f - !unknown`}},
 	{"make -f - <<'EOF'\nall:\n\t$(shell rm -rf x)\nEOF", []string{`make -f - !unknown (<<)`}},
 	{`make -j4 test`, []string{`make -j4 test`}},
+	{`echo 'all:; rm -rf x' | make -f /dev/fd/0`, []string{`echo "all:; rm -rf x"`, `make -f /dev/fd/0`, `rm -rf x @1`}},
 	// Aliases assigned through BASH_ALIASES.
 	{`BASH_ALIASES[x]='rm -rf'; x y`, []string{`alias "x=rm -rf" =implied`, `rm -rf @1 ~dyn`, `x y`}},
 }
@@ -89,4 +93,29 @@ func TestParseIndirect(t *testing.T) {
 		}
 		checkLine(t, tt.in, l)
 	}
+}
+
+// FuzzRunnerScripts checks the readers of Ex commands and makefiles on any
+// text: they never panic, an Ex command's shell text is a part of the
+// line, and a recipe is one line.
+func FuzzRunnerScripts(f *testing.F) {
+	for _, s := range []string{
+		"!rm -rf x", "%s/a/b/g|wq", "g/x/!rm y", "sil! keepj %!sort", "'a,'b!rm", "r !ls", "w !sh", "call system('x')",
+		"all:; rm -rf x", "all:\n\t@rm -rf $$HOME\n", "x: y ; z", "define f\nendef", "SHELL=/bin/x", "a: \\\n\tb",
+		"/pat\\/x/d", "?p?!ls", "'", "/", "s/a\\|b/c/",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, sc := range exBodies(s).scripts {
+			if !strings.Contains(s, sc.src) {
+				t.Fatalf("exBodies(%q) found %q, not in the line", s, sc.src)
+			}
+		}
+		for _, sc := range makefileBodies(s).scripts {
+			if strings.Contains(sc.src, "\n") {
+				t.Fatalf("makefileBodies(%q) found a recipe of two lines: %q", s, sc.src)
+			}
+		}
+	})
 }

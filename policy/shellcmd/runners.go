@@ -180,11 +180,11 @@ func vimBodies(name string, l []word) bodyResult {
 func exBodies(text string) bodyResult {
 	var r bodyResult
 	for text != "" {
-		cmd := skipRange(strings.TrimLeft(text, " \t:"))
+		cmd := exModified(skipRange(strings.TrimLeft(text, " \t:")))
 		if shell, ok := strings.CutPrefix(cmd, "!"); ok { // :!cmd, :%!filter: the rest of the line
 			return bodyResult{scripts: append(r.scripts, script{src: shell})}
 		}
-		name := cmd[:len(cmd)-len(strings.TrimLeft(cmd, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"))]
+		name := exName(cmd)
 		after := cmd[len(name):]
 		rest := strings.TrimPrefix(after, "!") // q!, w!: forced
 		switch spaced := strings.TrimLeft(after, " \t"); {
@@ -244,6 +244,27 @@ func skipRange(cmd string) string {
 	return cmd
 }
 
+// exName is the name an Ex command starts with.
+func exName(cmd string) string {
+	return cmd[:len(cmd)-len(strings.TrimLeft(cmd, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"))]
+}
+
+// exModified is the command after its modifiers (:silent !cmd runs cmd).
+func exModified(cmd string) string {
+	for {
+		switch exName(cmd) {
+		case "sil", "silent", "uns", "unsilent", "keepa", "keepalt", "keepj", "keepjumps", "keepm", "keepmarks",
+			"keepp", "keeppatterns", "lockm", "lockmarks", "noa", "noautocmd", "nos", "noswapfile", "vert",
+			"vertical", "to", "topleft", "bo", "botright", "abo", "aboveleft", "bel", "belowright", "conf",
+			"confirm", "hid", "hide", "tab", "sandbox", "san":
+			rest := strings.TrimPrefix(cmd[len(exName(cmd)):], "!")
+			cmd = skipRange(strings.TrimLeft(rest, " \t:"))
+		default:
+			return cmd
+		}
+	}
+}
+
 // exInert reports Ex commands that run no program (and whose arguments do
 // not; a substitution with \= evaluates an expression, which is checked
 // apart).
@@ -254,7 +275,7 @@ func exInert(name string) bool {
 		"s", "substitute", "d", "delete", "m", "move", "t", "co", "copy", "j", "join", "y", "yank", "pu", "put",
 		"sor", "sort", "noh", "nohlsearch", "ret", "retab", "sy", "syntax", "filet", "filetype", "redr", "redraw",
 		"u", "undo", "red", "redo", "le", "left", "ri", "right", "ce", "center", "k", "ma", "mark", "p", "print",
-		"nu", "number", "l", "list", "z", "i", "insert", "a", "append", "c", "change", "sil", "silent", "f", "file":
+		"nu", "number", "l", "list", "z", "i", "insert", "a", "append", "c", "change", "f", "file":
 		return true
 	}
 	return false
@@ -308,7 +329,9 @@ func makeBodies(l []word) bodyResult {
 		r.scripts, r.why = append(r.scripts, sub.scripts...), sub.why
 	}
 	file := func(v word) {
-		if !v.dyn && (v.s == "-" || v.s == "/dev/stdin") {
+		switch {
+		case v.dyn:
+		case v.s == "-" || v.s == "/dev/stdin" || v.s == "/dev/fd/0" || v.s == "/proc/self/fd/0":
 			r.stdinLang = "make"
 		}
 	}
