@@ -31,26 +31,42 @@ const triMaybe tri = triFailed + 1
 // may make it hold; an allow rule's answer is the run-time one, where a
 // maybe allows nothing.
 func (s *subject) matchRule(r *Rule) tri {
-	if s.shape == nil || r.Action == ActionAllow {
+	if r.Action == ActionAllow || !s.varies() {
 		return r.Match.eval(s)
 	}
-	shape := s.shape
-	s.shape = nil // read the words as written: no maybes
+	s.writtenOnly = true
 	written := r.Match.eval(s)
-	s.shape = shape
+	s.writtenOnly = false
 	if written != triNo {
 		return written
 	}
 	return r.Match.eval(s)
 }
 
-// canonicalShape is the layer's canonical template, computed once.
-func (s *subject) canonicalShape() []string {
-	if s.canonShape == nil {
-		s.canonShape = shellcmd.CanonicalShape(s.shape)
-	}
-	return s.canonShape
+// varies reports a layer with words or a redirection only known at run
+// time.
+func (s *subject) varies() bool {
+	return s.shape != nil || len(s.runtimePaths()) > 0
 }
+
+// writtenForms is the layer as deny patterns read it, computed once.
+func (s *subject) writtenForms() *layerForms {
+	if s.written == nil {
+		s.written = newLayerForms(asWritten, s.argv, s.canon)
+	}
+	return s.written
+}
+
+// shapeForms is the layer's shape as deny patterns read it, computed once.
+func (s *subject) shapeForms() *layerForms {
+	if s.shaped == nil {
+		s.shaped = newLayerForms(asShapes, s.shape, shellcmd.CanonicalShape(s.shape))
+	}
+	return s.shaped
+}
+
+// canonicalShape is the layer's canonical template.
+func (s *subject) canonicalShape() []string { return s.shapeForms().canon }
 
 // layerShape is the shape of one layer of c, or nil when it is static or
 // the command is already unknown (then the unknown action applies anyway).
@@ -110,10 +126,10 @@ func stageMatch(pattern wordGlob, line *shellcmd.Line, stage []int) tri {
 	c := &line.Commands[stage[0]]
 	r := triNo
 	for li, layer := range c.Layers {
-		if pattern.deniesLayer(asWritten, layer, shellcmd.Canonical(layer)) {
+		if pattern.deniesLayer(newLayerForms(asWritten, layer, shellcmd.Canonical(layer))) {
 			return triYes
 		}
-		if shape := layerShape(c, li); shape != nil && pattern.deniesLayer(asShapes, shape, shellcmd.CanonicalShape(shape)) {
+		if shape := layerShape(c, li); shape != nil && pattern.deniesLayer(newLayerForms(asShapes, shape, shellcmd.CanonicalShape(shape))) {
 			r = triMaybe
 		}
 	}
@@ -122,19 +138,14 @@ func stageMatch(pattern wordGlob, line *shellcmd.Line, stage []int) tri {
 
 // mayHavePrefix reports whether argv_prefix may hold at run time: the
 // prefix, as a pattern that ends there or goes on, meets the layer's
-// canonical template or its shape as written.
+// canonical template or its shape as written. The program is static, so
+// a prefix naming another one never does.
 func (s *subject) mayHavePrefix(mt *Matcher) bool {
-	if s.shape == nil {
+	if s.shape == nil || s.argv[0] != mt.ArgvPrefix[0] && s.canon[0] != mt.canonPrefix[0] {
 		return false
 	}
-	return meetsWords(mt.canonPrefix, s.canonicalShape()) || meetsWords(mt.ArgvPrefix, s.shape)
-}
-
-// meetsWords reports whether the template of words may start with prefix.
-func meetsWords(prefix, words []string) bool {
-	p, t := strings.Join(prefix, " "), shellcmd.JoinShape(words)
-	more := p + " *"
-	return literalMeets(p, t) || meets(more, func(i int) bool { return i == len(more)-1 }, t)
+	f := s.shapeForms()
+	return prefixMeets(strings.Join(mt.canonPrefix, " "), f.canonText) || prefixMeets(strings.Join(mt.ArgvPrefix, " "), f.text)
 }
 
 // mayHaveArgument reports whether some wanted argument may be among the
@@ -215,8 +226,15 @@ func (s *subject) mayHaveEffect(patterns []string) bool {
 }
 
 // runtimePaths maps the text of each path of the layer that is only known
-// at run time, as its effects name it, to its shape.
+// at run time, as its effects name it, to its shape; computed once.
 func (s *subject) runtimePaths() map[string]string {
+	if !s.pathsRead {
+		s.paths, s.pathsRead = s.readRuntimePaths(), true
+	}
+	return s.paths
+}
+
+func (s *subject) readRuntimePaths() map[string]string {
 	var paths map[string]string
 	add := func(text, shape string) {
 		if paths == nil {

@@ -334,15 +334,15 @@ func (e *Engine) decideRequest(raw string, req Request) Decision {
 // mayMatch).
 func (e *Engine) layerMatches(sub *subject, li int, unknownAction Action, hasAllowList bool) []Match {
 	var out []Match
-	raw, layer, c := sub.raw, sub.argv, sub.cmd
+	raw, c := sub.raw, sub.cmd
 	canon := strings.Join(sub.canon, " ")
 	for _, p := range e.deny {
 		switch {
 		case p.stages != nil:
-		case p.deniesLayer(asWritten, layer, sub.canon):
+		case p.deniesLayer(sub.writtenForms()):
 			out = append(out, Match{Source: "policy.json deny", Rule: p.raw, Action: ActionDeny,
 				Reason: fmt.Sprintf("Command '%s' denied by policy rule: %s", raw, p.raw)})
-		case sub.shape != nil && p.deniesLayer(asShapes, sub.shape, sub.canonicalShape()):
+		case sub.shape != nil && p.deniesLayer(sub.shapeForms()):
 			if m, ok := mayMatch(sub, "policy.json deny", p.raw, ActionDeny, unknownAction, hasAllowList); ok {
 				out = append(out, m)
 			}
@@ -526,21 +526,35 @@ type wordGlob struct {
 	plain string
 }
 
-// deniesLayer tests the pattern against every form of one command layer,
-// read as r says: canonical (flags normalized); as written, so that
-// `--force*` still covers `--force-with-lease` as a text glob would; and
-// for git, without the configuration options before the subcommand (-c,
+// layerForms are the texts of one command layer that deny patterns are
+// matched against, read as r says and computed once for all patterns:
+// canonical (flags normalized); as written, so that `--force*` still
+// covers `--force-with-lease` as a text glob would; and for git, both
+// again without the configuration options before the subcommand (-c,
 // --config-env, --exec-path), which canonicalization keeps because they
 // can run code but which must not hide `git -c x=y push --force` from a
 // deny.
-func (g wordGlob) deniesLayer(r reading, layer, canon []string) bool {
-	if g.matchDeny(r, canon) || r.matchDenyGlob(g.plain, layer) {
+type layerForms struct {
+	r               reading
+	canon           []string
+	canonText, text string
+	git             *layerForms // without git's configuration options, or nil
+}
+
+func newLayerForms(r reading, layer, canon []string) *layerForms {
+	f := &layerForms{r: r, canon: canon, canonText: r.join(canon), text: r.join(layer)}
+	if stripped, ok := gitWithoutConfig(layer); ok {
+		f.git = newLayerForms(r, stripped, r.canon(stripped))
+	}
+	return f
+}
+
+// deniesLayer tests the pattern against every form of one command layer.
+func (g wordGlob) deniesLayer(f *layerForms) bool {
+	if g.matchDeny(f) || f.r.matchDenyGlob(g.plain, f.text) {
 		return true
 	}
-	if stripped, ok := gitWithoutConfig(layer); ok {
-		return g.matchDeny(r, r.canon(stripped)) || r.matchDenyGlob(g.plain, stripped)
-	}
-	return false
+	return f.git != nil && g.deniesLayer(f.git)
 }
 
 // reading is how a pattern reads a command's words: asWritten, where it
@@ -622,25 +636,24 @@ func compilePatterns(raws []string) []filePattern {
 // in " *" also stops the bare command (`sudo *` stops `sudo`), and flags
 // the pattern does not name are ignored when the pattern names some
 // (`rm -rf *` stops `rm -rfv /`).
-func (g wordGlob) matchDeny(r reading, canon []string) bool {
-	if r.matchDenyGlob(g.glob, canon) {
+func (g wordGlob) matchDeny(f *layerForms) bool {
+	if f.r.matchDenyGlob(g.glob, f.canonText) {
 		return true
 	}
 	if len(g.flags) == 0 {
 		return false
 	}
-	reduced := make([]string, 0, len(canon))
-	for _, w := range canon {
+	reduced := make([]string, 0, len(f.canon))
+	for _, w := range f.canon {
 		if isShortFlag(w) && !g.flags[w] {
 			continue
 		}
 		reduced = append(reduced, w)
 	}
-	return len(reduced) < len(canon) && r.matchDenyGlob(g.glob, reduced)
+	return len(reduced) < len(f.canon) && f.r.matchDenyGlob(g.glob, f.r.join(reduced))
 }
 
-func (r reading) matchDenyGlob(pattern string, words []string) bool {
-	s := r.join(words)
+func (r reading) matchDenyGlob(pattern, s string) bool {
 	if r.glob(pattern, s) {
 		return true
 	}
@@ -762,8 +775,12 @@ func appendNew(list []string, items ...string) []string {
 type subject struct {
 	raw         string // the whole command line, for reasons
 	argv, canon []string
-	shape       []string // the layer's shape when it is dynamic (see dynamic.go), else nil
-	canonShape  []string // CanonicalShape(shape), once canonicalShape computes it
+	shape       []string          // the layer's shape when it is dynamic (see dynamic.go), else nil
+	written     *layerForms       // the layer as deny patterns read it, once writtenForms computes it
+	shaped      *layerForms       // its shape so read, once shapeForms computes it
+	paths       map[string]string // runtimePaths, once pathsRead
+	pathsRead   bool
+	writtenOnly bool // matchers read no run-time values (see matchRule)
 	cmd         *shellcmd.Command
 	innermost   bool
 	effects     []string
@@ -857,22 +874,24 @@ func (mt *Matcher) matchStatic(s *subject) tri {
 		return triNo
 	}
 	r := triYes
-	may := func(holds bool) bool { // a key that does not hold as written: whether it may at run time
-		if !holds {
-			return false
+	// For a key that does not hold as written: whether it may at run
+	// time, unless run-time values are not read (see matchRule).
+	runtime := !s.writtenOnly
+	may := func(holds bool) bool {
+		if holds {
+			r = triMaybe
 		}
-		r = triMaybe
-		return true
+		return holds
 	}
 	if len(mt.ArgvPrefix) > 0 && !hasPrefixWords(s.canon, mt.canonPrefix) && !hasPrefixWords(argv, mt.ArgvPrefix) &&
-		!may(s.mayHavePrefix(mt)) {
+		!(runtime && may(s.mayHavePrefix(mt))) {
 		return triNo
 	}
-	if len(mt.Argument) > 0 && !s.anyArgument(mt.Argument) && !may(s.mayHaveArgument(mt.Argument)) {
+	if len(mt.Argument) > 0 && !s.anyArgument(mt.Argument) && !(runtime && may(s.mayHaveArgument(mt.Argument))) {
 		return triNo
 	}
 	if len(mt.ArgumentContains) > 0 && !anyArgumentContains(argv[1:], mt.ArgumentContains) &&
-		!may(s.mayContainArgument(mt.ArgumentContains)) {
+		!(runtime && may(s.mayContainArgument(mt.ArgumentContains))) {
 		return triNo
 	}
 	if re := mt.programRegexp(); re != nil && !(re.MatchString(argv[0]) || s.innermost && re.MatchString(s.cmd.Path)) {
@@ -881,7 +900,7 @@ func (mt *Matcher) matchStatic(s *subject) tri {
 	if len(mt.GitSubcommand) > 0 && !s.gitSubcommandIn(mt.GitSubcommand) {
 		return triNo
 	}
-	if len(mt.Effect) > 0 && !anyEffect(s.effects, mt.Effect) && !may(s.mayHaveEffect(mt.Effect)) {
+	if len(mt.Effect) > 0 && !anyEffect(s.effects, mt.Effect) && !(runtime && may(s.mayHaveEffect(mt.Effect))) {
 		return triNo
 	}
 	if mt.NoUnknownEffects != nil {

@@ -45,26 +45,43 @@ const maxMeetCells = 1 << 22
 // pattern matches some run-time value of a command. Past maxMeetCells it
 // answers true: a deny can only get safer.
 func globMeets(pattern, template string) bool {
-	return meets(pattern, func(i int) bool { return pattern[i] == '*' }, template)
+	g := wildcards{strings.IndexByte(pattern, '*'), strings.LastIndexByte(pattern, '*'), func(i int) bool { return pattern[i] == '*' }}
+	return meets(pattern, g, template)
 }
 
 // literalMeets reports whether a template may be the text s, `*` and all.
 func literalMeets(s, template string) bool {
-	return meets(s, func(int) bool { return false }, template)
+	return meets(s, wildcards{-1, -1, func(int) bool { return false }}, template)
+}
+
+// prefixMeets reports whether a template may be the text s, or s then a
+// space and more.
+func prefixMeets(s, template string) bool {
+	more := s + " *"
+	end := len(more) - 1
+	return literalMeets(s, template) || meets(more, wildcards{end, end, func(i int) bool { return i == end }}, template)
 }
 
 // containsMeets reports whether a template may hold the text s.
 func containsMeets(s, template string) bool {
 	p := "*" + s + "*"
-	return meets(p, func(i int) bool { return i == 0 || i == len(p)-1 }, template)
+	return meets(p, wildcards{0, len(p) - 1, func(i int) bool { return i == 0 || i == len(p)-1 }}, template)
 }
 
-// meets reports whether some text matches both pattern, whose characters
-// at the indexes wild reports stand for any run, and template.
-func meets(pattern string, wild func(int) bool, template string) bool {
-	if !literalEndsAgree(pattern, wild, template) {
+// wildcards says which characters of a pattern stand for any run: first
+// and last are the first and last of them (-1: none), wild tells any.
+type wildcards struct {
+	first, last int
+	wild        func(int) bool
+}
+
+// meets reports whether some text matches both pattern, whose wildcards
+// stand for any run, and template.
+func meets(pattern string, g wildcards, template string) bool {
+	if !literalEndsAgree(pattern, g, template) {
 		return false
 	}
+	wild := g.wild
 	n, m := len(pattern), len(template)
 	if (n+1)*(m+1) > maxMeetCells {
 		return true
@@ -101,16 +118,8 @@ const shapeMarkers = string(shellcmd.Hole) + string(shellcmd.Spread)
 
 // literalEndsAgree compares what both texts must start and end with, up to
 // their first and from their last wildcard: most pairs differ there.
-func literalEndsAgree(pattern string, wild func(int) bool, template string) bool {
-	pi, pj := -1, -1 // the pattern's first and last wildcard
-	for i := range len(pattern) {
-		if wild(i) {
-			if pi < 0 {
-				pi = i
-			}
-			pj = i
-		}
-	}
+func literalEndsAgree(pattern string, g wildcards, template string) bool {
+	pi, pj := g.first, g.last
 	ti := strings.IndexAny(template, shapeMarkers)
 	if pi < 0 && ti < 0 {
 		return pattern == template
