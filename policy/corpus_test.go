@@ -57,7 +57,7 @@ var corpusCategories = map[string]bool{
 	"interpreter-code": false, // judging code an interpreter runs (python -c beyond a few substrings, a heredoc to python)
 	"operands":         false, // operand semantics: a ref from a pathspec, option values and order, "--", refspec prefixes
 	"abbreviation":     false, // option spellings canonicalization does not know: git's unique prefixes (--forc), unsplit clusters
-	"environment":      false, // matchers do not see environment assignments (GIT_SSH_COMMAND=..., GIT_CONFIG_*)
+	"environment":      false, // what git takes from the environment: variables matchers do not read (GIT_SSH), or a command they walk that the policy allows
 	"case-and-names":   false, // program names are matched exactly; the label assumes a case-insensitive file system or git.exe
 	"effects-any":      false, // an effect matcher holds when some effect matches; "every target is inside" cannot be said
 	"dynamic-args":     false, // matchers cannot see that xargs/parallel append run-time arguments to a command

@@ -267,10 +267,11 @@ func (e *Engine) decideRequest(raw string, req Request) Decision {
 	for ci := range line.Commands {
 		c := &line.Commands[ci]
 		for li, layer := range c.Layers {
-			sub := &subject{raw: raw, argv: layer, canon: shellcmd.Canonical(layer), cmd: c, innermost: li == len(c.Layers)-1, eval: ev}
+			sub := &subject{raw: raw, argv: layer, canon: shellcmd.Canonical(layer), shape: layerShape(c, li),
+				cmd: c, innermost: li == len(c.Layers)-1, eval: ev}
 			sub.effects = ev.analyze(sub, lineEffects(layer, c, cwds))
 			rep := CommandReport{Argv: layer, Layer: li, Effects: sub.effects}
-			rep.Matches = e.layerMatches(sub, li, hasAllowList)
+			rep.Matches = e.layerMatches(sub, li, unknownAction, hasAllowList)
 			if c.Unknown != "" {
 				rep.Matches = append(rep.Matches, unknownMatch(raw, c.Unknown, unknownAction, hasAllowList))
 			}
@@ -292,7 +293,7 @@ func (e *Engine) decideRequest(raw string, req Request) Decision {
 		}
 		cwds = followCd(c, cwds)
 	}
-	for _, m := range e.pipelineDenies(raw, line) {
+	for _, m := range e.pipelineDenies(raw, line, unknownAction, hasAllowList) {
 		consider(m)
 	}
 	for _, m := range ev.denies {
@@ -334,15 +335,22 @@ func (e *Engine) decideRequest(raw string, req Request) Decision {
 }
 
 // layerMatches lists the policy.json and manifest rules that match one
-// layer of a command.
-func (e *Engine) layerMatches(sub *subject, li int, hasAllowList bool) []Match {
+// layer of a command, or that some run-time value of it would match (see
+// mayMatch).
+func (e *Engine) layerMatches(sub *subject, li int, unknownAction Action, hasAllowList bool) []Match {
 	var out []Match
-	raw, layer, c := sub.raw, sub.argv, sub.cmd
+	raw, c := sub.raw, sub.cmd
 	canon := strings.Join(sub.canon, " ")
 	for _, p := range e.deny {
-		if p.stages == nil && p.deniesLayer(layer, sub.canon) {
+		switch {
+		case p.stages != nil:
+		case p.deniesLayer(sub.writtenForms()):
 			out = append(out, Match{Source: "policy.json deny", Rule: p.raw, Action: ActionDeny,
 				Reason: fmt.Sprintf("Command '%s' denied by policy rule: %s", raw, p.raw)})
+		case sub.shape != nil && p.deniesLayer(sub.shapeForms()):
+			if m, ok := mayMatch(sub, "policy.json deny", p.raw, ActionDeny, unknownAction, hasAllowList); ok {
+				out = append(out, m)
+			}
 		}
 	}
 	if hasAllowList {
@@ -356,7 +364,7 @@ func (e *Engine) layerMatches(sub *subject, li int, hasAllowList bool) []Match {
 	}
 	if e.Manifest != nil {
 		for _, r := range e.Manifest.Rules {
-			switch r.Match.eval(sub) {
+			switch sub.matchRule(r) {
 			case triYes:
 				out = append(out, Match{Source: "manifest", Rule: r.ID, Action: r.Action, Reason: ruleReason(raw, r, sub)})
 			case triFailed:
@@ -365,6 +373,14 @@ func (e *Engine) layerMatches(sub *subject, li int, hasAllowList bool) []Match {
 				if r.Action != ActionAllow {
 					out = append(out, Match{Source: "manifest", Rule: r.ID, Action: r.Action,
 						Reason: ruleReason(raw, r, sub) + " (its script matcher failed, so the rule counts as matching)"})
+				}
+			case triMaybe:
+				// Only some run-time value matches: an allow rule does not allow.
+				if r.Action == ActionAllow {
+					continue
+				}
+				if m, ok := mayMatch(sub, "manifest", r.ID, r.Action, unknownAction, hasAllowList); ok {
+					out = append(out, m)
 				}
 			}
 		}
@@ -460,8 +476,9 @@ func (e *Engine) allowListMiss(canon string, c *shellcmd.Command, layer int) (pa
 }
 
 // pipelineDenies tests deny patterns that contain a pipe against runs of
-// consecutive pipeline stages.
-func (e *Engine) pipelineDenies(raw string, line *shellcmd.Line) []Match {
+// consecutive pipeline stages: a run where every stage matches is denied;
+// one where some stage only may match at run time is unknown (mayMatch).
+func (e *Engine) pipelineDenies(raw string, line *shellcmd.Line, unknownAction Action, hasAllowList bool) []Match {
 	var out []Match
 	for _, p := range e.deny {
 		if p.stages == nil {
@@ -469,35 +486,32 @@ func (e *Engine) pipelineDenies(raw string, line *shellcmd.Line) []Match {
 		}
 		for _, pl := range line.Pipelines {
 			for start := 0; start+len(p.stages) <= len(pl); start++ {
-				ok := true
+				run, maybe := triYes, -1
 				for j, stagePat := range p.stages {
-					if !stageMatches(stagePat, line, pl[start+j]) {
-						ok = false
+					r := stageMatch(stagePat, line, pl[start+j])
+					if r == triNo {
+						run = triNo
 						break
 					}
+					if r == triMaybe && maybe < 0 {
+						run, maybe = triMaybe, start+j
+					}
 				}
-				if ok {
+				switch run {
+				case triYes:
 					out = append(out, Match{Source: "policy.json deny", Rule: p.raw, Action: ActionDeny,
 						Reason: fmt.Sprintf("Command '%s' denied by policy rule: %s", raw, p.raw)})
+				case triMaybe:
+					c := &line.Commands[pl[maybe][0]]
+					sub := &subject{raw: raw, argv: c.Argv, shape: c.Shapes[len(c.Shapes)-1]}
+					if m, ok := mayMatch(sub, "policy.json deny", p.raw, ActionDeny, unknownAction, hasAllowList); ok {
+						out = append(out, m)
+					}
 				}
 			}
 		}
 	}
 	return out
-}
-
-// stageMatches: any layer of the stage's own command (its first) matches.
-func stageMatches(pattern wordGlob, line *shellcmd.Line, stage []int) bool {
-	if len(stage) == 0 {
-		return false
-	}
-	c := &line.Commands[stage[0]]
-	for _, layer := range c.Layers {
-		if pattern.deniesLayer(layer, shellcmd.Canonical(layer)) {
-			return true
-		}
-	}
-	return false
 }
 
 // filePattern is a policy.json pattern normalized like a command: its words
@@ -517,20 +531,66 @@ type wordGlob struct {
 	plain string
 }
 
-// deniesLayer tests the pattern against every form of one command layer:
-// canonical (flags normalized); as written, so that `--force*` still covers
-// `--force-with-lease` as a text glob would; and for git, without the
-// configuration options before the subcommand (-c, --config-env,
-// --exec-path), which canonicalization keeps because they can run code but
-// which must not hide `git -c x=y push --force` from a deny.
-func (g wordGlob) deniesLayer(layer, canon []string) bool {
-	if g.matchDeny(canon) || matchDenyGlob(g.plain, strings.Join(layer, " ")) {
+// layerForms are the texts of one command layer that deny patterns are
+// matched against, read as r says and computed once for all patterns:
+// canonical (flags normalized); as written, so that `--force*` still
+// covers `--force-with-lease` as a text glob would; and for git, both
+// again without the configuration options before the subcommand (-c,
+// --config-env, --exec-path), which canonicalization keeps because they
+// can run code but which must not hide `git -c x=y push --force` from a
+// deny.
+type layerForms struct {
+	r               reading
+	canon           []string
+	canonText, text string
+	git             *layerForms // without git's configuration options, or nil
+}
+
+func newLayerForms(r reading, layer, canon []string) *layerForms {
+	f := &layerForms{r: r, canon: canon, canonText: r.join(canon), text: r.join(layer)}
+	if stripped, ok := gitWithoutConfig(layer); ok {
+		f.git = newLayerForms(r, stripped, r.canon(stripped))
+	}
+	return f
+}
+
+// deniesLayer tests the pattern against every form of one command layer.
+func (g wordGlob) deniesLayer(f *layerForms) bool {
+	if g.matchDeny(f) || f.r.matchDenyGlob(g.plain, f.text) {
 		return true
 	}
-	if stripped, ok := gitWithoutConfig(layer); ok {
-		return g.matchDeny(shellcmd.Canonical(stripped)) || matchDenyGlob(g.plain, strings.Join(stripped, " "))
+	return f.git != nil && g.deniesLayer(f.git)
+}
+
+// reading is how a pattern reads a command's words: asWritten, where it
+// matches or not, or asShapes (shellcmd.Command.Shapes), where it may
+// match some value of what is only known at run time.
+type reading bool
+
+const (
+	asWritten reading = false
+	asShapes  reading = true
+)
+
+func (r reading) join(words []string) string {
+	if r == asShapes {
+		return shellcmd.JoinShape(words)
 	}
-	return false
+	return strings.Join(words, " ")
+}
+
+func (r reading) glob(pattern, s string) bool {
+	if r == asShapes {
+		return globMeets(pattern, s)
+	}
+	return globMatch(pattern, s)
+}
+
+func (r reading) canon(words []string) []string {
+	if r == asShapes {
+		return shellcmd.CanonicalShape(words)
+	}
+	return shellcmd.Canonical(words)
 }
 
 // gitWithoutConfig drops git's configuration options before its
@@ -581,30 +641,29 @@ func compilePatterns(raws []string) []filePattern {
 // in " *" also stops the bare command (`sudo *` stops `sudo`), and flags
 // the pattern does not name are ignored when the pattern names some
 // (`rm -rf *` stops `rm -rfv /`).
-func (g wordGlob) matchDeny(canon []string) bool {
-	s := strings.Join(canon, " ")
-	if matchDenyGlob(g.glob, s) {
+func (g wordGlob) matchDeny(f *layerForms) bool {
+	if f.r.matchDenyGlob(g.glob, f.canonText) {
 		return true
 	}
 	if len(g.flags) == 0 {
 		return false
 	}
-	reduced := make([]string, 0, len(canon))
-	for _, w := range canon {
+	reduced := make([]string, 0, len(f.canon))
+	for _, w := range f.canon {
 		if isShortFlag(w) && !g.flags[w] {
 			continue
 		}
 		reduced = append(reduced, w)
 	}
-	return len(reduced) < len(canon) && matchDenyGlob(g.glob, strings.Join(reduced, " "))
+	return len(reduced) < len(f.canon) && f.r.matchDenyGlob(g.glob, f.r.join(reduced))
 }
 
-func matchDenyGlob(pattern, s string) bool {
-	if globMatch(pattern, s) {
+func (r reading) matchDenyGlob(pattern, s string) bool {
+	if r.glob(pattern, s) {
 		return true
 	}
 	if p, ok := strings.CutSuffix(pattern, " *"); ok {
-		return globMatch(p, s)
+		return r.glob(p, s)
 	}
 	return false
 }
@@ -721,6 +780,12 @@ func appendNew(list []string, items ...string) []string {
 type subject struct {
 	raw         string // the whole command line, for reasons
 	argv, canon []string
+	shape       []string          // the layer's shape when it is dynamic (see dynamic.go), else nil
+	written     *layerForms       // the layer as deny patterns read it, once writtenForms computes it
+	shaped      *layerForms       // its shape so read, once shapeForms computes it
+	paths       map[string]string // runtimePaths, once pathsRead
+	pathsRead   bool
+	writtenOnly bool // matchers read no run-time values (see matchRule)
 	cmd         *shellcmd.Command
 	innermost   bool
 	effects     []string
@@ -735,22 +800,28 @@ type subject struct {
 }
 
 // eval evaluates a manifest matcher against one layer of a command. The
-// static keys are certain; a script matcher can fail, and a failure
-// spreads: all() is no if any part is no, else failed if any part failed;
-// any() is yes if any part is yes, else failed if any failed; not() keeps
-// a failure a failure, so negation can never turn it into a match.
+// static keys are certain, or maybe when only some run-time value of the
+// layer's words makes them hold; a script matcher can fail. An answer that
+// is not certain spreads: all() is no if any part is no, else failed if
+// any part failed, else maybe if any part is maybe; any() is yes if any
+// part is yes, else failed, else maybe; not() keeps a failure a failure
+// and a maybe a maybe, so negation can never turn either into a match.
 func (mt *Matcher) eval(s *subject) tri {
-	if !mt.matchStatic(s) {
+	static := mt.matchStatic(s)
+	if static == triNo {
 		return triNo
 	}
-	failed := false
+	failed, maybe := false, static == triMaybe
+	note := func(r tri) {
+		failed = failed || r == triFailed
+		maybe = maybe || r == triMaybe
+	}
 	for _, sub := range mt.All {
-		switch sub.eval(s) {
-		case triNo:
+		r := sub.eval(s)
+		if r == triNo {
 			return triNo
-		case triFailed:
-			failed = true
 		}
+		note(r)
 	}
 	if len(mt.Any) > 0 {
 		anyResult := triNo
@@ -760,70 +831,82 @@ func (mt *Matcher) eval(s *subject) tri {
 				anyResult = triYes
 				break
 			}
-			if r == triFailed {
-				anyResult = triFailed
+			if r == triFailed || r == triMaybe && anyResult == triNo {
+				anyResult = r
 			}
 		}
-		switch anyResult {
-		case triNo:
+		if anyResult == triNo {
 			return triNo
-		case triFailed:
-			failed = true
 		}
+		note(anyResult)
 	}
 	if mt.Not != nil {
-		switch mt.Not.eval(s) {
-		case triYes:
+		r := mt.Not.eval(s)
+		if r == triYes {
 			return triNo
-		case triFailed:
-			failed = true
 		}
+		note(r)
 	}
 	// The script runs last: a conjunction's answer does not depend on its
 	// order, and the static keys beside it spare most commands the run.
 	if mt.Script != "" {
-		switch s.matchScript(mt.Script) {
-		case triNo:
+		r := s.matchScript(mt.Script)
+		if r == triNo {
 			return triNo
-		case triFailed:
-			failed = true
 		}
+		note(r)
 	}
-	if failed {
+	switch {
+	case failed:
 		return triFailed
+	case maybe:
+		return triMaybe
 	}
 	return triYes
 }
 
-// matchStatic tests the keys that need no script.
-func (mt *Matcher) matchStatic(s *subject) bool {
+// matchStatic tests the keys that need no script: triYes when all hold,
+// triMaybe when some only may at run time.
+func (mt *Matcher) matchStatic(s *subject) tri {
 	argv := s.argv
 	if len(argv) == 0 {
-		return false
+		return triNo
 	}
 	if len(mt.Program) > 0 && !(contains(mt.Program, argv[0]) || s.innermost && contains(mt.Program, s.cmd.Path)) {
-		return false
+		return triNo
 	}
 	if len(mt.Basename) > 0 && !contains(mt.Basename, argv[0]) {
-		return false
+		return triNo
 	}
-	if len(mt.ArgvPrefix) > 0 && !hasPrefixWords(s.canon, mt.canonPrefix) && !hasPrefixWords(argv, mt.ArgvPrefix) {
-		return false
+	r := triYes
+	// For a key that does not hold as written: whether it may at run
+	// time, unless run-time values are not read (see matchRule).
+	runtime := !s.writtenOnly
+	may := func(holds bool) bool {
+		if holds {
+			r = triMaybe
+		}
+		return holds
 	}
-	if len(mt.Argument) > 0 && !s.anyArgument(mt.Argument) {
-		return false
+	if len(mt.ArgvPrefix) > 0 && !hasPrefixWords(s.canon, mt.canonPrefix) && !hasPrefixWords(argv, mt.ArgvPrefix) &&
+		!(runtime && may(s.mayHavePrefix(mt))) {
+		return triNo
 	}
-	if len(mt.ArgumentContains) > 0 && !anyArgumentContains(argv[1:], mt.ArgumentContains) {
-		return false
+	if len(mt.Argument) > 0 && !s.anyArgument(mt.Argument) && !(runtime && may(s.mayHaveArgument(mt.Argument))) {
+		return triNo
+	}
+	if len(mt.ArgumentContains) > 0 && !anyArgumentContains(argv[1:], mt.ArgumentContains) &&
+		!(runtime && may(s.mayContainArgument(mt.ArgumentContains))) {
+		return triNo
 	}
 	if re := mt.programRegexp(); re != nil && !(re.MatchString(argv[0]) || s.innermost && re.MatchString(s.cmd.Path)) {
-		return false
+		return triNo
 	}
 	if len(mt.GitSubcommand) > 0 && !s.gitSubcommandIn(mt.GitSubcommand) {
-		return false
+		return triNo
 	}
-	if len(mt.Effect) > 0 && !anyEffect(s.effects, mt.Effect) {
-		return false
+	if len(mt.Effect) > 0 && !anyEffect(s.effects, mt.Effect) && !(runtime && may(s.mayHaveEffect(mt.Effect))) {
+		return triNo
 	}
 	if mt.NoUnknownEffects != nil {
 		hasUnknown := false
@@ -833,10 +916,10 @@ func (mt *Matcher) matchStatic(s *subject) bool {
 			}
 		}
 		if *mt.NoUnknownEffects == hasUnknown {
-			return false
+			return triNo
 		}
 	}
-	return true
+	return r
 }
 
 func contains(list []string, s string) bool {

@@ -37,6 +37,10 @@ type bodyResult struct {
 	// elsewhere: the scripts run in a directory not known here (trap runs
 	// its action later, su -l in the user's home, parallel --wd in its).
 	elsewhere bool
+	// stdinLang names the language of a script the command reads from
+	// standard input, other than a shell's: "make" (make -f -) or "ex"
+	// (vim -e); see foreignScript.
+	stdinLang string
 }
 
 func isShell(name string) bool {
@@ -104,13 +108,45 @@ func bodies(name string, l []word) bodyResult {
 		return sourceBody(name, l)
 	case name == "alias":
 		return aliasBodies(l)
+	case name == "tar" || name == "gtar":
+		return tarBodies(l)
+	case isVim(name):
+		return vimBodies(name, l)
+	case name == "make" || name == "gmake":
+		return makeBodies(l)
 	}
 	return bodyResult{}
 }
 
+// foreignScript walks the shell commands of a script in another language
+// that a command reads (a makefile, Ex commands), one level deeper.
+func (w *walker) foreignScript(idx int, lang, src string) {
+	var r bodyResult
+	switch lang {
+	case "make":
+		r = makefileBodies(src)
+	case "ex":
+		for _, line := range strings.Split(src, "\n") {
+			sub := exBodies(line)
+			r.scripts, r.why = append(r.scripts, sub.scripts...), sub.why
+			if r.why != "" {
+				break
+			}
+		}
+	}
+	if r.why != "" {
+		w.st.line.Commands[idx].Unknown = r.why
+		return
+	}
+	for _, s := range r.scripts {
+		w.body(idx, s)
+	}
+}
+
 // aliasBodies walks what each alias defined runs: a shell that expands
 // aliases (shopt -s expand_aliases, an interactive one) runs it when the
-// name comes later in the line, where only the name shows.
+// name comes later in the line, where only the name shows, with the words
+// that follow the name appended: they are run-time arguments here.
 func aliasBodies(l []word) bodyResult {
 	var r bodyResult
 	for _, w := range l[1:] {
@@ -121,7 +157,7 @@ func aliasBodies(l []word) bodyResult {
 		if w.dyn {
 			return bodyResult{why: fmt.Sprintf("alias %s is not static: %s", name, w.s)}
 		}
-		r.scripts = append(r.scripts, script{src: value})
+		r.scripts = append(r.scripts, script{src: value, runtime: true, appendBy: "alias"})
 	}
 	return r
 }
@@ -482,9 +518,7 @@ func findActions(l []word) findRun {
 			if end > j {
 				cmd := append([]word(nil), l[j:end]...)
 				for k := range cmd {
-					if strings.Contains(cmd[k].s, "{}") {
-						cmd[k].dyn = true
-					}
+					cmd[k] = withPlaceholder(cmd[k], "{}", foundPath(roots, x.s))
 				}
 				r.execs = append(r.execs, cmd)
 				r.inDir = append(r.inDir, x.s == "-execdir" || x.s == "-okdir")
@@ -531,6 +565,19 @@ func findPrimaryArgs(p string) int {
 		return 1
 	}
 	return 0
+}
+
+// foundPath is the shape of a path find passes its -exec commands: a root
+// or a path below it when there is one static root, else a Hole. -execdir
+// passes ./NAME.
+func foundPath(roots []word, action string) string {
+	switch {
+	case action == "-execdir" || action == "-okdir":
+		return "./" + string(Hole)
+	case len(roots) == 1 && !roots[0].dyn && !roots[0].glob:
+		return roots[0].s + string(Hole)
+	}
+	return string(Hole)
 }
 
 func findExprStart(w word) bool {

@@ -33,7 +33,8 @@ import (
 //     so such a command never equals the plain one: an allow rule for
 //     "git push*" must not cover it (and a deny "git push --force*" does
 //     not see it either; deny on "git -c*" if that matters). A "+refspec"
-//     operand of git push adds -f, since it forces that ref.
+//     operand of git push adds -f, since it forces that ref, and so does
+//     --mirror, which forces every ref.
 //   - For a table program, the arguments are rearranged the way GNU getopt
 //     (and git's parse-options) reads them, which lets options follow
 //     operands: first the short boolean flags, one per word, each once,
@@ -82,6 +83,125 @@ func Canonical(argv []string) []string {
 	inner := strs(flat[last:])
 	inner[0] = progName(flat[last])
 	return append(out, canonSimple(inner)...)
+}
+
+// CanonicalShape is [Canonical] for the shapes of a layer (see
+// [Command.Shapes]): a template that the canonical form of every run-time
+// value of the layer fits, where a [Hole] stands for any text within one
+// word and a [Spread] for any text at all. Where a run-time part may be an
+// option of a program whose options Canonical rearranges (rm $F x, git
+// reset $M, git push origin $B, whose $B may be +main), or git's
+// subcommand or configuration (git $X, git -c "$K"), what follows the
+// program (and git's subcommand) may be anything: the template ends there
+// with a lone Spread. It never modifies shape.
+func CanonicalShape(shape []string) []string {
+	if len(shape) == 0 {
+		return []string{}
+	}
+	words := make([]word, len(shape))
+	for i, s := range shape {
+		words[i] = shapeWord(s)
+	}
+	u := unwrap(words, "")
+	if u.unknown != "" {
+		return []string{string(Spread)}
+	}
+	flat, starts := u.flat, u.starts
+	if u.implied != "" {
+		flat, starts = flat[:len(flat)-1], starts[:len(starts)-1]
+	}
+	last := starts[len(starts)-1]
+	out := make([]string, 0, len(flat)+2)
+	for i, w := range flat[:last] {
+		if slices.Contains(starts, i) {
+			out = append(out, progName(w))
+		} else {
+			out = append(out, w.s)
+		}
+	}
+	inner := strs(flat[last:])
+	inner[0] = progName(flat[last])
+	return append(out, canonShape(inner)...)
+}
+
+// JoinShape joins the words of a template (shapes, or what CanonicalShape
+// returns) with spaces, as a matcher joins a command's words, but a word
+// that may vanish at run time (one that is only markers, a Spread among
+// them: $F, "$@") takes no space of its own: the Spread stands for the
+// spaces around its words too, so "rm … x" fits both "rm x" and "rm -rf x".
+func JoinShape(words []string) string {
+	var b strings.Builder
+	sep := false // a space is due before the next word
+	for _, w := range words {
+		if strings.Trim(w, markers) == "" && strings.IndexByte(w, Spread) >= 0 {
+			b.WriteString(w)
+			continue
+		}
+		if sep {
+			b.WriteByte(' ')
+		}
+		b.WriteString(w)
+		sep = true
+	}
+	return b.String()
+}
+
+// shapeWord reads a shape back as a word: dynamic when it holds a marker,
+// and may split when it holds a Spread.
+func shapeWord(s string) word {
+	if strings.IndexAny(s, markers) < 0 {
+		return word{s: s}
+	}
+	return word{s: s, shape: s, dyn: true, multi: strings.IndexByte(s, Spread) >= 0}
+}
+
+// canonShape is canonSimple for one unwrapped layer's shapes.
+func canonShape(argv []string) []string {
+	prog, args := argv[0], argv[1:]
+	out := []string{prog}
+	spec := specFor(prog)
+	if prog == "git" {
+		kept, rest, ok := gitGlobalShapes(args)
+		out = append(out, kept...)
+		switch {
+		case !ok || len(rest) > 0 && strings.IndexAny(rest[0], markers) >= 0:
+			return append(out, string(Spread)) // configuration or subcommand known at run time only
+		case len(rest) == 0 || strings.HasPrefix(rest[0], "-"):
+			return append(out, rest...)
+		}
+		out = append(out, rest[0])
+		spec, args = gitSpec(rest[0]), rest[1:]
+	}
+	if spec == nil {
+		return append(out, args...)
+	}
+	arranged, loose := spec.arrange(args, true)
+	if loose {
+		return append(out, string(Spread))
+	}
+	return append(out, arranged...)
+}
+
+// gitGlobalShapes is gitGlobals for shapes; ok is false when a run-time
+// part may be configuration (git -c "$K", git -"$X") rather than a
+// directory (git -C "$D"), or more or fewer words (git -C $D).
+func gitGlobalShapes(args []string) (kept, rest []string, ok bool) {
+	for len(args) > 0 {
+		n, keep := gitGlobal(args)
+		if n == 0 {
+			break
+		}
+		value := args[n-1]
+		if strings.IndexAny(args[0], markers) >= 0 || strings.IndexByte(value, Spread) >= 0 ||
+			keep && strings.IndexAny(value, markers) >= 0 {
+			return nil, nil, false
+		}
+		if keep {
+			kept = append(kept, args[:n]...)
+		}
+		args = args[n:]
+	}
+	return kept, args, true
 }
 
 // canonSimple canonicalizes one unwrapped command.
@@ -477,6 +597,14 @@ func (s *flagSpec) expandLong(a string) string {
 
 // canon rearranges the arguments of one table program; see Canonical.
 func (s *flagSpec) canon(args []string) []string {
+	out, _ := s.arrange(args, false)
+	return out
+}
+
+// arrange is canon; with shapes, args are shapes (see CanonicalShape), and
+// loose reports a run-time part that could be an option or more words,
+// which would change the arrangement: out is nil then.
+func (s *flagSpec) arrange(args []string, shapes bool) (out []string, loose bool) {
 	var (
 		flags    []string // "-x" and "-x*", sorted later
 		others   []string
@@ -496,18 +624,28 @@ func (s *flagSpec) canon(args []string) []string {
 		case *i+1 < len(args):
 			*i++
 			values = append(values, "-"+string(c), args[*i])
+			loose = loose || shapes && strings.IndexByte(args[*i], Spread) >= 0
 		default:
 			dangling = append(dangling, "-"+string(c))
 		}
 	}
-	dashdash := false
-	for i := 0; i < len(args); i++ {
+	dashdash, after := false, len(args) // after: the operands from there on follow "--"
+	inert := ""                         // a shape word that is an operand or one of others (see inertWord)
+	for i := 0; i < len(args) && !loose; i++ {
 		a := args[i]
+		if shapes && s.mayBeOption(a, dashdash) {
+			if inert != "" || !s.inertWord(a) {
+				return nil, true
+			}
+			if inert = a; a[0] == '-' {
+				continue // one of others: placed below
+			}
+		}
 		switch {
 		case dashdash || a == "-" || !strings.HasPrefix(a, "-"):
 			operands = append(operands, a)
 		case a == "--":
-			dashdash = true
+			dashdash, after = true, len(operands)
 		case strings.HasPrefix(a, "--"):
 			a = s.expandLong(a)
 			if short, val, hasVal, ok := s.longShort(a); ok {
@@ -536,27 +674,114 @@ func (s *flagSpec) canon(args []string) []string {
 		}
 	}
 	if s == &gitPushSpec {
+		if slices.Contains(others, "--mirror") { // every ref, forced
+			addFlag("-f")
+		}
 		for _, o := range operands {
 			if len(o) > 1 && o[0] == '+' {
 				addFlag("-f")
+				// "+$B" forces unless $B is empty: a lone "+" does not.
+				loose = loose || shapes && strings.Trim(o[1:], markers) == ""
 			}
 		}
 	}
 	slices.SortStableFunc(flags, func(x, y string) int { return strings.Compare(x[1:], y[1:]) })
 	slices.Sort(others)
-	out := make([]string, 0, len(args)+len(flags))
+	sep := separator(operands, after, shapes)
+	if inert != "" {
+		// Its place among others is right after the flags; as an operand,
+		// it must be in the same place for one template to hold both.
+		if len(others) > 0 || inert[0] != '-' && (len(values) > 0 || sep != "" || operands[0] != inert) {
+			return nil, true
+		}
+		if inert[0] == '-' {
+			others = []string{inert}
+		}
+	}
+	if loose {
+		return nil, true
+	}
+	out = make([]string, 0, len(args)+len(flags))
 	out = append(out, flags...)
 	out = append(out, others...)
 	out = append(out, values...)
-	for _, o := range operands {
-		if len(o) > 1 && o[0] == '-' {
-			out = append(out, "--")
-			break
-		}
+	if sep != "" {
+		out = append(out, sep)
 	}
 	out = append(out, operands...)
-	return append(out, dangling...)
+	return append(out, dangling...), false
 }
+
+// inertWord reports a shape word (not a Spread) that can be no flag of a
+// program with no option that takes a value: a character known to be in
+// it (rm "$D/x" has "/") is none of a flag's, nor the * of a pattern's. Its value is an operand, or
+// one of others when it starts with "-".
+func (s *flagSpec) inertWord(a string) bool {
+	if s.values != "" || strings.IndexByte(a, Spread) >= 0 {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		c := a[i]
+		if c != Hole && c != '-' && c != '=' && c != '*' && !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return true
+		}
+	}
+	return false
+}
+
+// separator is the "--" that canon writes before operands when one starts
+// with "-"; with shapes, an operand after "--" (from operands[after] on)
+// that starts with a run-time part may, so a Spread stands for the "--"
+// that may or may not be there. (Before "--", such an operand is an
+// option when it starts with "-".)
+func separator(operands []string, after int, shapes bool) string {
+	sep := ""
+	for k, o := range operands {
+		switch {
+		case shapes && k >= after && strings.IndexAny(o, markers) >= 0 &&
+			(o[0] == Hole || o[0] == Spread || o[0] == '-' && strings.Trim(o[1:], markers) == ""):
+			sep = string(Spread) // "$X" or "-$X": a lone "-" is no option
+		case len(o) > 1 && o[0] == '-':
+			return "--"
+		}
+	}
+	return sep
+}
+
+// mayBeOption reports whether a shape word read where an option or an
+// operand stands may, at run time, be an option of the program or more
+// than one word (then any of them may be an option). After "--" only
+// operands follow, but a git push operand that starts with "+" forces.
+func (s *flagSpec) mayBeOption(a string, dashdash bool) bool {
+	i := strings.IndexAny(a, markers)
+	if i < 0 {
+		return false
+	}
+	spread := strings.IndexByte(a, Spread) >= 0
+	switch {
+	case dashdash:
+		return s == &gitPushSpec && (i == 0 || spread)
+	case spread || i == 0:
+		return true
+	case a[0] != '-':
+		return false // an operand: its first character is known
+	case strings.HasPrefix(a, "--"):
+		eq := strings.IndexByte(a, '=')
+		return eq < 0 || eq > i // the run-time part is in the option's name
+	}
+	for j := 1; j < i; j++ { // a cluster: its letters up to the run-time part
+		ls := s.letters(a[j])
+		if len(ls) == 1 && s.isValue(ls[0]) {
+			// The rest of the word is the option's value, unless it may be
+			// empty: then the next word is.
+			return strings.Trim(a[j+1:], markers) == ""
+		}
+	}
+	return true
+}
+
+// markers are Hole and Spread, for strings.IndexAny.
+const markers = string(Hole) + string(Spread)
 
 // cluster splits a short-option word when every letter is known; the
 // first letter that takes a value ends it. It adds nothing and returns

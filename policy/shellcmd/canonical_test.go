@@ -48,6 +48,8 @@ func TestCanonical(t *testing.T) {
 		{"git push origin main --force", "git push -f origin main"},
 		{"git push --force-with-lease", "git push --force-with-lease"},
 		{"git push origin +main", "git push -f origin +main"},
+		{"git push --mirror backup", "git push -f --mirror backup"},
+		{"git push --mir backup", "git push -f --mirror backup"},
 		{"git -C dir push --force", "git push -f"},
 		{"git --git-dir=.git --work-tree=. --no-pager push --force", "git push -f"},
 		{"git -c core.pager=evil push --force", "git -c core.pager=evil push -f"},

@@ -84,6 +84,7 @@ func checkLine(t testing.TB, src string, l *Line) {
 				t.Fatalf("Parse(%q): command %d: Dirs %q holds %q", src, i, c.Dirs, d)
 			}
 		}
+		checkShapes(t, src, i, c)
 		for _, layer := range append(c.Layers, c.Argv) {
 			once := Canonical(layer)
 			if twice := Canonical(once); !equalStrings(once, twice) {
@@ -115,4 +116,31 @@ func equalStrings(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// checkShapes checks a command's Shapes: there exactly when it is
+// dynamic, one per layer, each word's shape its text when static, a
+// trailing lone Spread at most.
+func checkShapes(t testing.TB, src string, i int, c Command) {
+	t.Helper()
+	if c.Dynamic != (c.Shapes != nil) {
+		t.Fatalf("Parse(%q): command %d: Dynamic %v with Shapes %q", src, i, c.Dynamic, c.Shapes)
+	}
+	if c.Shapes != nil && len(c.Shapes) != len(c.Layers) {
+		t.Fatalf("Parse(%q): command %d: %d shapes for %d layers", src, i, len(c.Shapes), len(c.Layers))
+	}
+	for k, shape := range c.Shapes {
+		layer := c.Layers[k]
+		if len(shape) == len(layer)+1 && shape[len(layer)] == string(Spread) {
+			shape = shape[:len(layer)]
+		}
+		if len(shape) != len(layer) {
+			t.Fatalf("Parse(%q): command %d: shape %q of layer %q", src, i, shape, layer)
+		}
+		for j, w := range shape {
+			if strings.IndexAny(w, markers) < 0 && w != layer[j] {
+				t.Fatalf("Parse(%q): command %d: static shape %q of word %q", src, i, w, layer[j])
+			}
+		}
+	}
 }

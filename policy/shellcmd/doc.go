@@ -39,6 +39,23 @@
 //     command lines, recursive deletes (shutil.rmtree, fs.rmSync with
 //     recursive: true, FileUtils.rm_rf, File::Path rmtree) and file
 //     changes; text in strings, comments and regular expressions is data.
+//     Programs that run shell text they are given: tar's --to-command,
+//     --use-compress-program (-I), --info-script and --new-volume-script
+//     (-F), --rsh-command and --checkpoint-action=exec=; the Ex commands
+//     of vim (-c, --cmd, +CMD, and its input in Ex mode) that run a shell
+//     (:!cmd, a range filtered through one, :r !cmd, :w !cmd, inside :g);
+//     a makefile make reads from its input (-f -) or --eval, whose
+//     recipes run; and git, whose configuration may name what runs: an
+//     alias its subcommand names when -c, --config-env,
+//     GIT_CONFIG_KEY_n/VALUE_n or GIT_CONFIG_PARAMETERS (on the command,
+//     or standing alone or exported earlier in the line) define it,
+//     expanded with the words after it (a "!" alias is shell text), the
+//     commands of settings such as core.sshCommand or core.pager, and what
+//     git config sets for later commands, judged where it is set: an
+//     alias, a shell command, a remote's push refspec (+refs/... forces)
+//     or mirror. git send-pack and http-push are reported as the push they
+//     do ([Command.Implied]). An assignment to BASH_ALIASES is reported
+//     as the alias it defines.
 //     Shell bodies are parsed recursively, at most [MaxDepth] deep; each
 //     level adds one to [Command.Depth]. find runs its -exec commands at
 //     the same depth.
@@ -64,7 +81,12 @@
 //     is not static (bash -c "$X", bash -c "rm $DIR"), an interpreter
 //     one-liner whose program is not static (python -c "$X") or runs a
 //     command line that is not (os.system(cmd), execSync(`rm ${d}`),
-//     system("rm #{d}"), awk's system($0) or print | cmd), a body nested
+//     system("rm #{d}"), awk's system($0) or print | cmd), a tar command,
+//     vim Ex command or makefile text that is not static (or an Ex command
+//     that may run a program some other way: :call system(), :normal, a
+//     \= substitution; a makefile that expands $(...) or sets SHELL), a
+//     git configuration key or alias that is not static or configuration
+//     read from a file (include.path, GIT_CONFIG_GLOBAL), a body nested
 //     deeper than [MaxDepth], and a line that does not parse or nests too
 //     deeply ([Line.Err]). So is what run-time input supplies in place of
 //     a missing part: the script of a shell -c, eval, watch, su -c or
@@ -84,9 +106,13 @@
 // Words whose value is not known statically keep their source text in
 // Argv ("$HOME", "$(date)") and mark the command [Command.Dynamic]; the
 // arguments xargs, parallel and find supply at run time ({} and appended
-// arguments) do too. Globs and tildes are kept as written (rm -rf ~/* has
-// the argument "~/*") and do not make a command dynamic, except that a
-// program name that is a glob is unknown.
+// arguments) do too, as do an alias's body (the words after the alias's
+// name are appended to it). [Command.Shapes] says which parts of each word
+// vary, and [CanonicalShape] turns them into a template that the canonical
+// form of every run-time value fits, for a matcher that must tell "no value
+// matches" from "some value may". Globs and tildes are kept as written (rm
+// -rf ~/* has the argument "~/*") and do not make a command dynamic, except
+// that a program name that is a glob is unknown.
 //
 // [Canonical] puts a command's options in one canonical form, for matching
 // a pattern and a command canonicalized the same way; its documentation

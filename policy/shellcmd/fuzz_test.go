@@ -9,12 +9,20 @@ import (
 
 // FuzzParse checks that Parse never panics, never hides a parse error, and
 // keeps its invariants (see checkLine); Canonical stays idempotent on
-// every command it reports. Seeds: the table of TestParse.
+// every command it reports, and its shapes fit their layers. Seeds: the
+// tables of TestParse, TestParseDirs, TestParseIndirect and
+// TestParseShapes.
 func FuzzParse(f *testing.F) {
 	for _, tt := range parseTests {
 		f.Add(tt.in)
 	}
 	for _, tt := range dirTests {
+		f.Add(tt.in)
+	}
+	for _, tt := range indirectTests {
+		f.Add(tt.in)
+	}
+	for _, tt := range shapeTests {
 		f.Add(tt.in)
 	}
 	for _, s := range []string{

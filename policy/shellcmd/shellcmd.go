@@ -112,6 +112,16 @@ type Command struct {
 	// an argument that xargs, parallel or find -exec supply at run time.
 	Dynamic bool
 
+	// Shapes holds, when Dynamic is set, what each layer may be at run
+	// time: one shape per word of Layers[i], the word's text with each part
+	// known only at run time replaced by [Hole] or [Spread] ("-r\x01" for
+	// -r$F, "\x00" for "$F"; a static word is its text). A layer whose
+	// command gets arguments appended at run time (xargs rm, a GNU parallel
+	// command, an alias's body) ends with one more shape, a lone Spread.
+	// Nil when the command is not dynamic. Shapes may share storage with
+	// each other: do not modify them.
+	Shapes [][]string
+
 	// Depth is 0 at top level and one more inside each shell body (bash -c,
 	// eval, ...).
 	Depth int

@@ -134,8 +134,10 @@ var parseTests = []struct {
 	{"env FOO=1", []string{"env FOO=1"}},
 	{"nohup rm -rf / &", []string{"rm -rf /"}},
 	{"caffeinate -i -t 60 rm -rf /", []string{"rm -rf /"}},
-	{"shopt -s expand_aliases\nalias x='rm -rf ~'\nx", []string{"shopt -s expand_aliases", "alias \"x=rm -rf ~\"", "rm -rf ~ @1", "x"}},
-	{"alias ll='ls -la'", []string{"alias \"ll=ls -la\"", "ls -la @1"}},
+	// The words after an alias's name are appended to its body at run time.
+	{"alias s='sudo'", []string{"alias s=sudo", "sudo @1 !unknown ~dyn"}},
+	{"shopt -s expand_aliases\nalias x='rm -rf ~'\nx", []string{"shopt -s expand_aliases", "alias \"x=rm -rf ~\"", "rm -rf ~ @1 ~dyn", "x"}},
+	{"alias ll='ls -la'", []string{"alias \"ll=ls -la\"", "ls -la @1 ~dyn"}},
 	{"caffeinate -w 123", []string{"caffeinate -w 123"}},
 	{"fish -c 'rm -rf ~'", []string{"fish -c \"rm -rf ~\"", "rm -rf ~ @1"}},
 	{"timeout 5 rm -rf /", []string{"rm -rf /"}},

@@ -729,9 +729,7 @@ func xargsStep(l []word) step {
 		// Words holding the replace string get input at run time.
 		layer := append([]word(nil), l...)
 		for k := op; k < len(layer); k++ {
-			if strings.Contains(layer[k].s, hole) {
-				layer[k].dyn = true
-			}
+			layer[k] = withHole(layer[k], hole)
 		}
 		st.layer = layer
 	}
@@ -751,6 +749,9 @@ type unwrapped struct {
 	// appendBy names what appends run-time arguments to the innermost
 	// command (xargs, parallel), or is "".
 	appendBy string
+	// appendFrom is the first layer (an index into starts) whose command
+	// line those arguments extend: the appending wrapper's own.
+	appendFrom int
 }
 
 // unwrap peels wrappers off a command, outermost first. appendBy names
@@ -783,7 +784,7 @@ func unwrap(words []word, appendBy string) unwrapped {
 			return u
 		}
 		if st.appends { // appended arguments go to the end, past every inner wrapper
-			u.appendBy = progName(prog)
+			u.appendBy, u.appendFrom = progName(prog), len(u.starts)-1
 		}
 		if st.layer != nil {
 			u.flat = append(u.flat[:s:s], st.layer...)

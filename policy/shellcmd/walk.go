@@ -15,12 +15,17 @@ type state struct {
 	bodyBytes int   // bytes of nested bodies parsed so far
 	err       error // a limit was hit: the line is unknown
 	cdpath    bool  // the line assigns CDPATH, which may send a relative cd elsewhere
+	// gitEnv holds the assignments of git configuration (GIT_CONFIG*,
+	// GIT_SSH_COMMAND, ...) that stand alone or are exported earlier in the
+	// line: git reads them (see gitIndirect).
+	gitEnv []string
 }
 
 // cmdMeta is what a later pipeline stage needs to know about a command.
 type cmdMeta struct {
 	stdinShell bool      // a shell (or parallel) that reads its script from standard input
 	stdinCode  *oneLiner // an interpreter that reads its program from standard input
+	stdinLang  string    // a program that reads a script in this language from standard input
 	data       string    // what an echo or printf with static arguments writes
 	hasData    bool
 }
@@ -292,6 +297,14 @@ func flattenPipe(s *syntax.Stmt, out *[]*syntax.Stmt) {
 // is left to the effects table.
 func (w *walker) pipedScript(prev []int, start int) {
 	m := w.st.meta
+	if start < len(m) && m[start].stdinLang != "" {
+		if len(prev) == 1 && m[prev[0]].hasData {
+			w.foreignScript(start, m[start].stdinLang, m[prev[0]].data)
+		} else if c := &w.st.line.Commands[start]; c.Unknown == "" {
+			c.Unknown = fmt.Sprintf("%s reads its %s script from a pipe, which is not static", c.Argv[0], m[start].stdinLang)
+		}
+		return
+	}
 	if start < len(m) && m[start].stdinCode != nil {
 		if len(prev) == 1 && m[prev[0]].hasData {
 			w.code(start, *m[start].stdinCode, m[prev[0]].data)
@@ -403,15 +416,17 @@ func (w *walker) call(ce *syntax.CallExpr, redirs []*syntax.Redirect) {
 	before := *w.cd
 	switch {
 	case len(ce.Args) > 0:
-		w.simple(w.argWords(ce.Args), base, nil, redirs)
+		w.simple(w.argWords(ce.Args), base, outerLayers{}, redirs)
 	case len(redirs) > 0:
 		// "> f" alone truncates f: report it as the null command ":" so
 		// the write is not lost with the missing program.
 		base.Implied = "redirection without a command"
-		w.simple([]word{{s: ":"}}, base, nil, nil)
+		w.simple([]word{{s: ":"}}, base, outerLayers{}, nil)
 	default:
 		w.st.line.Assigns = append(w.st.line.Assigns, assigns...)
 		w.st.cdpath = w.st.cdpath || setsCDPATH(assigns)
+		w.st.gitEnv = appendGitEnv(w.st.gitEnv, assigns)
+		w.bashAliases(ce.Assigns)
 	}
 	pre := w
 	if !before.equal(*w.cd) { // substitutions run before the command: its cd does not move them
@@ -446,7 +461,7 @@ func (w *walker) decl(d *syntax.DeclClause, redirs []*syntax.Redirect) {
 			words = append(words, w.word(a.Value))
 		} else {
 			v := w.word(a.Value)
-			words = append(words, word{s: w.assignText(a), dyn: v.dyn})
+			words = append(words, word{s: w.assignText(a), dyn: v.dyn, shape: string(Spread)})
 		}
 		subst = subst || wordHasSubst(a.Value) || a.Array != nil && hasSubst(a.Array)
 	}
@@ -461,7 +476,8 @@ func (w *walker) decl(d *syntax.DeclClause, redirs []*syntax.Redirect) {
 		subst = subst || rd.subst
 	}
 	w.st.cdpath = w.st.cdpath || setsCDPATH(strs(words[1:]))
-	w.simple(words, Command{Redirects: rds, Substitution: subst, Depth: w.depth}, nil, redirs)
+	w.st.gitEnv = appendGitEnv(w.st.gitEnv, strs(words[1:]))
+	w.simple(words, Command{Redirects: rds, Substitution: subst, Depth: w.depth}, outerLayers{}, redirs)
 	for _, a := range d.Args {
 		if a != nil {
 			w.substs(a)
@@ -482,11 +498,51 @@ func (w *walker) add(c Command, m cmdMeta) int {
 	return len(line.Commands) - 1
 }
 
+// outerLayers are the layers of an enclosing find, and their shapes when
+// that find is dynamic.
+type outerLayers struct {
+	layers [][]string
+	shapes [][]string
+}
+
+// layerShapes is [Command.Shapes] of an unwrapped command inside outer.
+func layerShapes(u unwrapped, outer outerLayers) [][]string {
+	flat := make([]string, len(u.flat), len(u.flat)+1)
+	for i, x := range u.flat {
+		flat[i] = shapeOf(x)
+	}
+	for _, s := range u.starts {
+		if !u.flat[s].dyn {
+			flat[s] = progName(u.flat[s])
+		}
+	}
+	shapes := make([][]string, 0, len(outer.layers)+len(u.starts))
+	for i, l := range outer.layers {
+		if outer.shapes != nil {
+			shapes = append(shapes, outer.shapes[i])
+		} else {
+			shapes = append(shapes, l)
+		}
+	}
+	appended := flat
+	if u.appendBy != "" {
+		appended = append(flat, string(Spread))
+	}
+	for k, s := range u.starts {
+		if u.appendBy != "" && k >= u.appendFrom {
+			shapes = append(shapes, appended[s:])
+		} else {
+			shapes = append(shapes, flat[s:])
+		}
+	}
+	return shapes
+}
+
 // simple unwraps and records one command given its words, then what it
 // runs: its shell bodies and its find -exec commands. outer holds the
 // layers of an enclosing find; stmtRedirs are the command's own
 // redirections (a heredoc may feed a shell its script).
-func (w *walker) simple(words []word, base Command, outer [][]string, stmtRedirs []*syntax.Redirect) {
+func (w *walker) simple(words []word, base Command, outer outerLayers, stmtRedirs []*syntax.Redirect) {
 	if len(words) == 0 || w.st.err != nil {
 		return
 	}
@@ -499,8 +555,8 @@ func (w *walker) simple(words []word, base Command, outer [][]string, stmtRedirs
 	for _, s := range u.starts {
 		flat[s] = progName(u.flat[s])
 	}
-	c.Layers = make([][]string, 0, len(outer)+len(u.starts))
-	c.Layers = append(c.Layers, outer...)
+	c.Layers = make([][]string, 0, len(outer.layers)+len(u.starts))
+	c.Layers = append(c.Layers, outer.layers...)
 	for _, s := range u.starts {
 		c.Layers = append(c.Layers, flat[s:])
 	}
@@ -511,9 +567,12 @@ func (w *walker) simple(words []word, base Command, outer [][]string, stmtRedirs
 	if u.implied != "" {
 		c.Implied = u.implied
 	}
-	c.Dynamic = base.Dynamic || u.runtime || w.runtime
+	c.Dynamic = base.Dynamic || u.runtime || w.runtime || u.appendBy != ""
 	for _, x := range u.flat {
 		c.Dynamic = c.Dynamic || x.dyn
+	}
+	if c.Dynamic {
+		c.Shapes = layerShapes(u, outer)
 	}
 	if w.cd.unknown || u.chdir {
 		c.DirUnknown = true
@@ -530,7 +589,7 @@ func (w *walker) simple(words []word, base Command, outer [][]string, stmtRedirs
 		return
 	}
 	name := c.Argv[0]
-	if outer == nil && (name == "cd" || name == "pushd" || name == "popd") && inShell(&c) {
+	if outer.layers == nil && (name == "cd" || name == "pushd" || name == "popd") && inShell(&c) {
 		switch ch, op := cdOf(name, inner[1:], w.st.cdpath || setsCDPATH(c.Assigns)); ch {
 		case cdTo:
 			*w.cd = w.cd.to(op)
@@ -570,12 +629,60 @@ func (w *walker) simple(words []word, base Command, outer [][]string, stmtRedirs
 	for _, s := range b.scripts {
 		w.body(idx, s)
 	}
+	if b.stdinLang != "" {
+		w.stdinScript(idx, b.stdinLang, stmtRedirs)
+	}
+	if name == "git" {
+		w.gitIndirect(idx, inner)
+	}
 
 	if ol, ok := oneLinerOf(name, inner); ok {
 		w.interpreter(idx, ol, stmtRedirs, u.appendBy)
 	}
 	if name == "find" {
 		w.find(idx, inner, base)
+	}
+}
+
+// stdinScript walks a script in lang that a command reads from a heredoc
+// or here-string, or marks it to be fed by the pipeline stage before it.
+func (w *walker) stdinScript(idx int, lang string, redirs []*syntax.Redirect) {
+	switch src, ok, why := heredocScript(w, redirs); {
+	case why != "":
+		w.st.line.Commands[idx].Unknown = why
+	case ok:
+		w.foreignScript(idx, lang, src)
+	default:
+		w.st.meta[idx].stdinLang = lang
+	}
+}
+
+// appendGitEnv adds the assignments among words that give git
+// configuration (GIT_CONFIG*, GIT_SSH_COMMAND, ...) to env.
+func appendGitEnv(env, words []string) []string {
+	for _, a := range words {
+		name, _, ok := strings.Cut(a, "=")
+		if ok && (strings.HasPrefix(name, "GIT_CONFIG") || gitEnvKey(name) != "") {
+			env = append(env, a)
+		}
+	}
+	return env
+}
+
+// bashAliases reports an assignment to BASH_ALIASES[name] as the alias it
+// defines, so that its body is walked as alias's is.
+func (w *walker) bashAliases(assigns []*syntax.Assign) {
+	for _, a := range assigns {
+		if a == nil || a.Name == nil || a.Name.Value != "BASH_ALIASES" || a.Index == nil || a.Value == nil {
+			continue
+		}
+		name := word{s: w.text(a.Index), dyn: true}
+		if ix, ok := a.Index.(*syntax.Word); ok {
+			name = w.word(ix)
+		}
+		v := w.word(a.Value)
+		def := word{s: name.s + "=" + v.s, dyn: name.dyn || v.dyn, shape: string(Spread)}
+		w.simple([]word{{s: "alias"}, def}, Command{Implied: "an assignment to BASH_ALIASES", Depth: w.depth}, outerLayers{}, nil)
 	}
 }
 
@@ -587,7 +694,7 @@ func (w *walker) find(idx int, l []word, base Command) {
 		w.st.line.Commands[idx].Unknown = r.why
 	}
 	fc := &w.st.line.Commands[idx]
-	layers := fc.Layers
+	layers := outerLayers{layers: fc.Layers, shapes: fc.Shapes}
 	// Its commands run where the find runs (-execdir: where each file is).
 	w = w.scopedAt(dirState{dirs: fc.Dirs, unknown: fc.DirUnknown})
 	w.appendBy = "" // arguments appended to the find do not reach its -exec commands

@@ -16,6 +16,45 @@ type word struct {
 	dyn   bool // holds an expansion or substitution: s is its source text, not its value
 	multi bool // holds an unquoted expansion, so it may become zero or several words
 	glob  bool // holds unquoted pattern characters, so pathname expansion may replace it
+	// shape is, for a dyn word, s with each part known only at run time
+	// replaced by Hole or Spread (see [Command.Shapes]).
+	shape string
+}
+
+// Markers of a shape: what stands for a part of a word that is only known
+// at run time.
+const (
+	// Hole stands for text that stays inside its word: a quoted expansion
+	// ("$F"), a placeholder filled in at run time ({} of find -exec).
+	Hole = '\x00'
+	// Spread stands for text that may also end its word and make more
+	// words, or none: an unquoted expansion ($F, $(cmd)), "$@", "${a[@]}",
+	// the arguments xargs appends.
+	Spread = '\x01'
+)
+
+// shapeOf is the shape of a word: its text when it is static.
+func shapeOf(x word) string {
+	if x.dyn {
+		return x.shape
+	}
+	return x.s
+}
+
+// withHole marks every h in x (a placeholder such as {}) as a Hole, and x
+// as dynamic when it holds one.
+func withHole(x word, h string) word {
+	return withPlaceholder(x, h, string(Hole))
+}
+
+// withPlaceholder is withHole where what fills h in has the given shape.
+func withPlaceholder(x word, h, shape string) word {
+	if !strings.Contains(x.s, h) {
+		return x
+	}
+	x.shape = strings.ReplaceAll(shapeOf(x), h, shape)
+	x.dyn = true
+	return x
 }
 
 // lits turns plain strings into static words.
@@ -98,7 +137,7 @@ func (w *walker) expandWord(x *syntax.Word, out []word) []word {
 	alts, ok := braceAlts(cp.Parts)
 	if !ok {
 		nw := w.word(x)
-		nw.dyn, nw.multi = true, true
+		nw.dyn, nw.multi, nw.shape = true, true, string(Spread)
 		return append(out, nw)
 	}
 	for _, parts := range alts {
@@ -244,9 +283,12 @@ func (w *walker) word(x *syntax.Word) word {
 			return out
 		}
 	}
-	var b strings.Builder
-	w.parts(&b, &out, x.Parts, false)
+	var b, shape strings.Builder
+	w.parts(&b, &shape, &out, x.Parts, false)
 	out.s = b.String()
+	if out.dyn {
+		out.shape = shape.String()
+	}
 	w.markHoles(&out)
 	return out
 }
@@ -255,46 +297,60 @@ func (w *walker) word(x *syntax.Word) word {
 // parallel or xargs -I (a "{}" filled in from input) as dynamic.
 func (w *walker) markHoles(out *word) {
 	for _, h := range w.holes {
-		if strings.Contains(out.s, h) {
-			out.dyn = true
-			return
-		}
+		*out = withHole(*out, h)
 	}
 }
 
-func (w *walker) parts(b *strings.Builder, out *word, parts []syntax.WordPart, quoted bool) {
+// parts writes the text of parts to b and, once a part is dynamic, their
+// shape to shape (starting with the static text before it), so that a
+// static word builds no shape.
+func (w *walker) parts(b, shape *strings.Builder, out *word, parts []syntax.WordPart, quoted bool) {
+	static := func(s string) {
+		b.WriteString(s)
+		if out.dyn {
+			shape.WriteString(s)
+		}
+	}
+	dynamic := func(p syntax.Node, spread bool) {
+		if !out.dyn {
+			shape.WriteString(b.String())
+		}
+		b.WriteString(w.text(p))
+		out.dyn = true
+		out.multi = out.multi || spread
+		if spread {
+			shape.WriteByte(Spread)
+		} else {
+			shape.WriteByte(Hole)
+		}
+	}
 	for _, p := range parts {
 		switch p := p.(type) {
 		case *syntax.Lit:
 			if quoted {
-				b.WriteString(unescapeDquote(p.Value))
+				static(unescapeDquote(p.Value))
 			} else {
 				s, g := unescape(p.Value)
-				b.WriteString(s)
+				static(s)
 				out.glob = out.glob || g
 			}
 		case *syntax.SglQuoted:
 			if p.Dollar {
-				b.WriteString(ansiC(p.Value))
+				static(ansiC(p.Value))
 			} else {
-				b.WriteString(p.Value)
+				static(p.Value)
 			}
 		case *syntax.DblQuoted:
-			w.parts(b, out, p.Parts, true)
+			w.parts(b, shape, out, p.Parts, true)
 		case *syntax.ParamExp:
-			b.WriteString(w.text(p))
-			out.dyn = true
-			out.multi = out.multi || !quoted || splitsInQuotes(p)
+			dynamic(p, !quoted || splitsInQuotes(p))
 		case *syntax.CmdSubst, *syntax.ArithmExp:
-			b.WriteString(w.text(p))
-			out.dyn = true
-			out.multi = out.multi || !quoted
+			dynamic(p, !quoted)
 		case *syntax.ExtGlob:
-			b.WriteString(w.text(p))
+			static(w.text(p))
 			out.glob = true
 		default: // *syntax.ProcSubst: a /dev/fd path known only at run time
-			b.WriteString(w.text(p))
-			out.dyn = true
+			dynamic(p, false)
 		}
 	}
 }
