@@ -63,7 +63,9 @@ func TestAuthorizeOnATerminal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := []string{"XDG_CONFIG_HOME=" + filepath.Join(dir, "config"), "USER=ada"}
+	// A person at a terminal, even where the tests run in CI (whose
+	// variables would make the actor "ci").
+	env := []string{"XDG_CONFIG_HOME=" + filepath.Join(dir, "config"), "USER=ada", "CI=", "GITHUB_ACTIONS="}
 	cfg := filepath.Join(dir, "config", "agent-shell")
 	const prompt = "and press Enter (anything else declines): "
 
