@@ -509,8 +509,11 @@ func describeExit(st *os.ProcessState, cpu int) string {
 		return fmt.Sprintf("exit status %d", st.ExitCode())
 	}
 	msg := "killed by signal " + unix.SignalName(ws.Signal())
+	// The kernel kills at the limit by its own tick accounting, which the
+	// usage reported at exit can trail by a good part of a second on a
+	// busy machine.
 	if used := st.UserTime() + st.SystemTime(); (ws.Signal() == syscall.SIGKILL || ws.Signal() == syscall.SIGXCPU) &&
-		used >= time.Duration(cpu)*time.Second-100*time.Millisecond {
+		used >= time.Duration(cpu)*time.Second/2 {
 		msg += fmt.Sprintf(" (it used %.1fs of CPU, the limit is %ds)", used.Seconds(), cpu)
 	}
 	return msg
