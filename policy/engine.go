@@ -63,6 +63,9 @@ type Engine struct {
 	// its declared failure outcome), so the answer comes before the host's
 	// own hook timeout, which most hosts treat as an allow. 0: no bound.
 	EventTimeout time.Duration
+	// DryRun decides events as policy explain does: the grants reviewers
+	// give are not stored (Request.DryRun).
+	DryRun bool
 }
 
 // Load reads the policy under root. It never fails: a load error is kept on
@@ -201,7 +204,7 @@ func (e *Engine) decideEvent(ev *hostapi.Event) Decision {
 	if ev.CommandErr != nil {
 		return Decision{Action: ActionDeny, Reason: ev.CommandErr.Error()}
 	}
-	req := Request{Cwd: ev.Cwd, Home: e.Home, SessionID: ev.SessionID, Agent: ev.Agent, Tool: ev.Tool}
+	req := Request{Cwd: ev.Cwd, Home: e.Home, SessionID: ev.SessionID, Agent: ev.Agent, Tool: ev.Tool, DryRun: e.DryRun}
 	if e.EventTimeout > 0 {
 		ctx, cancel := context.WithTimeout(context.Background(), e.EventTimeout)
 		defer cancel()

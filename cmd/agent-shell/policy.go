@@ -1,12 +1,14 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/agent-shell/agent-shell/hostapi"
 	"github.com/agent-shell/agent-shell/policy"
 	"github.com/agent-shell/agent-shell/telemetry"
 )
@@ -32,18 +34,25 @@ func newPolicyCmd(a *app) *cobra.Command {
 		}),
 	}
 	cmd.Flags().BoolVar(&initPolicy, "init", false, "scan the project and propose policy.json and agent-shell.toml (written only where none exists)")
-	cwd := ""
+	var cwd, agent string
+	var asJSON bool
 	explain := &cobra.Command{
 		Use:   "explain COMMAND",
-		Short: "Show how the policy decides on a shell command, step by step",
+		Short: "Show how the hook would decide on a shell command, step by step",
+		Long: `Decides COMMAND as an agent's hook call would (the built-in guards, the rules, packs,
+scripts, interceptors and reviewers, with no grant stored) and shows each step.
+It exits 0 when the command would be allowed, 1 when denied, 2 when asked.`,
 		Example: `  agent-shell policy explain 'cd web && npm test'
-  agent-shell policy explain 'bash -lc "rm -rf /"'`,
+  agent-shell policy explain 'bash -lc "rm -rf /"'
+  agent-shell policy explain --json 'git push --force'`,
 		Args: cobra.ExactArgs(1),
 		RunE: runE(func(_ *cobra.Command, args []string) error {
-			return a.runExplain(args[0], cwd)
+			return a.runExplain(args[0], cwd, agent, asJSON)
 		}),
 	}
 	explain.Flags().StringVar(&cwd, "cwd", "", "the `DIR` the command would run in (default: the current directory)")
+	explain.Flags().StringVar(&agent, "agent", "", "the `AGENT` whose call it would be (default: none in particular)")
+	explain.Flags().BoolVar(&asJSON, "json", false, "print the decision as one JSON object")
 	check := &cobra.Command{
 		Use:   "check",
 		Short: "Load and validate policy.json and agent-shell.toml, examples included",
@@ -56,20 +65,49 @@ func newPolicyCmd(a *app) *cobra.Command {
 	return cmd
 }
 
-func (a *app) runExplain(command, cwd string) error {
+// explainExit is policy explain's exit status for a decision.
+var explainExit = map[policy.Action]int{policy.ActionAllow: 0, policy.ActionDeny: 1, policy.ActionAsk: 2}
+
+func (a *app) runExplain(command, cwd, agent string, asJSON bool) error {
 	e := a.loadPolicy()
-	if e.LoadErr != nil {
-		return e.LoadErr
-	}
 	if cwd == "" {
 		// As an agent's call from here would be: paths resolve against it.
 		if wd, err := os.Getwd(); err == nil {
 			cwd = wd
 		}
 	}
-	d := e.DecideRequest(command, policy.Request{Cwd: cwd, Home: a.getenv("HOME"), SessionID: a.callSession(""), DryRun: true})
+	// The hook's own path: a pre-tool shell call, guards first.
+	e.DryRun = true
+	ev := &hostapi.Event{Agent: agent, Kind: hostapi.KindPreTool, Tool: hostapi.ToolBash, Command: command,
+		Cwd: cwd, SessionID: a.callSession("")}
+	d := e.DecideEvent(ev)
+	if asJSON {
+		if err := a.printExplainJSON(command, e, d); err != nil {
+			return err
+		}
+	} else {
+		a.printExplain(command, e, d)
+	}
+	return exitCode(explainExit[d.Action])
+}
+
+// decidedBy names what decided: a guard, a rule or pattern, or the default.
+func decidedBy(d policy.Decision) string {
+	switch {
+	case d.Guard != "":
+		return "guard: " + d.Guard
+	case d.Rule != "":
+		return "rule: " + d.Rule
+	}
+	return "rule: none"
+}
+
+func (a *app) printExplain(command string, e *policy.Engine, d policy.Decision) {
 	w := a.stdout
 	fmt.Fprintf(w, "command: %s\n", command)
+	if e.LoadErr != nil {
+		fmt.Fprintf(w, "load error: %v\n", e.LoadErr)
+	}
 	if d.Unknown != "" {
 		fmt.Fprintf(w, "unknown: %s\n", d.Unknown)
 	}
@@ -108,17 +146,59 @@ func (a *app) runExplain(command, cwd string) error {
 			fmt.Fprintf(w, "review %s: %s -> %s %s\n", s.Reviewer, s.Answer, s.Outcome, s.Reason)
 		}
 	}
-	rule := d.Rule
-	if rule == "" {
-		rule = "none"
-	}
-	fmt.Fprintf(w, "\ndecision: %s (rule: %s)\nreason:   %s\n", d.Action, rule, d.Reason)
+	fmt.Fprintf(w, "\ndecision: %s (%s)\nreason:   %s\n", d.Action, decidedBy(d), d.Reason)
 	if e.Manifest != nil {
 		for _, p := range e.Manifest.LoadedPacks() {
 			fmt.Fprintf(w, "pack:     %s%s\n", p.Decl.Name, packNote(p))
 		}
 	}
-	return nil
+}
+
+func (a *app) printExplainJSON(command string, e *policy.Engine, d policy.Decision) error {
+	type match struct {
+		Action policy.Action `json:"action"`
+		Source string        `json:"source"`
+		Rule   string        `json:"rule,omitempty"`
+		Reason string        `json:"reason"`
+	}
+	type simple struct {
+		Argv    []string      `json:"argv"`
+		Layer   int           `json:"layer"`
+		Effects []string      `json:"effects"`
+		Matches []match       `json:"matches"`
+		Action  policy.Action `json:"action"`
+	}
+	out := struct {
+		Command    string                   `json:"command"`
+		Decision   policy.Action            `json:"decision"`
+		Guard      string                   `json:"guard,omitempty"`
+		Rule       string                   `json:"rule,omitempty"`
+		Reason     string                   `json:"reason"`
+		Unknown    string                   `json:"unknown,omitempty"`
+		LoadError  string                   `json:"load_error,omitempty"`
+		Commands   []simple                 `json:"commands"`
+		Extensions []telemetry.ExtensionRun `json:"extensions,omitempty"`
+		Packs      []string                 `json:"packs,omitempty"`
+	}{Command: command, Decision: d.Action, Guard: d.Guard, Rule: d.Rule, Reason: d.Reason, Unknown: d.Unknown,
+		Commands: []simple{}, Extensions: d.Extensions}
+	if e.LoadErr != nil {
+		out.LoadError = e.LoadErr.Error()
+	}
+	for _, c := range d.Commands {
+		s := simple{Argv: c.Argv, Layer: c.Layer, Effects: c.Effects, Matches: []match{}, Action: c.Action}
+		for _, m := range c.Matches {
+			s.Matches = append(s.Matches, match{m.Action, m.Source, m.Rule, m.Reason})
+		}
+		out.Commands = append(out.Commands, s)
+	}
+	if e.Manifest != nil {
+		for _, p := range e.Manifest.LoadedPacks() {
+			out.Packs = append(out.Packs, p.Decl.Name)
+		}
+	}
+	enc := json.NewEncoder(a.stdout)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(out)
 }
 
 func (a *app) runPolicyCheck() error {
