@@ -43,45 +43,58 @@ Agents: ` + strings.Join(hostapi.Names(), ", "),
 	cmd.Flags().Int64Var(&a.maxPayload, "max-payload", hostapi.DefaultMaxPayload, "refuse (deny) a payload over `BYTES`")
 	_ = cmd.MarkFlagRequired("agent")
 
-	var installAgent string
+	var installAgents []string
 	install := &cobra.Command{
-		Use:   "install --agent NAME",
-		Short: "Register agent-shell in the agent's hook configuration of this repository",
+		Use:   "install --agent NAME[,NAME...]",
+		Short: "Register agent-shell in the agents' hook configuration of this repository",
 		Args:  cobra.NoArgs,
 		RunE: runE(func(*cobra.Command, []string) error {
-			ad, err := a.adapter(installAgent)
-			if err != nil {
-				return err
-			}
 			cwd, err := os.Getwd()
 			if err != nil {
 				return err
 			}
-			files, err := ad.Install(telemetry.FindRoot(cwd))
-			if err != nil {
-				return fmt.Errorf("install %s hooks: %w", ad.Name(), err)
-			}
-			if len(files) == 0 {
-				fmt.Fprintf(a.stdout, "%s hooks already registered; nothing changed\n", ad.Name())
-			}
-			for _, f := range files {
-				fmt.Fprintf(a.stdout, "wrote %s\n", rel(f))
+			for _, name := range installAgents {
+				ad, err := a.adapter(name)
+				if err != nil {
+					return err
+				}
+				files, err := ad.Install(telemetry.FindRoot(cwd))
+				if err != nil {
+					return fmt.Errorf("install %s hooks: %w", ad.Name(), err)
+				}
+				if len(files) == 0 {
+					fmt.Fprintf(a.stdout, "%s hooks already registered; nothing changed\n", ad.Name())
+				}
+				for _, f := range files {
+					fmt.Fprintf(a.stdout, "wrote %s\n", rel(f))
+				}
 			}
 			return nil
 		}),
 	}
-	install.Flags().StringVar(&installAgent, "agent", "", "the agent: "+strings.Join(hostapi.Names(), ", "))
+	install.Flags().StringSliceVar(&installAgents, "agent", nil, "the agents, comma-separated: "+strings.Join(hostapi.Names(), ", "))
 	_ = install.MarkFlagRequired("agent")
 	cmd.AddCommand(install)
 	return cmd
 }
 
 func (a *app) adapter(name string) (hostapi.Adapter, error) {
-	ad, ok := hostapi.ByName(name, a.getenv)
+	ad, ok := hostapi.ByName(agentName(name), a.getenv)
 	if !ok {
 		return nil, &runtimeError{err: fmt.Errorf("unknown agent %q (known: %s)", name, strings.Join(hostapi.Names(), ", ")), code: exitUsage}
 	}
 	return ad, nil
+}
+
+// agentName is the adapter's name of an agent named either way: as its
+// hook adapter is (claude) or as the log records it (claude-code).
+func agentName(name string) string {
+	for _, n := range hostapi.Names() {
+		if telemetry.AgentActor(n) == name {
+			return n
+		}
+	}
+	return name
 }
 
 // The compatible entries of the reference tool: Copilot's preToolUse and

@@ -39,6 +39,9 @@ Agents: ` + strings.Join(hostapi.Names(), ", "),
 		Args: cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
 			f.Given = cmd.Flags().NFlag() > 0
+			for i, n := range f.Agents {
+				f.Agents[i] = agentName(n)
+			}
 			cwd, err := os.Getwd()
 			if err != nil {
 				return err

@@ -48,7 +48,7 @@ Without a filter, only the most recent session is shown. Filters combine
 	f := cmd.Flags()
 	f.StringVar(&o.last, "last", "", "only events from the last `DURATION` (30s, 15m, 2h, 7d)")
 	f.BoolVar(&o.failures, "failures", false, "only failed scripts, denied decisions and shim errors")
-	f.StringVar(&o.actor, "actor", "", "only events by `ACTOR` (exact)")
+	f.StringVar(&o.actor, "actor", "", "only events by `ACTOR` (exact; an agent's hook name, claude, finds claude-code)")
 	f.StringVar(&o.script, "script", "", "only script_end events of npm script `NAME` (exact)")
 	f.StringVar(&o.session, "session", "", "only session `ID`")
 	f.StringVar(&o.event, "event", "", "only events of `TYPE` (script_end, tool_use, policy_decision, shim_error)")
@@ -80,6 +80,9 @@ func (a *app) runLog(cmd *cobra.Command, o *logOptions) error {
 	}
 	flt.Failures = o.failures
 	if flags.Changed("actor") {
+		// An agent's hook name (claude) finds what its calls recorded
+		// (claude-code).
+		o.actor = telemetry.AgentActor(o.actor)
 		flt.Actor = &o.actor
 	}
 	if flags.Changed("script") {
