@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -31,7 +32,8 @@ func registrationExists(root, host string) bool {
 }
 
 func newStatusCmd(a *app) *cobra.Command {
-	return &cobra.Command{
+	var asJSON bool
+	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "Check agent-shell's state here: authorization, hook registrations, the event log, grants",
 		Long: `Prints one line per check, marked ok, FAIL, or -- (for information):
@@ -53,28 +55,49 @@ longer runs agent-shell, or a session file's chain is broken. A configuration
 never authorized is reported, not failed.`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(*cobra.Command, []string) error {
-			return a.runStatus()
+			return a.runStatus(asJSON)
 		}),
 	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, `print the checks as one JSON object: {"checks": [{"status": "ok"|"fail"|"info", "check", "detail"}], "problems"}`)
+	return cmd
 }
 
 type statusReport struct {
 	a        *app
 	problems int
+	checks   []statusCheck // kept for --json, else printed as they come
+	asJSON   bool
 }
 
-func (r *statusReport) ok(format string, args ...any)   { r.line("ok  ", format, args...) }
-func (r *statusReport) info(format string, args ...any) { r.line("--  ", format, args...) }
+// statusCheck is one line of status: "host claude: .claude/settings.json
+// runs agent-shell" is check "host claude", its detail after the colon.
+type statusCheck struct {
+	Status string `json:"status"`
+	Check  string `json:"check"`
+	Detail string `json:"detail"`
+}
+
+func (r *statusReport) ok(format string, args ...any)   { r.line("ok", format, args...) }
+func (r *statusReport) info(format string, args ...any) { r.line("info", format, args...) }
 func (r *statusReport) fail(format string, args ...any) {
 	r.problems++
-	r.line("FAIL", format, args...)
+	r.line("fail", format, args...)
 }
 
-func (r *statusReport) line(mark, format string, args ...any) {
-	fmt.Fprintf(r.a.stdout, "%s  %s\n", mark, fmt.Sprintf(format, args...))
+// statusMarks are the text marks of the statuses.
+var statusMarks = map[string]string{"ok": "ok  ", "info": "--  ", "fail": "FAIL"}
+
+func (r *statusReport) line(status, format string, args ...any) {
+	text := fmt.Sprintf(format, args...)
+	if !r.asJSON {
+		fmt.Fprintf(r.a.stdout, "%s  %s\n", statusMarks[status], text)
+		return
+	}
+	check, detail, _ := strings.Cut(text, ": ")
+	r.checks = append(r.checks, statusCheck{Status: status, Check: check, Detail: detail})
 }
 
-func (a *app) runStatus() error {
+func (a *app) runStatus(asJSON bool) error {
 	cwd, err := os.Getwd()
 	if err != nil {
 		return err
@@ -83,11 +106,21 @@ func (a *app) runStatus() error {
 	if !ok {
 		return errors.New("run agent-shell status inside a git repository")
 	}
-	r := &statusReport{a: a}
+	r := &statusReport{a: a, asJSON: asJSON}
 	au := r.configuration(root)
 	r.hosts(root, au)
 	r.events(root)
 	r.grants(root)
+	if asJSON {
+		enc := json.NewEncoder(a.stdout)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(struct {
+			Checks   []statusCheck `json:"checks"`
+			Problems int           `json:"problems"`
+		}{r.checks, r.problems}); err != nil {
+			return err
+		}
+	}
 	if r.problems > 0 {
 		a.errorf("status: %d %s", r.problems, plural(r.problems, "problem", "problems"))
 		return exitCode(exitError)
