@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -502,7 +503,7 @@ func displayPath(p string) string {
 }
 
 func newLogVerifyCmd(a *app) *cobra.Command {
-	var strict bool
+	var strict, asJSON bool
 	cmd := &cobra.Command{
 		Use:   "verify [SESSION...]",
 		Short: "Check the sessions' hash chains for edited, deleted or reordered lines",
@@ -517,26 +518,82 @@ before it. Each repair is a warning on stderr, or with --strict a failure.
 
 A changed last line cannot be detected: no line after it carries its hash.`,
 		RunE: runE(func(_ *cobra.Command, args []string) error {
-			return a.runLogVerify(args, strict)
+			return a.runLogVerify(args, strict, asJSON)
 		}),
 	}
 	cmd.Flags().BoolVar(&strict, "strict", false, "fail a file that holds repaired torn lines")
+	cmd.Flags().BoolVar(&asJSON, "json", false, `print one JSON object: {"files": [{"file", "ok", "events", "line", "problem", "repairs"}], "failed"}`)
 	return cmd
 }
 
-func (a *app) runLogVerify(ids []string, strict bool) error {
+// verifiedFile is what log verify found of one session file.
+type verifiedFile struct {
+	File    string   `json:"file"`
+	OK      bool     `json:"ok"`
+	Events  int      `json:"events"`
+	Line    int      `json:"line,omitempty"`    // the first break
+	Problem string   `json:"problem,omitempty"` // what it is
+	Repairs []string `json:"repairs,omitempty"` // repaired torn lines, as LINE: what
+}
+
+func (a *app) runLogVerify(ids []string, strict, asJSON bool) error {
 	dir, err := a.eventsDir()
 	if err != nil {
 		return err
 	}
+	out := a.stdout
+	if asJSON {
+		a.stdout = io.Discard // sessionFiles' notes; the JSON says it all
+	}
 	files, skipped, ok, err := a.sessionFiles(dir, ids)
-	if err != nil || !ok {
+	a.stdout = out
+	if err != nil {
 		return err
 	}
-	if len(files) == 0 && len(skipped) == 0 {
-		fmt.Fprintln(a.stdout, "No sessions found.")
-		return nil
+	report, broken, err := a.verifyFiles(files, skipped, strict)
+	if err != nil {
+		return err
 	}
+	if asJSON {
+		enc := json.NewEncoder(a.stdout)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(struct {
+			Files  []verifiedFile `json:"files"`
+			Failed int            `json:"failed"`
+		}{report, broken}); err != nil {
+			return err
+		}
+	} else if ok {
+		a.printVerified(report)
+	}
+	if broken > 0 {
+		a.errorf("%d of %d session file(s) failed verification", broken, len(report))
+		return exitCode(exitError)
+	}
+	return nil
+}
+
+func (a *app) printVerified(report []verifiedFile) {
+	if len(report) == 0 {
+		fmt.Fprintln(a.stdout, "No sessions found.")
+	}
+	for _, f := range report {
+		for _, r := range f.Repairs {
+			a.errorf("warning: %s:%s", f.File, r)
+		}
+		switch {
+		case f.OK:
+			fmt.Fprintf(a.stdout, "ok  %s  %d %s\n", f.File, f.Events, plural(f.Events, "event", "events"))
+		case f.Line > 0:
+			fmt.Fprintf(a.stdout, "%s:%d: %s\n", f.File, f.Line, f.Problem)
+		default:
+			fmt.Fprintf(a.stdout, "%s: %s\n", f.File, f.Problem)
+		}
+	}
+}
+
+// verifyFiles checks every session file, and counts those that failed.
+func (a *app) verifyFiles(files []string, skipped []*telemetry.NotRegularError, strict bool) ([]verifiedFile, int, error) {
 	// Files are independent: check them on every core, report in order.
 	results := make([]telemetry.VerifyResult, len(files))
 	errs := make([]error, len(files))
@@ -557,38 +614,37 @@ func (a *app) runLogVerify(ids []string, strict bool) error {
 	close(work)
 	wg.Wait()
 	broken := 0
+	report := make([]verifiedFile, 0, len(files)+len(skipped))
 	for i, f := range files {
 		res, err := results[i], errs[i]
 		if err != nil {
-			return err
+			return nil, 0, err
 		}
+		vf := verifiedFile{File: displayPath(f), Events: res.Events}
 		if strict && len(res.Repairs) > 0 {
 			// Repairs come before any break: the first is the file's.
 			r := res.Repairs[0]
 			res.Line, res.Problem = r.FirstTorn, r.String()
 		} else {
 			for _, r := range res.Repairs {
-				a.errorf("warning: %s:%d: %s", displayPath(f), r.FirstTorn, r)
+				vf.Repairs = append(vf.Repairs, fmt.Sprintf("%d: %s", r.FirstTorn, r))
 			}
 		}
-		if res.OK() {
-			fmt.Fprintf(a.stdout, "ok  %s  %d %s\n", displayPath(f), res.Events, plural(res.Events, "event", "events"))
-			continue
+		vf.OK = res.OK()
+		if !vf.OK {
+			broken++
+			vf.Line, vf.Problem = res.Line, res.Problem
 		}
-		broken++
-		fmt.Fprintf(a.stdout, "%s:%d: %s\n", displayPath(f), res.Line, res.Problem)
+		report = append(report, vf)
 	}
 	// A session file that is a pipe or a link loses what is written to it:
 	// that is a failure, not a file to pass over.
 	for _, s := range skipped {
 		broken++
-		fmt.Fprintf(a.stdout, "%s: %s, not a regular file; nothing is recorded there\n", displayPath(s.Path), s.Kind())
+		report = append(report, verifiedFile{File: displayPath(s.Path),
+			Problem: s.Kind() + ", not a regular file; nothing is recorded there"})
 	}
-	if broken > 0 {
-		a.errorf("%d of %d session file(s) failed verification", broken, len(files)+len(skipped))
-		return exitCode(exitError)
-	}
-	return nil
+	return report, broken, nil
 }
 
 func plural(n int, one, many string) string {
