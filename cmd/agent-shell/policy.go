@@ -53,14 +53,16 @@ It exits 0 when the command would be allowed, 1 when denied, 2 when asked.`,
 	explain.Flags().StringVar(&cwd, "cwd", "", "the `DIR` the command would run in (default: the current directory)")
 	explain.Flags().StringVar(&agent, "agent", "", "the `AGENT` whose call it would be (default: none in particular)")
 	explain.Flags().BoolVar(&asJSON, "json", false, "print the decision as one JSON object")
+	var checkJSON bool
 	check := &cobra.Command{
 		Use:   "check",
 		Short: "Load and validate policy.json and agent-shell.toml, examples included",
 		Args:  cobra.NoArgs,
 		RunE: runE(func(*cobra.Command, []string) error {
-			return a.runPolicyCheck()
+			return a.runPolicyCheck(checkJSON)
 		}),
 	}
+	check.Flags().BoolVar(&checkJSON, "json", false, `print one JSON object: {"ok", "error", "checks": [{"check", "detail"}]}`)
 	cmd.AddCommand(explain, check)
 	return cmd
 }
@@ -201,7 +203,7 @@ func (a *app) printExplainJSON(command string, e *policy.Engine, d policy.Decisi
 	return enc.Encode(out)
 }
 
-func (a *app) runPolicyCheck() error {
+func (a *app) runPolicyCheck(asJSON bool) error {
 	// Check the files as they are now, authorized or not, compiled from
 	// source whatever the cache holds: this is how a human validates an
 	// edit before running agent-shell authorize.
@@ -213,47 +215,87 @@ func (a *app) runPolicyCheck() error {
 	if !ok {
 		return fmt.Errorf("%s is not inside a git repository", cwd)
 	}
-	e := policy.LoadFromSource(root, a.getenv)
+	checks, err := checkPolicy(root, a.getenv)
+	if !asJSON {
+		for _, c := range checks {
+			fmt.Fprintf(a.stdout, "ok  %s: %s\n", c.Check, c.Detail)
+		}
+		return err
+	}
+	out := struct {
+		OK     bool          `json:"ok"`
+		Error  string        `json:"error,omitempty"`
+		Checks []policyCheck `json:"checks"`
+	}{OK: err == nil, Checks: checks}
+	if err != nil {
+		out.Error = err.Error()
+	}
+	enc := json.NewEncoder(a.stdout)
+	enc.SetEscapeHTML(false)
+	if werr := enc.Encode(out); werr != nil {
+		return werr
+	}
+	if err != nil {
+		return exitCode(exitError)
+	}
+	return nil
+}
+
+// policyCheck is one thing policy check found sound.
+type policyCheck struct {
+	Check  string `json:"check"`
+	Detail string `json:"detail"`
+}
+
+// checkPolicy loads and validates the configuration under root: what it
+// found sound, up to the first error.
+func checkPolicy(root string, getenv func(string) string) ([]policyCheck, error) {
+	checks := []policyCheck{}
+	add := func(check, format string, args ...any) {
+		checks = append(checks, policyCheck{check, fmt.Sprintf(format, args...)})
+	}
+	e := policy.LoadFromSource(root, getenv)
 	if e.LoadErr != nil {
-		return e.LoadErr
+		return checks, e.LoadErr
 	}
 	if e.File == nil && e.Manifest == nil {
-		fmt.Fprintln(a.stdout, "no policy.json or agent-shell.toml: every command is allowed")
-		return nil
+		add("policy", "no policy.json or agent-shell.toml: every command is allowed")
+		return checks, nil
 	}
 	if e.File != nil {
 		allow := "no allow list"
 		if e.File.HasAllow {
 			allow = fmt.Sprintf("%d allow patterns", len(e.File.Allow))
 		}
-		fmt.Fprintf(a.stdout, "ok  %s: %d deny patterns, %s\n", rel(e.File.Path), len(e.File.Deny), allow)
+		add(rel(e.File.Path), "%d deny patterns, %s", len(e.File.Deny), allow)
 	}
-	if m := e.Manifest; m != nil {
-		if err := e.CheckPackExamples(); err != nil {
-			return err
-		}
-		examples := 0
-		for _, r := range m.Rules {
-			examples += len(r.Examples.Match) + len(r.Examples.NotMatch)
-		}
-		fmt.Fprintf(a.stdout, "ok  %s: %d rules, %d examples checked, default %s, unknown %s\n",
-			rel(m.Path), len(m.Rules), examples, m.Policy.Default, m.Policy.Unknown)
-		if len(m.Scripts) > 0 {
-			// Compiling happened on load; this also runs each script's
-			// top level and checks its entry function.
-			if err := m.Runtime().Check(); err != nil {
-				return err
-			}
-			if err := m.VerifyExecutables(); err != nil {
-				return err
-			}
-			fmt.Fprintf(a.stdout, "ok  %d scripts compiled and initialised (manifest digest %s)\n", len(m.Scripts), m.Digest[:16])
-		}
-		for _, p := range m.LoadedPacks() {
-			fmt.Fprintf(a.stdout, "ok  pack %s: %s %s%s\n", p.Decl.Name, p.File.Name, p.File.Version, packNote(p))
-		}
+	m := e.Manifest
+	if m == nil {
+		return checks, nil
 	}
-	return nil
+	if err := e.CheckPackExamples(); err != nil {
+		return checks, err
+	}
+	examples := 0
+	for _, r := range m.Rules {
+		examples += len(r.Examples.Match) + len(r.Examples.NotMatch)
+	}
+	add(rel(m.Path), "%d rules, %d examples checked, default %s, unknown %s", len(m.Rules), examples, m.Policy.Default, m.Policy.Unknown)
+	if len(m.Scripts) > 0 {
+		// Compiling happened on load; this also runs each script's top
+		// level and checks its entry function.
+		if err := m.Runtime().Check(); err != nil {
+			return checks, err
+		}
+		if err := m.VerifyExecutables(); err != nil {
+			return checks, err
+		}
+		add("scripts", "%d compiled and initialised (manifest digest %s)", len(m.Scripts), m.Digest[:16])
+	}
+	for _, p := range m.LoadedPacks() {
+		add("pack "+p.Decl.Name, "%s %s%s", p.File.Name, p.File.Version, packNote(p))
+	}
+	return checks, nil
 }
 
 // packNote says where a pack comes from and what of it is turned off.
