@@ -47,6 +47,11 @@ const (
 	EventRepair = "repair"
 )
 
+// EventTypes lists every event type, in the order above.
+var EventTypes = []string{EventScriptEnd, EventToolUse, EventPolicyDecision, EventShimError, EventPrompt,
+	EventSessionStart, EventSessionEnd, EventStop, EventUnknown, EventGuard, EventConfigUnauthorized,
+	EventReview, EventExtensionError, EventIntercept, EventRepair}
+
 // SchemaVersion is the value of every event's "v" field.
 const SchemaVersion = 1
 

@@ -52,7 +52,7 @@ Without a filter, only the most recent session is shown. Filters combine
 	f.StringVar(&o.actor, "actor", "", "only events by `ACTOR` (exact; an agent's hook name, claude, finds claude-code)")
 	f.StringVar(&o.script, "script", "", "only script_end events of npm script `NAME` (exact)")
 	f.StringVar(&o.session, "session", "", "only session `ID`")
-	f.StringVar(&o.event, "event", "", "only events of `TYPE` (script_end, tool_use, policy_decision, shim_error)")
+	f.StringVar(&o.event, "event", "", "only events of `TYPE` ("+strings.Join(telemetry.EventTypes, ", ")+")")
 	f.BoolVar(&o.json, "json", false, "print the matching lines as recorded, one JSON object per line")
 	f.BoolVar(&o.listSessions, "list-sessions", false, "list sessions (newest first) instead of events")
 	cmd.AddCommand(newLogVerifyCmd(a))

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -149,5 +150,9 @@ As npm's script-shell it is invoked as: agent-shell -c COMMAND [ARG0 ARG...]`,
 	root.SetVersionTemplate("agent-shell {{buildVersion}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return err })
 	root.AddCommand(newLogCmd(a), newHookCmd(a), newPolicyCheckCmd(a), newRecordCmd(a), newPolicyCmd(a), newDemoCmd(a), newInitCmd(a), newScriptCmd(a), newAuthorizeCmd(a), newStatusCmd(a), newGrantsCmd(a), newPackCmd(a))
+	// Only a completion request pays for registering completions.
+	if len(os.Args) > 1 && strings.HasPrefix(os.Args[1], cobra.ShellCompRequestCmd) {
+		addCompletions(root, a)
+	}
 	return root
 }
