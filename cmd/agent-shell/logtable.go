@@ -1,0 +1,268 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/agent-shell/agent-shell/telemetry"
+)
+
+// The table log prints: columns sized on the first rows, then streamed.
+
+const (
+	colorRed    = "\x1b[31m"
+	colorYellow = "\x1b[33m"
+	colorBold   = "\x1b[1m"
+	colorReset  = "\x1b[0m"
+)
+
+// Column caps: a long actor or tool name is cut rather than pushing the
+// command off the screen.
+var eventColumns = [...]struct {
+	name string
+	max  int
+}{{"TIME", 19}, {"EVENT", 15}, {"ACTOR", 20}, {"SCRIPT/TOOL", 24}, {"RESULT", 16}, {"DURATION", 8}, {"COMMAND", 0}}
+
+// commandRunes is how much of a command the table shows.
+const commandRunes = 60
+
+// tableSample is how many rows size the columns. The rest are streamed
+// with the same widths, so memory does not grow with the result.
+const tableSample = 500
+
+type eventTable struct {
+	w       *bufio.Writer
+	color   bool
+	pending []tableRow
+	widths  []int
+}
+
+type tableRow struct {
+	cells []string
+	color string
+}
+
+func newEventTable(w *bufio.Writer, color bool) *eventTable {
+	return &eventTable{w: w, color: color}
+}
+
+func (t *eventTable) add(e *telemetry.Event) error {
+	r := eventRow(e)
+	if t.widths == nil {
+		t.pending = append(t.pending, r)
+		if len(t.pending) < tableSample {
+			return nil
+		}
+		return t.flush()
+	}
+	t.write(r)
+	return nil
+}
+
+func (t *eventTable) flush() error {
+	if t.widths == nil {
+		t.widths = make([]int, len(eventColumns))
+		for i, c := range eventColumns {
+			t.widths[i] = len(c.name)
+		}
+		for _, r := range t.pending {
+			for i, c := range r.cells {
+				t.widths[i] = max(t.widths[i], utf8.RuneCountInString(c))
+			}
+		}
+		for i, c := range eventColumns {
+			if c.max > 0 {
+				t.widths[i] = min(t.widths[i], c.max)
+			}
+		}
+		header := make([]string, len(eventColumns))
+		for i, c := range eventColumns {
+			header[i] = c.name
+		}
+		t.write(tableRow{cells: header, color: t.boldIf()})
+		for _, r := range t.pending {
+			t.write(r)
+		}
+		t.pending = nil
+	}
+	return nil
+}
+
+func (t *eventTable) boldIf() string {
+	if t.color {
+		return colorBold
+	}
+	return ""
+}
+
+func (t *eventTable) write(r tableRow) {
+	for i, c := range r.cells {
+		if m := eventColumns[i].max; m > 0 {
+			r.cells[i] = cut(c, t.widths[i])
+		}
+	}
+	if t.color && r.color != "" {
+		t.w.WriteString(r.color)
+		writeCells(t.w, r.cells, t.widths)
+		t.w.WriteString(colorReset + "\n")
+		return
+	}
+	writeCells(t.w, r.cells, t.widths)
+	t.w.WriteByte('\n')
+}
+
+// writeRow writes one table line.
+func writeRow(w *bufio.Writer, cells []string, widths []int) {
+	writeCells(w, cells, widths)
+	w.WriteByte('\n')
+}
+
+// writeCells writes cells padded to widths, two spaces apart, the last cell
+// unpadded (no trailing spaces).
+func writeCells(w *bufio.Writer, cells []string, widths []int) {
+	for i, c := range cells {
+		if i > 0 {
+			w.WriteString("  ")
+		}
+		w.WriteString(c)
+		if i < len(cells)-1 {
+			for n := utf8.RuneCountInString(c); n < widths[i]; n++ {
+				w.WriteByte(' ')
+			}
+		}
+	}
+}
+
+func eventRow(e *telemetry.Event) tableRow {
+	tool, result, dur := "-", "-", "-"
+	color := ""
+	switch e.Event {
+	case telemetry.EventScriptEnd:
+		tool = dash(sanitize(e.Script, 0))
+		result = strconv.Itoa(e.ExitCode)
+		if e.Signal != "" {
+			result += " " + sanitize(e.Signal, 0)
+		}
+		dur = formatMillis(int64(e.DurationMS))
+		if e.ExitCode != 0 || e.Signal != "" {
+			color = colorRed
+		}
+	case telemetry.EventToolUse:
+		tool = dash(sanitize(e.ToolName, 0))
+	case telemetry.EventPolicyDecision:
+		result = dash(sanitize(e.Decision, 0))
+		switch e.Decision {
+		case "deny":
+			color = colorRed
+		case "ask":
+			color = colorYellow
+		}
+	case telemetry.EventGuard:
+		result, color = "deny", colorRed
+	case telemetry.EventConfigUnauthorized:
+		result, color = "unauth", colorYellow
+	case telemetry.EventShimError:
+		result = "error"
+		color = colorRed
+	case telemetry.EventRepair:
+		result, color = "torn", colorYellow
+	}
+	return tableRow{
+		cells: []string{
+			tableTime(e.Timestamp), dash(sanitize(e.Event, 0)), dash(sanitize(e.Actor, 0)),
+			tool, result, dur, sanitize(e.Command, commandRunes),
+		},
+		color: color,
+	}
+}
+
+func tableTime(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.UTC().Format("2006-01-02 15:04:05")
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// formatMillis shows a duration as Nms below a second, N.Ns below a minute,
+// else N.Nm (tenths truncated, never rounded up into the next unit).
+func formatMillis(ms int64) string {
+	switch {
+	case ms < 0:
+		return "-"
+	case ms < 1000:
+		return strconv.FormatInt(ms, 10) + "ms"
+	case ms < 60_000:
+		return fmt.Sprintf("%d.%ds", ms/1000, ms%1000/100)
+	default:
+		return fmt.Sprintf("%d.%dm", ms/60_000, ms%60_000/6000)
+	}
+}
+
+// sanitize makes recorded text safe to print on a terminal: control
+// characters (which could move the cursor, clear the screen or fake extra
+// lines), Unicode line separators and bidirectional overrides become visible
+// escapes, and invalid UTF-8 becomes U+FFFD. With maxRunes > 0 the result is
+// cut to that many runes, ending in "…".
+func sanitize(s string, maxRunes int) string {
+	clean := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return cut(s, maxRunes)
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20 || (r >= 0x7f && r < 0xa0):
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case r == 0x2028 || r == 0x2029 || (r >= 0x200e && r <= 0x200f) ||
+			(r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0xfeff:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r) // invalid UTF-8 arrives here as U+FFFD
+		}
+		if maxRunes > 0 && b.Len() > 4*maxRunes+8 {
+			break // enough to cut from
+		}
+	}
+	return cut(b.String(), maxRunes)
+}
+
+// cut shortens s to at most n runes (n <= 0: no limit), ending in "…".
+func cut(s string, n int) string {
+	if n <= 0 || len(s) <= n {
+		return s
+	}
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	i, runes := 0, 0
+	for runes < n-1 {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		runes++
+	}
+	return s[:i] + "…"
+}
+
