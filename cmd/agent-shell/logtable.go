@@ -265,4 +265,3 @@ func cut(s string, n int) string {
 	}
 	return s[:i] + "…"
 }
-
