@@ -23,7 +23,7 @@ import (
 
 type logOptions struct {
 	last, actor, script, session, event string
-	failures, json, listSessions        bool
+	failures, json, listSessions, wide  bool
 }
 
 func newLogCmd(a *app) *cobra.Command {
@@ -46,7 +46,8 @@ Without a filter, only the most recent session is shown. Filters combine
 		}),
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.last, "last", "", "only events from the last `DURATION` (30s, 15m, 2h, 7d)")
+	f.StringVar(&o.last, "last", "", "only events from the last `DURATION` (30s, 15m, 2h, 7d), or the last N events (20)")
+	f.BoolVar(&o.wide, "wide", false, "show whole commands in the table")
 	f.BoolVar(&o.failures, "failures", false, "only failed scripts, denied decisions and shim errors")
 	f.StringVar(&o.actor, "actor", "", "only events by `ACTOR` (exact; an agent's hook name, claude, finds claude-code)")
 	f.StringVar(&o.script, "script", "", "only script_end events of npm script `NAME` (exact)")
@@ -71,12 +72,17 @@ func (a *app) eventsDir() (string, error) {
 func (a *app) runLog(cmd *cobra.Command, o *logOptions) error {
 	flags := cmd.Flags()
 	var flt telemetry.Filter
+	count := 0 // --last N: the last N matching events
 	if flags.Changed("last") {
-		d, err := telemetry.ParseDuration(o.last)
-		if err != nil {
-			return fmt.Errorf("--last: %w", err)
+		if n, err := strconv.Atoi(o.last); err == nil && n > 0 {
+			count = n
+		} else {
+			d, err := telemetry.ParseDuration(o.last)
+			if err != nil {
+				return fmt.Errorf("--last: want a duration (2h) or a count (20): %w", err)
+			}
+			flt.Since = a.now().Add(-d)
 		}
-		flt.Since = a.now().Add(-d)
 	}
 	flt.Failures = o.failures
 	if flags.Changed("actor") {
@@ -111,7 +117,7 @@ func (a *app) runLog(cmd *cobra.Command, o *logOptions) error {
 		fmt.Fprintf(a.stdout, "No events recorded yet in %s.\n", displayPath(dir))
 		return nil
 	}
-	if len(ids) == 0 && flt.IsZero() && !o.listSessions && len(files) > 0 {
+	if len(ids) == 0 && flt.IsZero() && count == 0 && !o.listSessions && len(files) > 0 {
 		newest, err := telemetry.NewestFile(files)
 		if err != nil {
 			return fmt.Errorf("find the most recent session: %w", err)
@@ -124,7 +130,7 @@ func (a *app) runLog(cmd *cobra.Command, o *logOptions) error {
 	if o.listSessions {
 		damage, err = a.listSessions(out, files, flt, o.json)
 	} else {
-		damage, err = a.listEvents(out, files, flt, o.json)
+		damage, err = a.listEvents(out, files, flt, o, count)
 	}
 	if ferr := out.Flush(); err == nil && ferr != nil {
 		err = fmt.Errorf("write output: %w", ferr)
@@ -136,23 +142,52 @@ func (a *app) runLog(cmd *cobra.Command, o *logOptions) error {
 	return err
 }
 
-func (a *app) listEvents(out *bufio.Writer, files []string, flt telemetry.Filter, asJSON bool) ([]telemetry.Damage, error) {
+// listEvents prints the matching events, or with count > 0 the last count
+// of them.
+func (a *app) listEvents(out *bufio.Writer, files []string, flt telemetry.Filter, o *logOptions, count int) ([]telemetry.Damage, error) {
+	asJSON := o.json
 	q := &telemetry.Query{Files: files, Filter: flt, Validate: asJSON, Decode: !asJSON}
 	n := 0
 	var tw *eventTable
 	if !asJSON {
-		tw = newEventTable(out, a.useColor())
+		tw = newEventTable(out, a.useColor(), o.wide)
 	}
-	damage, err := q.Run(func(r *telemetry.Record) error {
-		n++
+	emit := func(raw []byte, e *telemetry.Event) error {
 		if asJSON {
-			out.Write(r.Raw)
+			out.Write(raw)
 			return out.WriteByte('\n')
 		}
-		return tw.add(r.Event)
+		return tw.add(e)
+	}
+	type kept struct {
+		raw []byte
+		e   *telemetry.Event
+	}
+	var last []kept // a ring of the last count events
+	damage, err := q.Run(func(r *telemetry.Record) error {
+		n++
+		if count == 0 {
+			return emit(r.Raw, r.Event)
+		}
+		k := kept{raw: append([]byte(nil), r.Raw...), e: r.Event} // Raw is reused after the callback
+		if len(last) < count {
+			last = append(last, k)
+		} else {
+			last[(n-1)%count] = k
+		}
+		return nil
 	})
 	if err != nil {
 		return damage, err
+	}
+	for i := range last {
+		k := last[(n+i)%len(last)]
+		if len(last) < count {
+			k = last[i]
+		}
+		if err := emit(k.raw, k.e); err != nil {
+			return damage, err
+		}
 	}
 	if n == 0 {
 		// JSON output stays parseable: no events is no lines.

@@ -52,6 +52,10 @@ func TestFormatMillis(t *testing.T) {
 }
 
 func TestEventRow(t *testing.T) {
+	// Times show in the local zone, named: here UTC, whatever the machine's.
+	local := time.Local
+	time.Local = time.UTC
+	t.Cleanup(func() { time.Local = local })
 	ts := time.Date(2026, 1, 2, 3, 4, 5, 600e6, time.UTC)
 	tests := []struct {
 		e     telemetry.Event
@@ -59,9 +63,9 @@ func TestEventRow(t *testing.T) {
 		color string
 	}{
 		{telemetry.Event{Event: "script_end", Actor: "human", Script: "test", ExitCode: 2, DurationMS: 1500, Command: "npm test", Timestamp: ts},
-			"2026-01-02 03:04:05|script_end|human|test|2|1.5s|npm test", colorRed},
+			"2026-01-02 03:04:05 UTC|script_end|human|test|2|1.5s|npm test", colorRed},
 		{telemetry.Event{Event: "script_end", Actor: "human", Signal: "SIGKILL", ExitCode: 137, Timestamp: ts},
-			"2026-01-02 03:04:05|script_end|human|-|137 SIGKILL|0ms|", colorRed},
+			"2026-01-02 03:04:05 UTC|script_end|human|-|137 SIGKILL|0ms|", colorRed},
 		{telemetry.Event{Event: "script_end", Actor: "human", Script: "build"},
 			"-|script_end|human|build|0|0ms|", ""},
 		{telemetry.Event{Event: "tool_use", Actor: "claude-code", ToolName: "bash", Command: "ls"},
@@ -70,16 +74,33 @@ func TestEventRow(t *testing.T) {
 			"-|policy_decision|-|-|deny|-|rm -rf /", colorRed},
 		{telemetry.Event{Event: "policy_decision", Decision: "ask"},
 			"-|policy_decision|-|-|ask|-|", colorYellow},
+		{telemetry.Event{Event: "policy_decision", Decision: "allow", ToolName: "Bash", Command: "ls"},
+			"-|policy_decision|-|Bash|allow|-|ls", ""},
+		{telemetry.Event{Event: "guard", ToolName: "Edit"},
+			"-|guard|-|Edit|deny|-|", colorRed},
 		{telemetry.Event{Event: "shim_error", Actor: "a\x1b]0;x\x07"},
 			`-|shim_error|a\x1b]0;x\x07|-|error|-|`, colorRed},
 		{telemetry.Event{Event: "future_event"},
 			"-|future_event|-|-|-|-|", ""},
 	}
 	for _, tt := range tests {
-		r := eventRow(&tt.e)
+		r := eventRow(&tt.e, false)
 		if got := strings.Join(r.cells, "|"); got != tt.cells || r.color != tt.color {
 			t.Errorf("eventRow(%+v) = %q %q, want %q %q", tt.e, got, r.color, tt.cells, tt.color)
 		}
+	}
+	// A long command is cut, unless the table is wide.
+	long := telemetry.Event{Event: "tool_use", Command: strings.Repeat("x", commandRunes+10)}
+	if c := eventRow(&long, false).cells[6]; len([]rune(c)) > commandRunes+1 {
+		t.Errorf("narrow: %d runes", len([]rune(c)))
+	}
+	if c := eventRow(&long, true).cells[6]; c != long.Command {
+		t.Errorf("wide: %q", c)
+	}
+	// In another zone, the time is that zone's, and says so.
+	time.Local = time.FixedZone("CET", 3600)
+	if got := eventRow(&telemetry.Event{Event: "x", Timestamp: ts}, false).cells[0]; got != "2026-01-02 04:04:05 CET" {
+		t.Errorf("CET: %q", got)
 	}
 }
 
@@ -88,7 +109,7 @@ func TestEventRow(t *testing.T) {
 func TestEventTableStreams(t *testing.T) {
 	var buf bytes.Buffer
 	w := bufio.NewWriter(&buf)
-	tw := newEventTable(w, false)
+	tw := newEventTable(w, false, false)
 	for i := 0; i < tableSample+2; i++ {
 		actor := "a"
 		if i == tableSample+1 {
@@ -117,7 +138,7 @@ func TestEventTableStreams(t *testing.T) {
 func TestEventTableColor(t *testing.T) {
 	var buf bytes.Buffer
 	w := bufio.NewWriter(&buf)
-	tw := newEventTable(w, true)
+	tw := newEventTable(w, true, false)
 	tw.add(&telemetry.Event{Event: "shim_error", Actor: "x"})
 	tw.add(&telemetry.Event{Event: "tool_use", Actor: "x"})
 	tw.flush()

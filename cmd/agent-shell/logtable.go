@@ -25,7 +25,7 @@ const (
 var eventColumns = [...]struct {
 	name string
 	max  int
-}{{"TIME", 19}, {"EVENT", 15}, {"ACTOR", 20}, {"SCRIPT/TOOL", 24}, {"RESULT", 16}, {"DURATION", 8}, {"COMMAND", 0}}
+}{{"TIME", 25}, {"EVENT", 15}, {"ACTOR", 20}, {"SCRIPT/TOOL", 24}, {"RESULT", 16}, {"DURATION", 8}, {"COMMAND", 0}}
 
 // commandRunes is how much of a command the table shows.
 const commandRunes = 60
@@ -37,6 +37,7 @@ const tableSample = 500
 type eventTable struct {
 	w       *bufio.Writer
 	color   bool
+	wide    bool // whole commands
 	pending []tableRow
 	widths  []int
 }
@@ -46,12 +47,12 @@ type tableRow struct {
 	color string
 }
 
-func newEventTable(w *bufio.Writer, color bool) *eventTable {
-	return &eventTable{w: w, color: color}
+func newEventTable(w *bufio.Writer, color, wide bool) *eventTable {
+	return &eventTable{w: w, color: color, wide: wide}
 }
 
 func (t *eventTable) add(e *telemetry.Event) error {
-	r := eventRow(e)
+	r := eventRow(e, t.wide)
 	if t.widths == nil {
 		t.pending = append(t.pending, r)
 		if len(t.pending) < tableSample {
@@ -137,8 +138,9 @@ func writeCells(w *bufio.Writer, cells []string, widths []int) {
 	}
 }
 
-func eventRow(e *telemetry.Event) tableRow {
-	tool, result, dur := "-", "-", "-"
+func eventRow(e *telemetry.Event, wide bool) tableRow {
+	// A hook event's tool (Bash, Edit, ...); an npm script's name below.
+	tool, result, dur := dash(sanitize(e.ToolName, 0)), "-", "-"
 	color := ""
 	switch e.Event {
 	case telemetry.EventScriptEnd:
@@ -151,8 +153,6 @@ func eventRow(e *telemetry.Event) tableRow {
 		if e.ExitCode != 0 || e.Signal != "" {
 			color = colorRed
 		}
-	case telemetry.EventToolUse:
-		tool = dash(sanitize(e.ToolName, 0))
 	case telemetry.EventPolicyDecision:
 		result = dash(sanitize(e.Decision, 0))
 		switch e.Decision {
@@ -171,20 +171,25 @@ func eventRow(e *telemetry.Event) tableRow {
 	case telemetry.EventRepair:
 		result, color = "torn", colorYellow
 	}
+	command := sanitize(e.Command, commandRunes)
+	if wide {
+		command = sanitize(e.Command, 0)
+	}
 	return tableRow{
 		cells: []string{
 			tableTime(e.Timestamp), dash(sanitize(e.Event, 0)), dash(sanitize(e.Actor, 0)),
-			tool, result, dur, sanitize(e.Command, commandRunes),
+			tool, result, dur, command,
 		},
 		color: color,
 	}
 }
 
+// tableTime is an event's time in the local zone, which it names.
 func tableTime(t time.Time) string {
 	if t.IsZero() {
 		return "-"
 	}
-	return t.UTC().Format("2006-01-02 15:04:05")
+	return t.Local().Format("2006-01-02 15:04:05 MST")
 }
 
 func dash(s string) string {

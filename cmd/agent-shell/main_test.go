@@ -55,6 +55,8 @@ func TestScripts(t *testing.T) {
 			// Grants and script state live in the user's configuration
 			// directory: each script has its own.
 			env.Setenv("XDG_CONFIG_HOME", filepath.Join(env.WorkDir, ".config"))
+			// Tables show local time: the same zone on every machine.
+			env.Setenv("TZ", "UTC")
 			return nil
 		},
 		// [agentsession]: the test runs in an agent's session, where
