@@ -117,11 +117,13 @@ func (a *app) runLog(cmd *cobra.Command, o *logOptions) error {
 		fmt.Fprintf(a.stdout, "No events recorded yet in %s.\n", displayPath(dir))
 		return nil
 	}
+	others := 0 // sessions left out of the default view
 	if len(ids) == 0 && flt.IsZero() && count == 0 && !o.listSessions && len(files) > 0 {
 		newest, err := telemetry.NewestFile(files)
 		if err != nil {
 			return fmt.Errorf("find the most recent session: %w", err)
 		}
+		others = len(files) - 1
 		files = []string{newest}
 	}
 
@@ -131,6 +133,9 @@ func (a *app) runLog(cmd *cobra.Command, o *logOptions) error {
 		damage, err = a.listSessions(out, files, flt, o.json)
 	} else {
 		damage, err = a.listEvents(out, files, flt, o, count)
+	}
+	if others > 0 && !o.json && err == nil {
+		fmt.Fprintf(out, "(the most recent session; %d other %s: agent-shell log --list-sessions)\n", others, plural(others, "session", "sessions"))
 	}
 	if ferr := out.Flush(); err == nil && ferr != nil {
 		err = fmt.Errorf("write output: %w", ferr)

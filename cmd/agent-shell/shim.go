@@ -40,6 +40,15 @@ func runShim(a *app, args []string) int {
 		return exitUsage
 	}
 	command := args[0]
+	// One session for a script and every npm run it starts (npm test running
+	// npm run lint): the children inherit it.
+	if id := a.getenv("AGENTSHELL_SESSION_ID"); !telemetry.ValidSessionID(id) {
+		id, warn := telemetry.SessionID(a.getenv)
+		if warn != nil {
+			a.errorf("%v", warn)
+		}
+		os.Setenv("AGENTSHELL_SESSION_ID", id)
+	}
 	// A script that will not stop (runtime.Budget) before the command runs
 	// stops it from running; after, the command's output and status stand.
 	runtime.SetBudget(runtime.Budget{Memory: hookMemory, Runaway: func(reason string) {
