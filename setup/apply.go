@@ -68,7 +68,11 @@ func Apply(s *State, p Plan) (*Result, error) {
 		res.Notes = append(res.Notes, "your policy is kept as it is; to add the built-in safety pack, add to "+policy.ManifestSubpath+":\n    [[pack]]\n    name = \"safety\"\n    options = { level = \"standard\" }")
 	}
 
-	if p.NPM {
+	if p.NPM && s.NPM.Tracked {
+		// A committed script-shell=agent-shell breaks npm (ENOENT) on every
+		// machine without agent-shell: a contributor's, a CI runner's.
+		res.Notes = append(res.Notes, ".npmrc is committed, so it was left alone: script-shell=agent-shell there would break npm for everyone without agent-shell. To record npm scripts on this machine: npm config set script-shell agent-shell --location=user")
+	} else if p.NPM {
 		changed, err := mergeFile(filepath.Join(s.Root, ".npmrc"), func(b []byte) ([]byte, bool) {
 			return mergeNpmrc(b, p.ReplaceScriptShell)
 		})
@@ -77,6 +81,13 @@ func Apply(s *State, p Plan) (*Result, error) {
 		}
 		if changed {
 			res.add(s.Root, filepath.Join(s.Root, ".npmrc"))
+		}
+		// This machine's setting: kept out of commits, so that a clone
+		// without agent-shell runs npm as before.
+		if excluded, err := excludeFromGit(s.Root, "/.npmrc"); err != nil {
+			return res, err
+		} else if excluded {
+			res.add(s.Root, filepath.Join(s.Root, ".git", "info", "exclude"))
 		}
 		if s.NPM.Other != "" && p.ReplaceScriptShell {
 			res.Notes = append(res.Notes, fmt.Sprintf(".npmrc: script-shell=%s was replaced and kept as a comment", s.NPM.Other))

@@ -11,6 +11,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -76,6 +77,9 @@ type PackageManager struct {
 type NPMState struct {
 	Set   bool   // script-shell is agent-shell
 	Other string // the other script-shell in effect, if one is
+	// Tracked: .npmrc is committed, so what it says reaches every clone,
+	// including machines without agent-shell.
+	Tracked bool
 }
 
 // State is what Detect found.
@@ -128,6 +132,7 @@ func Detect(dir string, getenv func(string) string) (*State, error) {
 		return nil, err
 	}
 	s.NPM = npmrcState(data)
+	s.NPM.Tracked = GitTracks(root, ".npmrc")
 
 	data, err = readSmall(filepath.Join(root, ".gitignore"))
 	if err != nil {
@@ -320,6 +325,14 @@ func (s *State) detectPackageManagers() {
 			}
 		}
 	}
+}
+
+// GitTracks reports whether git's index holds the root-relative file: it
+// is committed, or about to be. Where git cannot tell (no git, no index),
+// nothing is tracked.
+func GitTracks(root, file string) bool {
+	cmd := exec.Command("git", "-C", root, "ls-files", "--error-unmatch", "--", file)
+	return cmd.Run() == nil
 }
 
 // maxFileBytes bounds a line file read for merging (.npmrc, .gitignore).

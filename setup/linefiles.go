@@ -2,7 +2,9 @@ package setup
 
 import (
 	"bytes"
+	"os"
 	"path"
+	"path/filepath"
 	"strings"
 )
 
@@ -144,4 +146,28 @@ func mergeGitignore(data []byte) ([]byte, bool) {
 	}
 	ls = append(ls, "# agent-shell's local flight recorder (events) and helpers", ".agent-shell/", "")
 	return join(ls, eol), true
+}
+
+// excludeFromGit adds pattern to .git/info/exclude, git's list of files
+// this clone ignores without a committed .gitignore. A checkout whose .git
+// is not a folder (a worktree, a submodule) is left as it is.
+func excludeFromGit(root, pattern string) (bool, error) {
+	gitDir := filepath.Join(root, ".git")
+	if fi, err := os.Stat(gitDir); err != nil || !fi.IsDir() {
+		return false, nil
+	}
+	if err := os.MkdirAll(filepath.Join(gitDir, "info"), 0o755); err != nil {
+		return false, err
+	}
+	return mergeFile(filepath.Join(gitDir, "info", "exclude"), func(b []byte) ([]byte, bool) {
+		for _, l := range strings.Split(string(b), "\n") {
+			if strings.TrimSpace(l) == pattern {
+				return b, false
+			}
+		}
+		if len(b) > 0 && b[len(b)-1] != '\n' {
+			b = append(b, '\n')
+		}
+		return append(b, pattern+"\n"...), true
+	})
 }

@@ -238,7 +238,7 @@ func TestApplyKeepsEverythingAndIsIdempotent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{hostapi.ClaudeSettingsFile, hostapi.CopilotHooksFile, policy.ManifestSubpath, ".npmrc", ".gitignore"}
+	want := []string{hostapi.ClaudeSettingsFile, hostapi.CopilotHooksFile, policy.ManifestSubpath, ".npmrc", ".git/info/exclude", ".gitignore"}
 	if !reflect.DeepEqual(res.Files, want) {
 		t.Errorf("files = %v, want %v", res.Files, want)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -273,6 +274,25 @@ func (r *statusReport) hosts(root string, au policy.Authorization) {
 			r.info("host %s: %s does not run agent-shell (`agent-shell hook install --agent=%s` registers it)", name, file, name)
 		}
 	}
+	r.npm(s)
+}
+
+// npm reports what .npmrc's script-shell=agent-shell needs: agent-shell on
+// the PATH npm runs with, and the line kept out of commits, since npm fails
+// (ENOENT) wherever agent-shell is not installed.
+func (r *statusReport) npm(s *setup.State) {
+	if !s.NPM.Set {
+		return
+	}
+	if s.NPM.Tracked {
+		r.fail("npm: .npmrc is committed with script-shell=agent-shell, so npm fails on every machine without agent-shell; keep it out of commits (git rm --cached .npmrc; agent-shell init lists it in .git/info/exclude)")
+	}
+	path, err := exec.LookPath("agent-shell")
+	if err != nil {
+		r.fail("npm: .npmrc runs scripts with agent-shell, which is not on PATH here: npm fails (spawn agent-shell ENOENT); put agent-shell on PATH")
+		return
+	}
+	r.ok("npm: .npmrc runs scripts with agent-shell (%s)", path)
 }
 
 // events verifies every session file's chain.
