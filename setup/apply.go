@@ -68,11 +68,12 @@ func Apply(s *State, p Plan) (*Result, error) {
 		res.Notes = append(res.Notes, "your policy is kept as it is; to add the built-in safety pack, add to "+policy.ManifestSubpath+":\n    [[pack]]\n    name = \"safety\"\n    options = { level = \"standard\" }")
 	}
 
-	if p.NPM && s.NPM.Tracked {
+	if s.NPM.Tracked && s.HasPackageJSON && !s.NPM.Set {
 		// A committed script-shell=agent-shell breaks npm (ENOENT) on every
 		// machine without agent-shell: a contributor's, a CI runner's.
 		res.Notes = append(res.Notes, ".npmrc is committed, so it was left alone: script-shell=agent-shell there would break npm for everyone without agent-shell. To record npm scripts on this machine: npm config set script-shell agent-shell --location=user")
-	} else if p.NPM {
+	}
+	if p.NPM {
 		changed, err := mergeFile(filepath.Join(s.Root, ".npmrc"), func(b []byte) ([]byte, bool) {
 			return mergeNpmrc(b, p.ReplaceScriptShell)
 		})

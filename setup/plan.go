@@ -67,7 +67,7 @@ func (s *State) missing(agents []string) Plan {
 		Agents:         agents,
 		FlightRecorder: hooks,
 		Policy:         hooks || len(s.PolicyFiles) == 0,
-		NPM:            s.HasPackageJSON && !s.NPM.Set && s.NPM.Other == "",
+		NPM:            s.HasPackageJSON && !s.NPM.Set && s.NPM.Other == "" && !s.NPM.Tracked,
 		Gitignore:      !s.Gitignore,
 	}
 }
@@ -97,6 +97,8 @@ func (s *State) PlanFromFlags(f Flags) Plan {
 		p.Policy = m.Policy && !f.NoPolicy
 		p.NPM = !s.NPM.Set && !f.NoNPM && s.HasPackageJSON && (s.NPM.Other == "" || f.Yes)
 	}
+	// A committed .npmrc reaches machines without agent-shell: never there.
+	p.NPM = p.NPM && !s.NPM.Tracked
 	p.ReplaceScriptShell = p.NPM && s.NPM.Other != ""
 	p.Gitignore = m.Gitignore && !(f.NoFlightRecorder && f.NoPolicy && f.NoNPM)
 	return p
