@@ -111,12 +111,26 @@ func Bounded(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 	if n := resultSize(tok, x, y); n > MaxValueBytes {
 		return nil, tooLarge(fmt.Sprintf("%s %s %s", x.Type(), tok, y.Type()), n)
 	}
-	if tok == syntax.PLUS_EQ {
+	switch tok {
+	case syntax.PLUS_EQ:
 		// x += y extends a list in place; other values get x + y.
 		if l, ok := x.(*starlark.List); ok {
 			return l, extend(l, y)
 		}
 		tok = syntax.PLUS
+	case syntax.PIPE_EQ:
+		// x |= y updates a dict in place; other values get x | y.
+		xd, ok1 := x.(*starlark.Dict)
+		yd, ok2 := y.(*starlark.Dict)
+		if ok1 && ok2 {
+			for _, kv := range yd.Items() {
+				if err := xd.SetKey(kv[0], kv[1]); err != nil {
+					return nil, err
+				}
+			}
+			return xd, nil
+		}
+		tok = syntax.PIPE
 	}
 	return starlark.Binary(tok, x, y)
 }
@@ -144,7 +158,7 @@ func extend(l *starlark.List, y starlark.Value) error {
 // resultSize estimates the size of x op y without building it.
 func resultSize(op syntax.Token, x, y starlark.Value) int {
 	switch op {
-	case syntax.PLUS, syntax.PLUS_EQ, syntax.PIPE:
+	case syntax.PLUS, syntax.PLUS_EQ, syntax.PIPE, syntax.PIPE_EQ:
 		return shallowSize(x) + shallowSize(y)
 	case syntax.STAR:
 		seq, n := x, y

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"fmt"
+	"strings"
 
 	"go.starlark.net/starlark"
 	"go.starlark.net/syntax"
@@ -39,7 +40,7 @@ type rewriter struct{ err error }
 var boundedOps = map[syntax.Token]bool{syntax.PLUS: true, syntax.STAR: true, syntax.PERCENT: true, syntax.PIPE: true}
 
 var augmentedOps = map[syntax.Token]syntax.Token{
-	syntax.PLUS_EQ: syntax.PLUS_EQ, syntax.STAR_EQ: syntax.STAR, syntax.PERCENT_EQ: syntax.PERCENT, syntax.PIPE_EQ: syntax.PIPE,
+	syntax.PLUS_EQ: syntax.PLUS_EQ, syntax.STAR_EQ: syntax.STAR, syntax.PERCENT_EQ: syntax.PERCENT, syntax.PIPE_EQ: syntax.PIPE_EQ,
 }
 
 func (rw *rewriter) fail(pos syntax.Position, format string, args ...any) {
@@ -60,7 +61,7 @@ func (rw *rewriter) stmt(s syntax.Stmt) {
 		if op, ok := augmentedOps[s.Op]; ok {
 			id, isIdent := s.LHS.(*syntax.Ident)
 			if !isIdent {
-				rw.fail(s.OpPos, "%s on an index or a field is not supported here: write x = x %s y", s.Op, op)
+				rw.fail(s.OpPos, "%s on an index or a field is not supported here: write x = x %s y", s.Op, strings.TrimSuffix(s.Op.String(), "="))
 				return
 			}
 			s.RHS = call(builtins.BoundedName, s.OpPos, intLit(int(op), s.OpPos), &syntax.Ident{NamePos: id.NamePos, Name: id.Name}, rw.expr(s.RHS))
