@@ -88,6 +88,21 @@ func textSize(v starlark.Value, limit int) int {
 				walk(kv[0], depth+1)
 				walk(kv[1], depth+1)
 			}
+		case starlark.HasAttrs: // a struct, a ctx: its fields are written out
+			n += 24
+			if depth > MaxDepth*8 {
+				n += limit
+				return
+			}
+			for _, name := range v.AttrNames() {
+				if n > limit {
+					return
+				}
+				if a, err := v.Attr(name); err == nil && a != nil {
+					n += len(name) + 4
+					walk(a, depth+1)
+				}
+			}
 		default:
 			n += 24
 		}

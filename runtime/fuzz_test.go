@@ -43,6 +43,9 @@ func FuzzReturnedValue(f *testing.F) {
 		`json.decode("[" * 40 + "]" * 40)`, `re.sub("(a*)*b", "", "a" * 1000)`, `shell.split("a 'b")`, `path.match("*", "x")`,
 		`[x for x in range(100000)]`, `Match.yes(str(state.update(f = len)))`, `Match.yes(state.setdefault("x", [1] * 10)[0] and "y")`,
 		"Match.yes()\n    x = 1", "1\nload(\"./x.star\", \"y\")", `struct(a = 1)`, `{"a": on_event}`,
+		`"a" * (1 << 29)`, `[0] * 1000000000`, `list(range(100000000))`, `("x" * 100000).replace("x", "yy" * 1000)`,
+		`"{0}" * 100 % ()`, `",".join([str(ctx)] * 100000)`, `{} | {1: 2}`, `(1, 2) * -1`, `ctx.argv + ctx.argv`,
+		`"%s" % ([ctx] * 10000,)`, `str([[[[[[]]]]]] * 1000)`, `"ab".split("")`, `json.encode([ctx] * 100000)`,
 	} {
 		f.Add(seed)
 	}
