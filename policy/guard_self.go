@@ -39,6 +39,9 @@ func (g *guarder) agentShellRun(c *shellcmd.Command, cwds []string, depth int) *
 		case sub == "authorize" && g.runsAgentShell(layer[0], innermost, c.Path, cwds):
 			return g.deny(GuardAuthorize, "agent-shell authorize", "agent-shell guard "+GuardAuthorize+
 				": an agent may not authorize agent-shell's configuration. A human runs 'agent-shell authorize' in their own terminal.")
+		case sub == "uninstall" && g.runsAgentShell(layer[0], innermost, c.Path, cwds):
+			return g.deny(GuardAuthorize, "agent-shell uninstall", "agent-shell guard "+GuardAuthorize+
+				": an agent may not remove agent-shell's hook registrations. A human runs 'agent-shell uninstall' in their own terminal.")
 		case (sub == "" && c.Dynamic || sub != "" && !subcommandName(sub)) && g.runsAgentShell(layer[0], innermost, c.Path, cwds):
 			what := sub
 			if what == "" {

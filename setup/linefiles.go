@@ -171,3 +171,61 @@ func excludeFromGit(root, pattern string) (bool, error) {
 		return append(b, pattern+"\n"...), true
 	})
 }
+
+// Uninstall removes what init set up for npm under root: the
+// script-shell=agent-shell line of .npmrc (a script-shell it replaced comes
+// back), the file itself when nothing else is left in it, and its line in
+// .git/info/exclude. It returns the files changed or removed.
+func Uninstall(root string) ([]string, error) {
+	var changed []string
+	path := filepath.Join(root, ".npmrc")
+	data, err := readSmall(path)
+	if err != nil || data == nil {
+		return nil, err
+	}
+	ls, eol := lines(data)
+	var kept []string
+	for _, l := range ls {
+		t := strings.TrimSpace(l)
+		if k, v, ok := npmrcKey(l); ok && isScriptShellKey(k) && isAgentShell(v) {
+			continue
+		}
+		if orig, ok := strings.CutSuffix(t, "  (replaced by agent-shell init)"); ok && strings.HasPrefix(orig, "# ") {
+			l = strings.TrimPrefix(orig, "# ")
+		}
+		kept = append(kept, l)
+	}
+	if len(kept) == len(ls) && bytes.Equal(join(kept, eol), data) {
+		return nil, nil
+	}
+	if strings.TrimSpace(strings.Join(kept, "")) == "" {
+		err = os.Remove(path)
+	} else {
+		_, err = mergeFile(path, func([]byte) ([]byte, bool) { return join(kept, eol), true })
+	}
+	if err != nil {
+		return nil, err
+	}
+	changed = append(changed, path)
+	exclude := filepath.Join(root, ".git", "info", "exclude")
+	if did, err := removeLine(exclude, "/.npmrc"); err != nil {
+		return changed, err
+	} else if did {
+		changed = append(changed, exclude)
+	}
+	return changed, nil
+}
+
+// removeLine removes the lines of a file that are exactly line.
+func removeLine(path, line string) (bool, error) {
+	return mergeFile(path, func(b []byte) ([]byte, bool) {
+		ls, eol := lines(b)
+		var kept []string
+		for _, l := range ls {
+			if strings.TrimSpace(l) != line {
+				kept = append(kept, l)
+			}
+		}
+		return join(kept, eol), len(kept) != len(ls)
+	})
+}
