@@ -68,6 +68,7 @@ type statusReport struct {
 	problems int
 	checks   []statusCheck // kept for --json, else printed as they come
 	asJSON   bool
+	name     string // the command: status or doctor
 }
 
 // statusCheck is one line of status: "host claude: .claude/settings.json
@@ -107,12 +108,17 @@ func (a *app) runStatus(asJSON bool) error {
 	if !ok {
 		return errors.New("run agent-shell status inside a git repository")
 	}
-	r := &statusReport{a: a, asJSON: asJSON}
+	return a.finishStatus(&statusReport{a: a, asJSON: asJSON, name: "status"}, root)
+}
+
+// finishStatus runs status's checks after those r holds already, prints
+// them as JSON when asked, and fails when one failed.
+func (a *app) finishStatus(r *statusReport, root string) error {
 	au := r.configuration(root)
 	r.hosts(root, au)
 	r.events(root)
 	r.grants(root)
-	if asJSON {
+	if r.asJSON {
 		enc := json.NewEncoder(a.stdout)
 		enc.SetEscapeHTML(false)
 		if err := enc.Encode(struct {
@@ -123,7 +129,7 @@ func (a *app) runStatus(asJSON bool) error {
 		}
 	}
 	if r.problems > 0 {
-		a.errorf("status: %d %s", r.problems, plural(r.problems, "problem", "problems"))
+		a.errorf("%s: %d %s", r.name, r.problems, plural(r.problems, "problem", "problems"))
 		return exitCode(exitError)
 	}
 	return nil
