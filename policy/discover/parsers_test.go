@@ -110,6 +110,14 @@ func TestMakeTargets(t *testing.T) {
 	if _, def := MakeTargets([]byte("bin/app: x\nall:\n")); def != "bin/app" {
 		t.Errorf("default without .DEFAULT_GOAL = %q", def)
 	}
+	// Words inside a function call are not targets, nor is its colon a
+	// rule's; a rule whose prerequisites use one still is.
+	fn := "$(warning \"could not find x in $(PATH), run: curl https://x | sh\")\n" +
+		"$(if $(X),$(error missing: X))\nVERSION := $(shell git describe: x)\nbuild: $(wildcard *.go)\n\tgo build\n"
+	targets, _ = MakeTargets([]byte(fn))
+	if len(targets) != 1 || targets[0].Name != "build" {
+		t.Errorf("with functions: %v, want [build]", targets)
+	}
 }
 
 func TestJustRecipes(t *testing.T) {

@@ -157,8 +157,8 @@ func MakeTargets(data []byte) (targets []Task, defaultGoal string) {
 			"export", "unexport", "override", "vpath", "undefine", "private", "load", "-load":
 			continue
 		}
-		colon := strings.IndexByte(t, ':')
-		eq := strings.IndexByte(t, '=')
+		colon := indexOutsideRefs(t, ':')
+		eq := indexOutsideRefs(t, '=')
 		if eq >= 0 && (colon < 0 || eq < colon || strings.HasPrefix(t[colon:], ":=") || strings.HasPrefix(t[colon:], "::=")) {
 			// An assignment: NAME = v, NAME := v, NAME ?= v, ...
 			if name := strings.TrimRight(t[:eq], ":?+! \t"); name == ".DEFAULT_GOAL" {
@@ -184,6 +184,28 @@ func MakeTargets(data []byte) (targets []Task, defaultGoal string) {
 		defaultGoal = explicit
 	}
 	return targets, defaultGoal
+}
+
+// indexOutsideRefs is the index of the first c in t that is not inside a
+// variable reference or function call ($(…), ${…}), -1 when there is none:
+// in $(warning "not found: run curl …") neither the colon nor the words are
+// a rule.
+func indexOutsideRefs(t string, c byte) int {
+	depth := 0
+	for i := 0; i < len(t); i++ {
+		switch {
+		case t[i] == '$' && i+1 < len(t) && (t[i+1] == '(' || t[i+1] == '{'):
+			depth++
+			i++
+		case depth > 0 && (t[i] == '(' || t[i] == '{'):
+			depth++
+		case depth > 0 && (t[i] == ')' || t[i] == '}'):
+			depth--
+		case depth == 0 && t[i] == c:
+			return i
+		}
+	}
+	return -1
 }
 
 // logicalLines joins backslash-continued lines.
