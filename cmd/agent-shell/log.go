@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
@@ -24,6 +25,7 @@ import (
 type logOptions struct {
 	last, actor, script, session, event string
 	failures, json, listSessions, wide  bool
+	follow                              bool
 }
 
 func newLogCmd(a *app) *cobra.Command {
@@ -48,6 +50,7 @@ Without a filter, only the most recent session is shown. Filters combine
 	f := cmd.Flags()
 	f.StringVar(&o.last, "last", "", "only events from the last `DURATION` (30s, 15m, 2h, 7d), or the last N events (20)")
 	f.BoolVar(&o.wide, "wide", false, "show whole commands in the table")
+	f.BoolVar(&o.follow, "follow", false, "stream new events of every session as they are written, until interrupted")
 	f.BoolVar(&o.failures, "failures", false, "only failed scripts, denied decisions and shim errors")
 	f.StringVar(&o.actor, "actor", "", "only events by `ACTOR` (exact; an agent's hook name, claude, finds claude-code)")
 	f.StringVar(&o.script, "script", "", "only script_end events of npm script `NAME` (exact)")
@@ -105,6 +108,9 @@ func (a *app) runLog(cmd *cobra.Command, o *logOptions) error {
 	var ids []string
 	if flags.Changed("session") {
 		ids = []string{o.session}
+	}
+	if o.follow {
+		return a.followLog(dir, ids, flt, o)
 	}
 	files, skipped, ok, err := a.sessionFiles(dir, ids)
 	if err != nil || !ok {
@@ -464,4 +470,48 @@ func (a *app) sessionFiles(dir string, ids []string) (files []string, skipped []
 		return nil, nil, false, fmt.Errorf("read events: %w", err)
 	}
 	return files, skipped, true, nil
+}
+
+// followInterval is how often log --follow looks for new lines.
+const followInterval = 200 * time.Millisecond
+
+// followLog streams the events written from now on to the sessions of dir
+// (the one session of ids, when given), until the process is interrupted.
+func (a *app) followLog(dir string, ids []string, flt telemetry.Filter, o *logOptions) error {
+	list := func() []string {
+		if len(ids) > 0 {
+			p, err := telemetry.SessionFile(dir, ids[0])
+			if err != nil {
+				return nil
+			}
+			return []string{p}
+		}
+		files, _, _ := telemetry.ListFiles(dir)
+		return files
+	}
+	fl := telemetry.NewFollower(flt, list())
+	out := bufio.NewWriterSize(a.stdout, 64<<10)
+	tw := newEventTable(out, a.useColor(), o.wide)
+	if !o.json {
+		tw.fixWidths()
+	}
+	for {
+		damage, err := fl.Poll(list(), func(r *telemetry.Record) error {
+			if o.json {
+				out.Write(r.Raw)
+				return out.WriteByte('\n')
+			}
+			return tw.add(r.Event)
+		})
+		if ferr := out.Flush(); err == nil && ferr != nil {
+			err = ferr
+		}
+		if err != nil {
+			return err
+		}
+		for _, d := range damage {
+			a.errorf("skipped %d damaged line(s) in %s: %s", d.Count, displayPath(d.File), sanitize(d.FirstErr, 200))
+		}
+		time.Sleep(followInterval)
+	}
 }

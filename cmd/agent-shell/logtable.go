@@ -93,6 +93,18 @@ func (t *eventTable) flush() error {
 	return nil
 }
 
+// fixWidths sizes the columns at their caps and writes the header: for a
+// stream whose rows are not known ahead (log --follow).
+func (t *eventTable) fixWidths() {
+	t.widths = make([]int, len(eventColumns))
+	header := make([]string, len(eventColumns))
+	for i, c := range eventColumns {
+		t.widths[i] = max(c.max, len(c.name))
+		header[i] = c.name
+	}
+	t.write(tableRow{cells: header, color: t.boldIf()})
+}
+
 func (t *eventTable) boldIf() string {
 	if t.color {
 		return colorBold
