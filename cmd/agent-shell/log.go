@@ -146,6 +146,12 @@ func (a *app) runLog(cmd *cobra.Command, o *logOptions) error {
 	if ferr := out.Flush(); err == nil && ferr != nil {
 		err = fmt.Errorf("write output: %w", ferr)
 	}
+	// The default view is one session: its chain is checked too, cheaply.
+	if len(files) == 1 && len(ids) == 0 && flt.IsZero() && count == 0 && !o.listSessions {
+		if res, verr := telemetry.VerifyFile(files[0]); verr == nil && !res.OK() {
+			a.errorf("warning: %s:%d: %s (the chain does not verify; agent-shell log verify)", displayPath(files[0]), res.Line, res.Problem)
+		}
+	}
 	// After the output, so the report is the last thing a reader sees.
 	for _, d := range damage {
 		a.errorf("skipped %d damaged line(s) in %s (first at line %d: %s)", d.Count, displayPath(d.File), d.FirstLine, sanitize(d.FirstErr, 200))
