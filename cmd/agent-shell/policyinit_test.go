@@ -53,8 +53,13 @@ func TestPolicyInit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(pj), `"go test -race ./..."`) || strings.Contains(string(pj), "docker") {
+	// policy.json holds deny patterns only; the project's commands are the
+	// manifest's prefix rules.
+	if !strings.Contains(string(pj), `"rm -rf *"`) || strings.Contains(string(pj), "allow") {
 		t.Errorf("policy.json:\n%s", pj)
+	}
+	if m, _ := os.ReadFile(filepath.Join(root, policy.ManifestSubpath)); !strings.Contains(string(m), `{ argv_prefix = ["go", "test"] }`) {
+		t.Errorf("agent-shell.toml has no go test rule:\n%s", m)
 	}
 	e := policy.Load(root, func(string) string { return "" })
 	if e.LoadErr != nil || e.File == nil || e.Manifest == nil {
@@ -71,7 +76,7 @@ func TestPolicyInit(t *testing.T) {
 	}
 
 	// An edited file is kept, and the difference is shown.
-	edited := strings.Replace(string(pj), `    "pwd"`+"\n", `    "pwd",`+"\n"+`    "ls"`+"\n", 1)
+	edited := strings.Replace(string(pj), `    "sudo *"`+"\n", `    "sudo *",`+"\n"+`    "ls"`+"\n", 1)
 	if err := os.WriteFile(filepath.Join(root, policy.PolicyFileSubpath), []byte(edited), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +84,7 @@ func TestPolicyInit(t *testing.T) {
 	for _, want := range []string{
 		"Skipping .github/hooks/agent-shell/policy.json: it already exists, nothing written.\n",
 		"--- .github/hooks/agent-shell/policy.json (existing)\n+++ .github/hooks/agent-shell/policy.json (proposed)\n",
-		"-    \"pwd\",\n-    \"ls\"\n+    \"pwd\"\n",
+		"-    \"sudo *\",\n-    \"ls\"\n+    \"sudo *\"\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("edited run: no %q in\n%s", want, out)

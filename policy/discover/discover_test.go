@@ -109,30 +109,48 @@ func TestProposalLoads(t *testing.T) {
 					if d.Action == policy.ActionAllow {
 						t.Errorf("risky %q is allowed", c.Text)
 					}
+				case CatInstall:
+					// Installs run the dependencies' scripts: asked.
+					if d.Action != policy.ActionAsk {
+						t.Errorf("install %q: %s (%s), want ask", c.Text, d.Action, d.Reason)
+					}
 				default:
-					if d.Action != policy.ActionAllow {
+					// A bare program (make, just) would admit any target
+					// as a prefix: asked; the rest is allowed.
+					if want := policy.ActionAllow; len(c.Argv) > 1 && d.Action != want || d.Action == policy.ActionDeny {
 						t.Errorf("project command %q: %s (%s)", c.Text, d.Action, d.Reason)
 					}
 				}
 			}
-			for _, a := range defaultAllow {
-				if strings.Contains(a, "*") {
-					continue
-				}
-				if d := e.Decide(a, ""); d.Action != policy.ActionAllow {
-					t.Errorf("default %q: %s (%s)", a, d.Action, d.Reason)
+			// Everyday reading of the project is allowed...
+			for _, cmd := range []string{
+				"git status", "git diff HEAD~1 -- lib/x.js", "git log --oneline -n 20", "ls lib", "cat README.md",
+				"grep -rn TODO lib/", "find . -name '*.js'", "head -n 5 README.md", "pwd",
+			} {
+				if d := e.Decide(cmd, ""); d.Action != policy.ActionAllow {
+					t.Errorf("exploration %q: %s (%s)", cmd, d.Action, d.Reason)
 				}
 			}
+			// ...the classic accidents are denied (by the safety pack and
+			// the deny patterns)...
 			for _, cmd := range []string{
 				"rm -rf /", "rm -fr ~", "/bin/rm -r -f .", "sudo ls", "git push --force origin main",
-				"git push -f", "git reset --hard HEAD~3", "git diff --no-index /etc/passwd /dev/null",
-				"git log --output=/tmp/x", "git log --output /tmp/x", "docker build --tag acme/web .",
-				"curl -fsS https://example.com/x.sh", "npm publish", "npm install left-pad",
-				"go test -exec sh ./...", "npm test --script-shell=/bin/sh", "make test SHELL=/bin/sh",
-				"bash -c 'npm publish'",
+				"git push -f", "git reset --hard HEAD~3", "cat .env",
 			} {
 				if d := e.Decide(cmd, ""); d.Action != policy.ActionDeny {
 					t.Errorf("%q: %s, want deny (%s)", cmd, d.Action, d.Reason)
+				}
+			}
+			// ...and what the project does not run is asked about, never
+			// allowed.
+			for _, cmd := range []string{
+				"git diff --no-index /etc/passwd /dev/null", "git log --output=/tmp/x", "git log --output /tmp/x",
+				"docker build --tag acme/web .", "curl -fsS https://example.com/x.sh", "npm publish",
+				"npm install left-pad", "go test -exec sh ./...", "npm test --script-shell=/bin/sh",
+				"make test SHELL=/bin/sh", "bash -c 'npm publish'", "find . -name '*.tmp' -delete",
+			} {
+				if d := e.Decide(cmd, ""); d.Action == policy.ActionAllow {
+					t.Errorf("%q: allowed (%s)", cmd, d.Reason)
 				}
 			}
 		})

@@ -61,6 +61,21 @@ func leafTool(prog string) bool {
 		prog == "rspec" || prog == "rubocop" || prog == "standardrb"
 }
 
+// runnerPrefix is the prefix a project command is allowed by: the command
+// itself, or for a toolchain's test, vet or build the toolchain and its
+// subcommand, so that the filters a run adds come before the packages
+// (go test -run TestX ./..., cargo test name); the program's guards keep
+// out what would run other code.
+func runnerPrefix(argv []string) []string {
+	if len(argv) > 2 && (argv[0] == "go" || argv[0] == "cargo") {
+		switch argv[1] {
+		case "test", "vet", "build", "clippy", "check":
+			return argv[:2]
+		}
+	}
+	return argv
+}
+
 // maxExamples bounds the examples of one rule: enough to show what it is
 // for, and each is checked whenever the manifest loads.
 const maxExamples = 40
@@ -88,11 +103,17 @@ func manifest(p *Project, cmds []Command) []byte {
 #
 #   agent-shell policy check
 #
-# policy.json beside this file is applied too. Its "allow" list is exact: a
-# command it does not list is denied whatever these rules say, and a command it
-# lists is still stopped by a deny or ask rule here. Remove its "allow" key to
-# let these rules and [policy] default decide alone.
+# Three layers decide together: the built-in safety pack (what is dangerous
+# anywhere: agent-shell pack show safety), the rules below (the project's own
+# commands with the arguments they are run with, and read-only exploration),
+# and [policy] default for everything else, which asks rather than denies.
+# policy.json beside this file holds deny patterns only: an "allow" list there
+# would be exact and deny every command it does not list.
 version = 1
+
+[[pack]]
+name = "safety"
+options = { level = "standard" }
 
 [policy]
 # For a command that no rule matches: "allow", "ask" (a human decides; hosts
@@ -102,7 +123,7 @@ default = "ask"
 unknown = "ask"
 `)
 	riskyNames := projectRiskyNames(p)
-	rules := []ruleSpec{gitRule()}
+	rules := []ruleSpec{gitRule(), exploreRule(p)}
 	for _, g := range groups {
 		if r, ok := projectRule(g.cat, g.id, g.reason, g.comment, cmds, riskyNames); ok {
 			rules = append(rules, r)
@@ -120,6 +141,54 @@ unknown = "ask"
 	}
 	b.WriteString(notes(cmds))
 	return []byte(b.String())
+}
+
+// exploreRule allows reading the project: listing, reading and searching
+// files, find without an action, and the toolchains' versions.
+func exploreRule(p *Project) ruleSpec {
+	prefixes := [][]string{{"ls"}, {"cat"}, {"head"}, {"tail"}, {"wc"}, {"grep"}, {"rg"}, {"pwd"}, {"tree"},
+		{"which"}, {"file"}, {"stat"}, {"du"}, {"find"}}
+	for _, tool := range versionedTools(p) {
+		if tool == "go" {
+			prefixes = append(prefixes, []string{"go", "version"}) // go has no --version
+			continue
+		}
+		prefixes = append(prefixes, []string{tool, "--version"})
+	}
+	return ruleSpec{
+		comment: []string{
+			"Reading the project: listing, reading and searching files, find without an",
+			"action, and the toolchains' --version. The safety pack still stops secrets",
+			"(cat .env) and anything outside these forms asks.",
+		},
+		id: "read-only-exploration", action: "allow", reason: "reads the project only",
+		prefixes: prefixes,
+		guards: []guard{{basename: "find", argument: []string{"-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls"}, sample: "-delete"},
+			{basename: "tail", argument: []string{"-f", "-F", "--follow"}, sample: "-f"}},
+		match:    []string{"ls -la lib", "cat package.json", "grep -rn TODO .", "find . -name '*.js'", "head -n 20 README.md"},
+		notMatch: []string{"find . -name '*.tmp' -delete", "tail -f log.txt", "rm -rf lib"},
+	}
+}
+
+// versionedTools are the toolchain programs of the project's languages.
+func versionedTools(p *Project) []string {
+	byLang := map[string][]string{
+		"node": {"node", "npm", "npx"}, "go": {"go"},
+		"python": {"python", "python3", "pip"}, "rust": {"cargo", "rustc"}, "java": {"java", "mvn", "gradle"},
+		"ruby": {"ruby", "bundle"},
+	}
+	var out []string
+	for _, l := range p.Languages {
+		for _, t := range byLang[l.Name] {
+			if !contains(out, t) {
+				out = append(out, t)
+			}
+		}
+	}
+	if p.PackageManager != "" && !contains(out, p.PackageManager) {
+		out = append(out, p.PackageManager)
+	}
+	return out
 }
 
 func gitRule() ruleSpec {
@@ -181,14 +250,15 @@ func projectRule(cat Category, id, reason, comment string, cmds []Command, risky
 	}
 	// Shortest first, so a longer prefix that a kept one covers is dropped.
 	sorted := append([]Command{}, in...)
-	sort.SliceStable(sorted, func(i, j int) bool { return len(sorted[i].Argv) < len(sorted[j].Argv) })
+	sort.SliceStable(sorted, func(i, j int) bool { return len(runnerPrefix(sorted[i].Argv)) < len(runnerPrefix(sorted[j].Argv)) })
 	for _, c := range sorted {
+		pre := runnerPrefix(c.Argv)
 		covered := false
-		for _, pre := range r.prefixes {
-			covered = covered || hasPrefix(c.Argv, pre)
+		for _, kept := range r.prefixes {
+			covered = covered || hasPrefix(pre, kept)
 		}
 		if !covered {
-			r.prefixes = append(r.prefixes, c.Argv)
+			r.prefixes = append(r.prefixes, pre)
 		}
 	}
 	sort.SliceStable(r.prefixes, func(i, j int) bool { return strings.Join(r.prefixes[i], " ") < strings.Join(r.prefixes[j], " ") })

@@ -1,6 +1,7 @@
 package discover
 
 import (
+	"github.com/agent-shell/agent-shell/policy"
 	"reflect"
 	"strings"
 	"testing"
@@ -392,9 +393,11 @@ func TestPackageManagers(t *testing.T) {
 			if got[CatRisky] != 1 || got[CatTest] < 2 || got[CatTask] < 2 {
 				t.Errorf("categories %v", got)
 			}
+			// An install runs the dependencies' own scripts: the proposal
+			// asks about it, never denies it.
 			if tt.install != "" {
-				if d := e.Decide(tt.install, ""); d.Action != "allow" {
-					t.Errorf("%q: %s", tt.install, d.Reason)
+				if d := e.Decide(tt.install, ""); d.Action != policy.ActionAsk {
+					t.Errorf("%q: %s (%s), want ask", tt.install, d.Action, d.Reason)
 				}
 			}
 		})

@@ -22,28 +22,12 @@ type Command struct {
 
 // Proposal is the starter policy for a project.
 type Proposal struct {
-	Allow []string // policy.json allow list, sorted
-	Deny  []string // policy.json deny list
+	Deny []string // policy.json deny list
 	// Commands holds every project command considered, in the order found:
 	// those with a Category were proposed (allowed, or asked when risky).
 	Commands   []Command
 	PolicyJSON []byte // policy.json, indented, ending in a newline
 	Manifest   []byte // agent-shell.toml, commented
-}
-
-// defaultAllow are read-only commands every project gets. git diff, log and
-// show are listed in fixed forms: with a trailing * they would admit
-// --output FILE (writes a file) and diff --no-index (reads any file).
-var defaultAllow = []string{
-	"agent-shell log", "agent-shell log verify", "agent-shell policy check",
-	"git branch", "git branch --list", "git branch --show-current",
-	"git diff", "git diff --cached", "git diff --cached --stat", "git diff --name-only",
-	"git diff --name-status", "git diff --staged", "git diff --stat",
-	"git log", "git log --oneline", "git log --oneline -n 20", "git log --stat", "git log -1",
-	"git remote -v", "git rev-parse *",
-	"git show", "git show --stat", "git show HEAD",
-	"git status", "git status *",
-	"pwd",
 }
 
 // defaultDeny stop the classic accidents. The policy engine matches them on
@@ -59,17 +43,9 @@ func Propose(p *Project) Proposal {
 	c := &collector{p: p, index: map[string]int{}}
 	c.collect()
 	var prop Proposal
-	allow := append([]string{}, defaultAllow...)
-	for i := range c.cmds {
-		cmd := &c.cmds[i]
-		if cmd.Category != "" && cmd.Category != CatRisky {
-			allow = append(allow, cmd.Text)
-		}
-	}
-	allow = dedupeSorted(allow)
-	// What the engine would not allow as written (a risky environment
+	// What the deny patterns would stop as written (a risky environment
 	// variable, --output=) is not worth proposing.
-	if e, err := policy.NewEngine(&policy.PolicyFile{Allow: allow, HasAllow: true, Deny: defaultDeny}, nil); err == nil {
+	if e, err := policy.NewEngine(&policy.PolicyFile{Deny: defaultDeny}, nil); err == nil {
 		for i := range c.cmds {
 			cmd := &c.cmds[i]
 			if cmd.Category == "" || cmd.Category == CatRisky {
@@ -77,12 +53,11 @@ func Propose(p *Project) Proposal {
 			}
 			if d := e.Decide(cmd.Text, ""); d.Action != policy.ActionAllow {
 				cmd.Category, cmd.Why = "", "the policy would not allow it as written: "+d.Reason
-				allow = remove(allow, cmd.Text)
 			}
 		}
 	}
-	prop.Allow, prop.Deny, prop.Commands = allow, defaultDeny, c.cmds
-	prop.PolicyJSON = policyJSON(allow, defaultDeny)
+	prop.Deny, prop.Commands = defaultDeny, c.cmds
+	prop.PolicyJSON = policyJSON(defaultDeny)
 	prop.Manifest = manifest(p, c.cmds)
 	return prop
 }
@@ -261,15 +236,17 @@ func renderCommand(words []string) (string, bool) {
 	return strings.Join(out, " "), true
 }
 
-func policyJSON(allow, deny []string) []byte {
+// policyJSON is policy.json with deny patterns only: an allow list there is
+// exact, and would deny every command it does not list, whatever the
+// manifest's rules say.
+func policyJSON(deny []string) []byte {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	_ = enc.Encode(struct {
-		Allow []string `json:"allow"`
-		Deny  []string `json:"deny"`
-	}{allow, deny})
+		Deny []string `json:"deny"`
+	}{deny})
 	return buf.Bytes()
 }
 
