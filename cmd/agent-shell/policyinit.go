@@ -20,8 +20,8 @@ import (
 const maxCompareBytes = 1 << 20
 
 // runPolicyInit is `agent-shell policy --init`: it scans the project at root
-// (the repository root), prints what it found and the proposed policy.json
-// and agent-shell.toml, and writes each file that does not exist yet. An
+// (the repository root), prints what it found and the proposed
+// agent-shell.toml, and writes it when it does not exist yet. An
 // existing file is never touched: its differences from the proposal are
 // printed instead.
 func (a *app) runPolicyInit(root string) error {
@@ -36,11 +36,13 @@ func (a *app) runPolicyInit(root string) error {
 		fmt.Fprintf(a.stderr, "agent-shell: note: %s\n", n)
 	}
 	prop := discover.Propose(p)
+	// The proposal is one manifest: the safety pack, the project's rules and
+	// default ask. No policy.json: its patterns would overrule the pack's
+	// finer rules (rm -rf * denies rm -rf ./dist).
 	files := []struct {
 		sub  string
 		data []byte
 	}{
-		{policy.PolicyFileSubpath, prop.PolicyJSON},
 		{policy.ManifestSubpath, prop.Manifest},
 	}
 	for _, f := range files {

@@ -39,9 +39,7 @@ func TestPolicyInit(t *testing.T) {
 	out, _ := run()
 	for _, want := range []string{
 		"Discovered: 0 npm script(s), 3 workflow command(s), 0 mise task(s), 2 make target(s), 0 just recipe(s), 1 language(s)\n",
-		"--- Proposed .github/hooks/agent-shell/policy.json ---\n",
 		"--- Proposed .github/hooks/agent-shell/agent-shell.toml ---\n",
-		"Wrote .github/hooks/agent-shell/policy.json\n",
 		"Wrote .github/hooks/agent-shell/agent-shell.toml\n",
 		"Verify with: agent-shell policy check\n",
 	} {
@@ -49,49 +47,49 @@ func TestPolicyInit(t *testing.T) {
 			t.Errorf("first run: no %q in\n%s", want, out)
 		}
 	}
-	pj, err := os.ReadFile(filepath.Join(root, policy.PolicyFileSubpath))
+	// One manifest: the safety pack, the project's rules, default ask; no
+	// policy.json, whose patterns would overrule the pack's finer rules.
+	if _, err := os.Stat(filepath.Join(root, policy.PolicyFileSubpath)); err == nil {
+		t.Error("a policy.json was written")
+	}
+	manifest, err := os.ReadFile(filepath.Join(root, policy.ManifestSubpath))
 	if err != nil {
 		t.Fatal(err)
 	}
-	// policy.json holds deny patterns only; the project's commands are the
-	// manifest's prefix rules.
-	if !strings.Contains(string(pj), `"rm -rf *"`) || strings.Contains(string(pj), "allow") {
-		t.Errorf("policy.json:\n%s", pj)
-	}
-	if m, _ := os.ReadFile(filepath.Join(root, policy.ManifestSubpath)); !strings.Contains(string(m), `{ argv_prefix = ["go", "test"] }`) {
-		t.Errorf("agent-shell.toml has no go test rule:\n%s", m)
+	if !strings.Contains(string(manifest), `{ argv_prefix = ["go", "test"] }`) {
+		t.Errorf("agent-shell.toml has no go test rule:\n%s", manifest)
 	}
 	e := policy.Load(root, func(string) string { return "" })
-	if e.LoadErr != nil || e.File == nil || e.Manifest == nil {
+	if e.LoadErr != nil || e.Manifest == nil {
 		t.Fatalf("written policy does not load: %v", e.LoadErr)
 	}
-	if entries, _ := os.ReadDir(filepath.Join(root, ".github/hooks/agent-shell")); len(entries) != 2 {
+	if entries, _ := os.ReadDir(filepath.Join(root, ".github/hooks/agent-shell")); len(entries) != 1 {
 		t.Errorf("left temporary files behind: %v", entries)
 	}
 
-	// A second run writes nothing and says the files are the same.
+	// A second run writes nothing and says the file is the same.
 	out, _ = run()
-	if strings.Contains(out, "Wrote ") || strings.Count(out, "(it is the same as the proposal)") != 2 {
+	if strings.Contains(out, "Wrote ") || strings.Count(out, "(it is the same as the proposal)") != 1 {
 		t.Errorf("second run:\n%s", out)
 	}
 
 	// An edited file is kept, and the difference is shown.
-	edited := strings.Replace(string(pj), `    "sudo *"`+"\n", `    "sudo *",`+"\n"+`    "ls"`+"\n", 1)
-	if err := os.WriteFile(filepath.Join(root, policy.PolicyFileSubpath), []byte(edited), 0o644); err != nil {
+	edited := strings.Replace(string(manifest), `default = "ask"`, `default = "deny"`, 1)
+	if err := os.WriteFile(filepath.Join(root, policy.ManifestSubpath), []byte(edited), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out, _ = run()
 	for _, want := range []string{
-		"Skipping .github/hooks/agent-shell/policy.json: it already exists, nothing written.\n",
-		"--- .github/hooks/agent-shell/policy.json (existing)\n+++ .github/hooks/agent-shell/policy.json (proposed)\n",
-		"-    \"sudo *\",\n-    \"ls\"\n+    \"sudo *\"\n",
+		"Skipping .github/hooks/agent-shell/agent-shell.toml: it already exists, nothing written.\n",
+		"--- .github/hooks/agent-shell/agent-shell.toml (existing)\n+++ .github/hooks/agent-shell/agent-shell.toml (proposed)\n",
+		"-default = \"deny\"\n+default = \"ask\"\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("edited run: no %q in\n%s", want, out)
 		}
 	}
-	if got, _ := os.ReadFile(filepath.Join(root, policy.PolicyFileSubpath)); string(got) != edited {
-		t.Error("the existing policy.json was changed")
+	if got, _ := os.ReadFile(filepath.Join(root, policy.ManifestSubpath)); string(got) != edited {
+		t.Error("the existing agent-shell.toml was changed")
 	}
 }
 

@@ -271,8 +271,8 @@ func TestEmptyProject(t *testing.T) {
 		t.Errorf("Summary() = %q", got)
 	}
 	prop := Propose(p)
-	if strings.Contains(string(prop.PolicyJSON), "allow") {
-		t.Errorf("policy.json has an allow list:\n%s", prop.PolicyJSON)
+	if !strings.Contains(string(prop.Manifest), "default = \"ask\"") || !strings.Contains(string(prop.Manifest), "name = \"safety\"") {
+		t.Errorf("manifest:\n%s", prop.Manifest)
 	}
 }
 

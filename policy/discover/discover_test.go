@@ -35,7 +35,6 @@ func TestGolden(t *testing.T) {
 			}
 			prop := Propose(p)
 			golden(t, filepath.Join(dir, "want.summary"), []byte(summaryText(p)))
-			golden(t, filepath.Join(dir, "want.policy.json"), prop.PolicyJSON)
 			golden(t, filepath.Join(dir, "want.agent-shell.toml"), prop.Manifest)
 		})
 	}
@@ -169,14 +168,13 @@ func loadProposal(t *testing.T, prop Proposal) *policy.Engine {
 			t.Fatal(err)
 		}
 	}
-	write(policy.PolicyFileSubpath, prop.PolicyJSON)
 	write(policy.ManifestSubpath, prop.Manifest)
 	e := policy.Load(root, func(string) string { return "" })
 	if e.LoadErr != nil {
 		t.Fatalf("generated policy does not load: %v\n%s", e.LoadErr, prop.Manifest)
 	}
-	if e.File == nil || e.Manifest == nil {
-		t.Fatal("a generated file was not found")
+	if e.File != nil || e.Manifest == nil {
+		t.Fatal("the proposal is one manifest, and no policy.json")
 	}
 	// The same through the parts the brief names: ParseManifest + NewEngine.
 	m, err := policy.ParseManifest("agent-shell.toml", prop.Manifest)

@@ -107,8 +107,8 @@ func manifest(p *Project, cmds []Command) []byte {
 # anywhere: agent-shell pack show safety), the rules below (the project's own
 # commands with the arguments they are run with, and read-only exploration),
 # and [policy] default for everything else, which asks rather than denies.
-# policy.json beside this file holds deny patterns only: an "allow" list there
-# would be exact and deny every command it does not list.
+# (A policy.json beside this file is applied too; an "allow" list there would
+# be exact and deny every command it does not list.)
 version = 1
 
 [[pack]]
@@ -209,7 +209,7 @@ func gitRule() ruleSpec {
 func denyRules() []ruleSpec {
 	return []ruleSpec{
 		{
-			comment: []string{"Also in policy.json's deny list; here with examples, and on the parsed command."},
+			comment: []string{"The safety pack stops these too; here they stay whatever its level."},
 			id:      "no-force-push", action: "deny", reason: "force pushes rewrite shared history",
 			inline:   `{ argv_prefix = ["git", "push"], argument = "--force" }`,
 			match:    []string{"git push --force origin main", "git push -f"},
@@ -220,6 +220,12 @@ func denyRules() []ruleSpec {
 			inline:   `{ argv_prefix = ["git", "reset"], argument = "--hard" }`,
 			match:    []string{"git reset --hard", "git reset --hard HEAD~1"},
 			notMatch: []string{"git reset --soft HEAD~1"},
+		},
+		{
+			id: "no-privilege", action: "deny", reason: "an agent does not run commands as another user; a human does",
+			inline:   `{ basename = ["sudo", "doas", "su", "pkexec"] }`,
+			match:    []string{"sudo ls", "doas make install"},
+			notMatch: []string{"ls"},
 		},
 	}
 }

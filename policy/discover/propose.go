@@ -1,8 +1,6 @@
 package discover
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -22,18 +20,15 @@ type Command struct {
 
 // Proposal is the starter policy for a project.
 type Proposal struct {
-	Deny []string // policy.json deny list
 	// Commands holds every project command considered, in the order found:
 	// those with a Category were proposed (allowed, or asked when risky).
 	Commands   []Command
-	PolicyJSON []byte // policy.json, indented, ending in a newline
 	Manifest   []byte // agent-shell.toml, commented
 }
 
-// defaultDeny stop the classic accidents. The policy engine matches them on
-// the parsed, canonicalized command, so rm -fr, /bin/rm -r -f, git push -f
-// and sudo behind env are stopped too.
-var defaultDeny = []string{"git push --force*", "git reset --hard*", "rm -rf *", "sudo *"}
+// accidents are the classic accidents, as policy.json patterns: a project
+// command they would stop as written is not proposed.
+var accidents = []string{"git push --force*", "git reset --hard*", "rm -rf *", "sudo *"}
 
 // Propose turns a scan into a starter policy.json and agent-shell.toml.
 // Workflow commands are proposed only when they are known test, build, lint
@@ -43,9 +38,9 @@ func Propose(p *Project) Proposal {
 	c := &collector{p: p, index: map[string]int{}}
 	c.collect()
 	var prop Proposal
-	// What the deny patterns would stop as written (a risky environment
-	// variable, --output=) is not worth proposing.
-	if e, err := policy.NewEngine(&policy.PolicyFile{Deny: defaultDeny}, nil); err == nil {
+	// What the classic accidents' patterns would stop as written (a risky
+	// environment variable, --output=) is not worth proposing.
+	if e, err := policy.NewEngine(&policy.PolicyFile{Deny: accidents}, nil); err == nil {
 		for i := range c.cmds {
 			cmd := &c.cmds[i]
 			if cmd.Category == "" || cmd.Category == CatRisky {
@@ -56,8 +51,7 @@ func Propose(p *Project) Proposal {
 			}
 		}
 	}
-	prop.Deny, prop.Commands = defaultDeny, c.cmds
-	prop.PolicyJSON = policyJSON(defaultDeny)
+	prop.Commands = c.cmds
 	prop.Manifest = manifest(p, c.cmds)
 	return prop
 }
@@ -234,20 +228,6 @@ func renderCommand(words []string) (string, bool) {
 		out[i] = w
 	}
 	return strings.Join(out, " "), true
-}
-
-// policyJSON is policy.json with deny patterns only: an allow list there is
-// exact, and would deny every command it does not list, whatever the
-// manifest's rules say.
-func policyJSON(deny []string) []byte {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	_ = enc.Encode(struct {
-		Deny []string `json:"deny"`
-	}{deny})
-	return buf.Bytes()
 }
 
 func dedupeSorted(list []string) []string {
