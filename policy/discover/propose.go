@@ -22,8 +22,8 @@ type Command struct {
 type Proposal struct {
 	// Commands holds every project command considered, in the order found:
 	// those with a Category were proposed (allowed, or asked when risky).
-	Commands   []Command
-	Manifest   []byte // agent-shell.toml, commented
+	Commands []Command
+	Manifest []byte // agent-shell.toml, commented
 }
 
 // accidents are the classic accidents, as policy.json patterns: a project
