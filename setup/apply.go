@@ -54,7 +54,7 @@ func Apply(s *State, p Plan) (*Result, error) {
 	}
 
 	if p.Policy && len(s.PolicyFiles) == 0 {
-		err := createFile(filepath.Join(s.Root, policy.ManifestSubpath), []byte(starterManifest))
+		err := createFile(filepath.Join(s.Root, policy.ManifestSubpath), []byte(StarterManifest))
 		switch {
 		case errors.Is(err, fs.ErrExist):
 			// Created since Detect looked: it is the user's, keep it.

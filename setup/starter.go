@@ -1,13 +1,13 @@
 package setup
 
-// The starter configuration init writes when the repository has none: the
-// built-in safety pack at level standard, and nothing else. It never writes
-// an allow list: one would deny everything not on it (the reference tool's
-// footgun, which turned a deny-only policy into a two-entry allow list),
-// and a useful one comes from the project itself, which is what
-// `agent-shell policy --init` proposes.
-
-const starterManifest = `# agent-shell's rules for this project: before an agent runs a shell command,
+// StarterManifest is the configuration init writes when the repository has
+// none: the built-in safety pack at level standard, and nothing else. It
+// never writes an allow list: one would deny everything not on it (the
+// reference tool's footgun, which turned a deny-only policy into a
+// two-entry allow list), and a useful one comes from the project itself,
+// which is what `agent-shell policy --init` proposes; its --write replaces
+// this starter whole while it is unedited.
+const StarterManifest = `# agent-shell's rules for this project: before an agent runs a shell command,
 # they decide whether it is allowed, asked about, or denied. Written by
 # ` + "`agent-shell init`" + ` as a starter: edit it freely.
 #

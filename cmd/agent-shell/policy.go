@@ -14,7 +14,7 @@ import (
 )
 
 func newPolicyCmd(a *app) *cobra.Command {
-	var initPolicy bool
+	var initPolicy, write, yes bool
 	cmd := &cobra.Command{
 		Use:   "policy",
 		Short: "Propose, explain and check the project's policy",
@@ -30,10 +30,12 @@ func newPolicyCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.runPolicyInit(telemetry.FindRoot(cwd))
+			return a.runPolicyInit(telemetry.FindRoot(cwd), write, yes)
 		}),
 	}
-	cmd.Flags().BoolVar(&initPolicy, "init", false, "scan the project and propose policy.json and agent-shell.toml (written only where none exists)")
+	cmd.Flags().BoolVar(&initPolicy, "init", false, "scan the project and propose an agent-shell.toml (written where none exists)")
+	cmd.Flags().BoolVar(&write, "write", false, "with --init: merge the proposal into an existing agent-shell.toml, showing the change and asking on a terminal")
+	cmd.Flags().BoolVar(&yes, "yes", false, "with --init --write: write without asking")
 	var cwd, agent string
 	var asJSON bool
 	explain := &cobra.Command{

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -9,10 +10,12 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"strings"
 
 	"github.com/agent-shell/agent-shell/policy"
 	"github.com/agent-shell/agent-shell/policy/discover"
+	"github.com/agent-shell/agent-shell/setup"
 )
 
 // maxCompareBytes bounds how much of an existing file is read to show how it
@@ -24,7 +27,7 @@ const maxCompareBytes = 1 << 20
 // agent-shell.toml, and writes it when it does not exist yet. An
 // existing file is never touched: its differences from the proposal are
 // printed instead.
-func (a *app) runPolicyInit(root string) error {
+func (a *app) runPolicyInit(root string, write, yes bool) error {
 	w := a.stdout
 	fmt.Fprintln(w, "Scanning project...")
 	p, err := discover.Scan(root)
@@ -35,54 +38,98 @@ func (a *app) runPolicyInit(root string) error {
 	for _, n := range p.Notes {
 		fmt.Fprintf(a.stderr, "agent-shell: note: %s\n", n)
 	}
-	prop := discover.Propose(p)
 	// The proposal is one manifest: the safety pack, the project's rules and
 	// default ask. No policy.json: its patterns would overrule the pack's
 	// finer rules (rm -rf * denies rm -rf ./dist).
-	files := []struct {
-		sub  string
-		data []byte
-	}{
-		{policy.ManifestSubpath, prop.Manifest},
-	}
-	for _, f := range files {
-		fmt.Fprintf(w, "\n--- Proposed %s ---\n", f.sub)
-		w.Write(f.data)
-	}
+	prop := discover.Propose(p)
+	sub := policy.ManifestSubpath
+	fmt.Fprintf(w, "\n--- Proposed %s ---\n", sub)
+	w.Write(prop.Manifest)
 	fmt.Fprintln(w)
 	r, err := os.OpenRoot(root)
 	if err != nil {
 		return fmt.Errorf("policy init: %w", err)
 	}
 	defer r.Close()
-	for _, f := range files {
-		existing, exists, err := readExisting(r, f.sub)
+	existing, exists, err := readExisting(r, sub)
+	if err != nil {
+		return fmt.Errorf("policy init: %s: %w", sub, err)
+	}
+	switch {
+	case !exists:
+		written, err := writeNew(r, sub, prop.Manifest)
 		if err != nil {
-			return fmt.Errorf("policy init: %s: %w", f.sub, err)
-		}
-		if exists {
-			fmt.Fprintf(w, "Skipping %s: it already exists, nothing written.\n", f.sub)
-			switch d := unifiedDiff(f.sub+" (existing)", f.sub+" (proposed)", string(existing), string(f.data)); {
-			case existing == nil:
-				fmt.Fprintf(w, "(it is larger than %d bytes or not a regular file: not compared)\n", maxCompareBytes)
-			case d == "":
-				fmt.Fprintln(w, "(it is the same as the proposal)")
-			default:
-				io.WriteString(w, d)
-			}
-			continue
-		}
-		written, err := writeNew(r, f.sub, f.data)
-		if err != nil {
-			return fmt.Errorf("policy init: write %s: %w", f.sub, err)
+			return fmt.Errorf("policy init: write %s: %w", sub, err)
 		}
 		if written {
-			fmt.Fprintf(w, "Wrote %s\n", f.sub)
+			fmt.Fprintf(w, "Wrote %s\n", sub)
 		} else {
-			fmt.Fprintf(w, "Skipping %s: it appeared while writing, nothing written.\n", f.sub)
+			fmt.Fprintf(w, "Skipping %s: it appeared while writing, nothing written.\n", sub)
+		}
+	case existing == nil:
+		fmt.Fprintf(w, "Skipping %s: it is larger than %d bytes or not a regular file: not compared.\n", sub, maxCompareBytes)
+	case !write:
+		fmt.Fprintf(w, "Skipping %s: it already exists, nothing written.\n", sub)
+		if d := unifiedDiff(sub+" (existing)", sub+" (proposed)", string(existing), string(prop.Manifest)); d == "" {
+			fmt.Fprintln(w, "(it is the same as the proposal)")
+		} else {
+			io.WriteString(w, d)
+			fmt.Fprintln(w, "(agent-shell policy --init --write merges the proposal into it)")
+		}
+	default:
+		if err := a.mergeProposal(r, root, sub, existing, prop, yes); err != nil {
+			return err
 		}
 	}
 	fmt.Fprintln(w, "\nVerify with: agent-shell policy check")
+	return nil
+}
+
+// mergeProposal is policy --init --write on an existing manifest: init's
+// unedited starter is replaced by the proposal, anything else gets what
+// the proposal has and it lacks (discover.Merge). The change is shown, and
+// written after a yes on the terminal, or with --yes.
+func (a *app) mergeProposal(r *os.Root, root, sub string, existing []byte, prop discover.Proposal, yes bool) error {
+	w := a.stdout
+	next := prop.Manifest
+	if string(existing) != setup.StarterManifest {
+		merged, notes, err := discover.Merge(filepath.Join(root, sub), existing, prop)
+		if err != nil {
+			return fmt.Errorf("policy init: %w", err)
+		}
+		next = merged
+		for _, n := range notes {
+			fmt.Fprintf(w, "note: %s\n", n)
+		}
+	}
+	d := unifiedDiff(sub+" (existing)", sub+" (merged)", string(existing), string(next))
+	if d == "" {
+		fmt.Fprintf(w, "%s has everything the proposal has: nothing to write.\n", sub)
+		return nil
+	}
+	io.WriteString(w, d)
+	if !yes {
+		tty := a.initTerminal()
+		if tty == nil {
+			fmt.Fprintf(w, "Not written: run agent-shell policy --init --write --yes to write it, or run it on a terminal to be asked.\n")
+			return nil
+		}
+		fmt.Fprintf(w, "Write %s? [y/N] ", sub)
+		answer, _ := bufio.NewReader(tty.In).ReadString('\n')
+		if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
+			fmt.Fprintln(w, "Nothing written.")
+			return nil
+		}
+	}
+	tmp := sub + ".tmp-policy-init"
+	if err := r.WriteFile(tmp, next, 0o644); err != nil {
+		return fmt.Errorf("policy init: write %s: %w", sub, err)
+	}
+	if err := r.Rename(tmp, sub); err != nil {
+		r.Remove(tmp)
+		return fmt.Errorf("policy init: write %s: %w", sub, err)
+	}
+	fmt.Fprintf(w, "Wrote %s\n", sub)
 	return nil
 }
 

@@ -90,8 +90,16 @@ var groups = []struct {
 	{CatTask, "project-tasks", "the project's own scripts and tasks", "The project's other scripts and tasks"},
 }
 
-func manifest(p *Project, cmds []Command) []byte {
+// RuleBlock is one proposed rule as the manifest writes it, comments
+// included: what Merge adds to a manifest that lacks the rule.
+type RuleBlock struct {
+	ID   string
+	Text string
+}
+
+func manifest(p *Project, cmds []Command) ([]byte, []RuleBlock) {
 	var b strings.Builder
+	var blocks []RuleBlock
 	b.WriteString(`# agent-shell.toml: the project's policy rules, proposed by ` + "`agent-shell policy --init`" + `.
 # ` + p.Summary() + `
 #
@@ -135,12 +143,14 @@ unknown = "ask"
 	rules = append(rules, denyRules()...)
 	for _, r := range rules {
 		if r = checked(r); len(r.match) > 0 {
+			text := renderRule(r)
+			blocks = append(blocks, RuleBlock{ID: r.id, Text: text})
 			b.WriteString("\n")
-			b.WriteString(renderRule(r))
+			b.WriteString(text)
 		}
 	}
 	b.WriteString(notes(cmds))
-	return []byte(b.String())
+	return []byte(b.String()), blocks
 }
 
 // exploreRule allows reading the project: listing, reading and searching

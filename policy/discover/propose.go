@@ -23,7 +23,8 @@ type Proposal struct {
 	// Commands holds every project command considered, in the order found:
 	// those with a Category were proposed (allowed, or asked when risky).
 	Commands []Command
-	Manifest []byte // agent-shell.toml, commented
+	Manifest []byte      // agent-shell.toml, commented
+	Rules    []RuleBlock // the manifest's rules, one by one
 }
 
 // accidents are the classic accidents, as policy.json patterns: a project
@@ -52,7 +53,7 @@ func Propose(p *Project) Proposal {
 		}
 	}
 	prop.Commands = c.cmds
-	prop.Manifest = manifest(p, c.cmds)
+	prop.Manifest, prop.Rules = manifest(p, c.cmds)
 	return prop
 }
 
