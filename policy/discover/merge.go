@@ -2,6 +2,7 @@ package discover
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/agent-shell/agent-shell/policy"
@@ -25,9 +26,15 @@ func Merge(path string, existing []byte, prop Proposal) (merged []byte, notes []
 	if err != nil {
 		return nil, nil, fmt.Errorf("the existing %s does not load, so nothing is merged into it: %w", path, err)
 	}
-	ids := map[string]bool{}
+	mine := map[string]*policy.Rule{}
 	for _, r := range m.Rules {
-		ids[r.ID] = true
+		mine[r.ID] = r
+	}
+	proposed := map[string]*policy.Rule{}
+	if pm, err := policy.ParseManifest(path, prop.Manifest); err == nil {
+		for _, r := range pm.Rules {
+			proposed[r.ID] = r
+		}
 	}
 	hasSafety := false
 	for _, p := range m.Packs {
@@ -43,8 +50,11 @@ func Merge(path string, existing []byte, prop Proposal) (merged []byte, notes []
 	}
 	added := 0
 	for _, r := range prop.Rules {
-		if ids[r.ID] {
-			notes = append(notes, fmt.Sprintf("rule %s is yours already: kept as it is", r.ID))
+		if have := mine[r.ID]; have != nil {
+			// Said only when it decides otherwise than the proposal's.
+			if want := proposed[r.ID]; want == nil || have.Action != want.Action || !reflect.DeepEqual(have.Match, want.Match) {
+				notes = append(notes, fmt.Sprintf("rule %s is yours and differs from the proposal's: kept as it is", r.ID))
+			}
 			continue
 		}
 		if added == 0 {

@@ -28,7 +28,7 @@ func TestMerge(t *testing.T) {
 	if strings.Count(got, `id = "project-test"`) != 1 || !strings.Contains(got, `name = "safety"`) || !strings.Contains(got, `id = "git-read-only"`) {
 		t.Errorf("merged:\n%s", got)
 	}
-	if !strings.Contains(strings.Join(notes, "\n"), `rule project-test is yours already`) ||
+	if !strings.Contains(strings.Join(notes, "\n"), `rule project-test is yours and differs from the proposal's`) ||
 		!strings.Contains(strings.Join(notes, "\n"), `[policy] default = "allow" is yours and was kept`) {
 		t.Errorf("notes: %q", notes)
 	}
