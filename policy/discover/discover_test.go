@@ -186,3 +186,47 @@ func loadProposal(t *testing.T, prop Proposal) *policy.Engine {
 	}
 	return e
 }
+
+// exploration is the everyday reading of a project, which a proposal must
+// never deny (and allows).
+var exploration = []string{
+	"ls", "ls -la src", "cat README.md", "head -n 20 README.md", "tail -n 5 README.md", "wc -l README.md",
+	"grep -rn TODO .", "rg TODO", "find . -name '*.md'", "pwd", "git status", "git status --short",
+	"git diff", "git diff HEAD~1 -- README.md", "git log --oneline -n 20", "git show HEAD", "tree -L 2",
+}
+
+// TestProposalFigures measures each fixture's proposal: its rules, the share
+// of the project's own commands it allows (installs and bare `make`-like
+// programs ask by design), and the share of the exploration set it does not
+// deny. `go test ./policy/discover -run TestProposalFigures -v` prints them.
+func TestProposalFigures(t *testing.T) {
+	for _, name := range fixtures {
+		p, err := Scan(filepath.Join("testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		prop := Propose(p)
+		e := loadProposal(t, prop)
+		own, allowed := 0, 0
+		for _, c := range prop.Commands {
+			if c.Category == "" || c.Category == CatRisky {
+				continue
+			}
+			own++
+			if e.Decide(c.Text, "").Action == policy.ActionAllow {
+				allowed++
+			}
+		}
+		explored := 0
+		for _, cmd := range exploration {
+			if e.Decide(cmd, "").Action != policy.ActionDeny {
+				explored++
+			}
+		}
+		if explored != len(exploration) {
+			t.Errorf("%s: %d of %d exploration commands denied", name, len(exploration)-explored, len(exploration))
+		}
+		t.Logf("%-14s %2d rules (%d of the project), own commands allowed %d/%d, exploration not denied %d/%d",
+			name, len(e.Manifest.Rules), len(prop.Rules), allowed, own, explored, len(exploration))
+	}
+}
