@@ -266,17 +266,21 @@ func (e *Engine) decideRequest(raw string, req Request) Decision {
 	defaulted := false
 	ev := e.newEvaluation(req)
 	ev.line = line
+	// Every match's reason quotes the line: a long line is quoted in part,
+	// or a line of n commands would cost n copies of itself. (The stages
+	// after the rules get the line whole: it is what they record.)
+	quoted := reasonCommand(raw)
 	cwds := []string{cwd} // where the line's commands may run, as its cd's go
 	for ci := range line.Commands {
 		c := &line.Commands[ci]
 		for li, layer := range c.Layers {
-			sub := &subject{raw: raw, argv: layer, canon: shellcmd.Canonical(layer), shape: layerShape(c, li),
+			sub := &subject{raw: quoted, argv: layer, canon: shellcmd.Canonical(layer), shape: layerShape(c, li),
 				cmd: c, innermost: li == len(c.Layers)-1, eval: ev}
 			sub.effects = ev.analyze(sub, lineEffects(layer, c, cwds))
 			rep := CommandReport{Argv: layer, Layer: li, Effects: sub.effects}
 			rep.Matches = e.layerMatches(sub, li, unknownAction, hasAllowList)
 			if c.Unknown != "" {
-				rep.Matches = append(rep.Matches, unknownMatch(raw, c.Unknown, unknownAction, hasAllowList))
+				rep.Matches = append(rep.Matches, unknownMatch(quoted, c.Unknown, unknownAction, hasAllowList))
 			}
 			if len(rep.Matches) == 0 {
 				rep.Action = defaultAction
@@ -296,7 +300,7 @@ func (e *Engine) decideRequest(raw string, req Request) Decision {
 		}
 		cwds = followCd(c, cwds)
 	}
-	for _, m := range e.pipelineDenies(raw, line, unknownAction, hasAllowList) {
+	for _, m := range e.pipelineDenies(quoted, line, unknownAction, hasAllowList) {
 		consider(m)
 	}
 	for _, m := range ev.denies {
@@ -310,12 +314,12 @@ func (e *Engine) decideRequest(raw string, req Request) Decision {
 		consider(Match{Source: "policy", Action: ActionDeny,
 			Reason: fmt.Sprintf("Command denied: %v", line.Err)})
 	case line.Err != nil:
-		consider(unknownMatch(raw, line.Err.Error(), unknownAction, hasAllowList))
+		consider(unknownMatch(quoted, line.Err.Error(), unknownAction, hasAllowList))
 	}
 	if hasAllowList {
 		for _, a := range line.Assigns {
 			consider(Match{Source: "policy.json allow", Action: ActionDeny,
-				Reason: fmt.Sprintf("Command '%s' denied by policy rule: not in allow list (assignment %s)", raw, a)})
+				Reason: fmt.Sprintf("Command '%s' denied by policy rule: not in allow list (assignment %s)", quoted, a)})
 		}
 	}
 
@@ -326,7 +330,7 @@ func (e *Engine) decideRequest(raw string, req Request) Decision {
 			d.Rule = decisive.Rule
 		}
 	case defaulted:
-		d.Reason = fmt.Sprintf("Command '%s' %s by the policy default", raw, d.Action.past())
+		d.Reason = fmt.Sprintf("Command '%s' %s by the policy default", quoted, d.Action.past())
 	default:
 		d.Reason = "no command to run"
 	}
@@ -1206,3 +1210,14 @@ func commandReports(d *Decision, line *shellcmd.Line) ([][]CommandReport, bool) 
 // TrimCommand is the command as the policy evaluates and records it: with
 // Unicode spaces trimmed at both ends.
 func TrimCommand(c string) string { return trimSpace(c) }
+
+// maxReasonCommand is how much of a command line a reason quotes.
+const maxReasonCommand = 200
+
+// reasonCommand is the command line as a reason quotes it.
+func reasonCommand(raw string) string {
+	if cut, ok := truncateUTF8(raw, maxReasonCommand); ok {
+		return cut + "…"
+	}
+	return raw
+}

@@ -3,7 +3,9 @@ package policy
 import (
 	"os"
 	"path/filepath"
+	"fmt"
 	"strings"
+	"unicode/utf8"
 	"testing"
 
 	"github.com/agent-shell/agent-shell/hostapi"
@@ -520,5 +522,38 @@ match = { git_subcommand = ["reset", "push"] }
 	}
 	if _, err := ParseManifest("agent-shell.toml", []byte("version = 1\n[[rule]]\nid = \"r\"\naction = \"deny\"\nmatch = { git_subcommand = \"Reset\" }\n")); err == nil || !strings.Contains(err.Error(), "lower case") {
 		t.Errorf("an upper-case git_subcommand: %v", err)
+	}
+}
+
+// BenchmarkDecideLongLine: a line of many simple commands costs time and
+// memory in proportion to its length (issue: quadratic when every match
+// quoted the whole line).
+func BenchmarkDecideLongLine(b *testing.B) {
+	e := mustEngine(b, benchPolicyJSON, benchManifest)
+	for _, n := range []int{1000, 3000} {
+		command := strings.Repeat("npm test && ", n-1) + "git status --short"
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if d := e.Decide(command, "/repo"); d.Action == "" {
+					b.Fatal("no action")
+				}
+			}
+		})
+	}
+}
+
+// A reason quotes at most maxReasonCommand bytes of a long line (cut on a
+// rune boundary, marked), so that a line of many commands is not copied
+// into every match; a short line is quoted whole.
+func TestReasonQuotesALongLineInPart(t *testing.T) {
+	e := mustEngine(t, `{"deny":["rm -rf *"]}`, "")
+	long := "echo " + strings.Repeat("é", 300) + " && rm -rf /x"
+	d := e.Decide(long, "/repo")
+	if d.Action != ActionDeny || !strings.Contains(d.Reason, "…' denied by policy rule: rm -rf *") || len(d.Reason) > maxReasonCommand+100 || !utf8.ValidString(d.Reason) {
+		t.Errorf("long line: %s (%d bytes) %q", d.Action, len(d.Reason), d.Reason)
+	}
+	if d := e.Decide("rm -rf /x", "/repo"); d.Reason != "Command 'rm -rf /x' denied by policy rule: rm -rf *" {
+		t.Errorf("short line: %q", d.Reason)
 	}
 }
