@@ -1,12 +1,12 @@
 package policy
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
-	"fmt"
 	"strings"
-	"unicode/utf8"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/agent-shell/agent-shell/hostapi"
 )
