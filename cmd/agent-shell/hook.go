@@ -193,7 +193,7 @@ func (a *app) handle(ad hostapi.Adapter, nativeEvent string, unreadable hostapi.
 		return a.fail(ad, unreadable, err)
 	}
 	ev.SessionID = a.callSession(ev.SessionID)
-	runtime.SetBudget(runtime.Budget{Memory: hookMemory, Deadline: a.now().Add(a.hookDeadline()),
+	runtime.SetBudget(runtime.Budget{Memory: hookMemory, Deadline: time.Now().Add(a.hookDeadline()), // the watchdog reads the real clock
 		Runaway: func(reason string) { a.hookRunaway(ad, ev, reason) }})
 	if ev.Kind != hostapi.KindPreTool {
 		v, events := a.afterTool(ad, ev) // after-interceptors on a shell post-tool call (intercept.go)
