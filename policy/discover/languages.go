@@ -89,6 +89,10 @@ func (s *scanner) python(evidence string) {
 		cmds = append(cmds, "uv sync", "uv run pytest")
 	case s.exists("poetry.lock"):
 		cmds = append(cmds, "poetry install", "poetry run pytest")
+	case s.exists("pdm.lock"):
+		cmds = append(cmds, "pdm install", "pdm run pytest")
+	case mentions("[tool.hatch"):
+		cmds = append(cmds, "hatch test")
 	default:
 		for _, f := range []string{"requirements.txt", "requirements-dev.txt"} {
 			if s.exists(f) {
@@ -106,8 +110,13 @@ func (s *scanner) python(evidence string) {
 	if mentions("black") {
 		cmds = append(cmds, "black --check .")
 	}
-	if mentions("tox") && s.exists("tox.ini") {
+	// tox and nox run the project's own environments and sessions: the
+	// program is the prefix (tox -e lint, nox -s tests).
+	if s.exists("tox.ini") || mentions("[tool.tox") {
 		cmds = append(cmds, "tox")
+	}
+	if s.exists("noxfile.py") {
+		cmds = append(cmds, "nox")
 	}
 	s.p.Languages = append(s.p.Languages, Language{Name: "python", Evidence: evidence, Commands: cmds})
 }

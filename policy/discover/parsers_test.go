@@ -403,3 +403,29 @@ func TestPackageManagers(t *testing.T) {
 		})
 	}
 }
+
+// Python projects on tox, nox, hatch or pdm get their runner's commands,
+// and those decide as the project's tests (tox -e lint, nox -s tests pass).
+func TestPythonRunners(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		files map[string]string
+		want  []string // commands the proposal must allow
+	}{
+		{"tox.ini", map[string]string{"pyproject.toml": "[project]\nname='a'\n", "tox.ini": "[tox]\nenvlist = py312, lint\n"}, []string{"tox", "tox -e lint"}},
+		{"[tool.tox]", map[string]string{"pyproject.toml": "[project]\nname='a'\n[tool.tox]\nenv_list = ['3.12']\n"}, []string{"tox -e 3.12"}},
+		{"nox", map[string]string{"pyproject.toml": "[project]\nname='a'\n", "noxfile.py": "import nox\n"}, []string{"nox", "nox -s tests"}},
+		{"hatch", map[string]string{"pyproject.toml": "[project]\nname='a'\n[tool.hatch.envs.default]\n"}, []string{"hatch test"}},
+		{"pdm", map[string]string{"pyproject.toml": "[project]\nname='a'\n", "pdm.lock": "x"}, []string{"pdm run pytest -k y"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := scanOK(t, writeTree(t, tt.files))
+			e := loadProposal(t, Propose(p))
+			for _, cmd := range tt.want {
+				if d := e.Decide(cmd, ""); d.Action != policy.ActionAllow {
+					t.Errorf("%q: %s (%s)", cmd, d.Action, d.Reason)
+				}
+			}
+		})
+	}
+}
