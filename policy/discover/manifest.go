@@ -156,7 +156,8 @@ unknown = "ask"
 // exploreRule allows reading the project: listing, reading and searching
 // files, find without an action, and the toolchains' versions.
 func exploreRule(p *Project) ruleSpec {
-	prefixes := [][]string{{"ls"}, {"cat"}, {"head"}, {"tail"}, {"wc"}, {"grep"}, {"rg"}, {"pwd"}, {"tree"},
+	// cd changes nothing itself; what runs after it is judged where it runs.
+	prefixes := [][]string{{"cd"}, {"ls"}, {"cat"}, {"head"}, {"tail"}, {"wc"}, {"grep"}, {"rg"}, {"pwd"}, {"tree"},
 		{"which"}, {"file"}, {"stat"}, {"du"}, {"find"}}
 	for _, tool := range versionedTools(p) {
 		if tool == "go" {
@@ -167,15 +168,15 @@ func exploreRule(p *Project) ruleSpec {
 	}
 	return ruleSpec{
 		comment: []string{
-			"Reading the project: listing, reading and searching files, find without an",
-			"action, and the toolchains' --version. The safety pack still stops secrets",
-			"(cat .env) and anything outside these forms asks.",
+			"Moving around and reading the project: cd, listing, reading and searching",
+			"files, find without an action, and the toolchains' --version. The safety pack",
+			"still stops secrets (cat .env), and anything outside these forms asks.",
 		},
 		id: "read-only-exploration", action: "allow", reason: "reads the project only",
 		prefixes: prefixes,
 		guards: []guard{{basename: "find", argument: []string{"-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls"}, sample: "-delete"},
 			{basename: "tail", argument: []string{"-f", "-F", "--follow"}, sample: "-f"}},
-		match:    []string{"ls -la lib", "cat package.json", "grep -rn TODO .", "find . -name '*.js'", "head -n 20 README.md"},
+		match:    []string{"cd src", "ls -la lib", "cat package.json", "grep -rn TODO .", "find . -name '*.js'", "head -n 20 README.md"},
 		notMatch: []string{"find . -name '*.tmp' -delete", "tail -f log.txt", "rm -rf lib"},
 	}
 }

@@ -1,6 +1,7 @@
 package discover
 
 import (
+	"fmt"
 	"github.com/agent-shell/agent-shell/policy"
 	"reflect"
 	"strings"
@@ -427,5 +428,30 @@ func TestPythonRunners(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A monorepo of many packages is proposed by what runs a script in every
+// package or in the one whose folder it is run from, not package by
+// package: 30 packages stay a short manifest.
+func TestManyWorkspacesGrouped(t *testing.T) {
+	files := map[string]string{
+		"package.json":        `{"name":"root","private":true,"scripts":{"test":"vitest run"}}`,
+		"pnpm-workspace.yaml": "packages:\n  - \"packages/*\"\n",
+		"pnpm-lock.yaml":      "lockfileVersion: 9\n",
+	}
+	for i := 1; i <= 30; i++ {
+		files[fmt.Sprintf("packages/p%d/package.json", i)] = fmt.Sprintf(`{"name":"@acme/p%d","scripts":{"build":"tsc -b","test":"vitest run","lint":"eslint src"}}`, i)
+	}
+	p := scanOK(t, writeTree(t, files))
+	prop := Propose(p)
+	if n := strings.Count(string(prop.Manifest), "argv_prefix"); n > 40 {
+		t.Errorf("%d argv prefixes for 30 packages", n)
+	}
+	e := loadProposal(t, prop)
+	for _, cmd := range []string{"pnpm -r run test", "pnpm -r run build", "cd packages/p7 && pnpm run build", "cd packages/p7 && pnpm run lint"} {
+		if d := e.Decide(cmd, ""); d.Action != policy.ActionAllow {
+			t.Errorf("%q: %s (%s)", cmd, d.Action, d.Reason)
+		}
 	}
 }

@@ -98,11 +98,27 @@ func (c *collector) skip(text, source, why string) {
 	c.cmds = append(c.cmds, Command{Text: text, Why: why, Sources: []string{source}})
 }
 
+// maxNamedWorkspaces is how many workspace packages the proposal names one
+// by one (pnpm --filter @acme/web run build). Past it, a monorepo's scripts
+// are proposed as the package manager runs them in every package or in the
+// package's own folder (pnpm -r run build; cd packages/web && pnpm run build),
+// so that the manifest stays readable whatever the number of packages.
+const maxNamedWorkspaces = 5
+
 func (c *collector) collect() {
 	p := c.p
+	workspaces := 0
+	for _, pkg := range p.Packages {
+		if pkg.Dir != "." {
+			workspaces++
+		}
+	}
 	for _, pkg := range p.Packages {
 		for _, sc := range pkg.Scripts {
 			forms := scriptForms(p.PackageManager, pkg, sc.Name)
+			if pkg.Dir != "." && workspaces > maxNamedWorkspaces && taskName(sc.Name) {
+				forms = allWorkspaceForms(p.PackageManager, sc.Name)
+			}
 			switch {
 			case len(forms) > 0:
 			case !taskName(sc.Name):
@@ -192,6 +208,21 @@ func scriptForms(pm string, pkg Package, name string) []string {
 		return []string{"npm " + name, "npm run " + name}
 	}
 	return []string{"npm run " + name}
+}
+
+// allWorkspaceForms run a workspace script in every package that has it,
+// and in the package whose folder it is run from.
+func allWorkspaceForms(pm, name string) []string {
+	local := Package{Dir: "."}
+	switch pm {
+	case "pnpm":
+		return append([]string{"pnpm -r run " + name}, scriptForms(pm, local, name)...)
+	case "yarn":
+		return append([]string{"yarn workspaces run " + name}, scriptForms(pm, local, name)...)
+	case "bun":
+		return scriptForms(pm, local, name)
+	}
+	return append([]string{"npm run " + name + " --workspaces"}, scriptForms(pm, local, name)...)
 }
 
 // taskName: a script, task or package name that can be written unquoted
