@@ -906,7 +906,7 @@ func (mt *Matcher) matchStatic(s *subject) tri {
 		!(runtime && may(s.mayContainArgument(mt.ArgumentContains))) {
 		return triNo
 	}
-	if re := mt.programRegexp(); re != nil && !(re.MatchString(argv[0]) || s.innermost && re.MatchString(s.cmd.Path)) {
+	if re := mt.programRE; re != nil && !(re.MatchString(argv[0]) || s.innermost && re.MatchString(s.cmd.Path)) {
 		return triNo
 	}
 	if len(mt.GitSubcommand) > 0 && !s.gitSubcommandIn(mt.GitSubcommand) {

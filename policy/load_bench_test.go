@@ -39,6 +39,7 @@ func BenchmarkLoad(b *testing.B) {
 	getenv := func(string) string { return "" }
 	b.ReportAllocs()
 	for b.Loop() {
+		regexps.Clear() // as in a new process
 		if e := Load(root, getenv); e.LoadErr != nil {
 			b.Fatal(e.LoadErr)
 		}
@@ -57,6 +58,7 @@ func benchLoadCached(b *testing.B, name string) {
 	Load(root, getenv) // fills the compile cache
 	b.ReportAllocs()
 	for b.Loop() {
+		regexps.Clear() // as in a new process
 		if e := Load(root, getenv); e.LoadErr != nil {
 			b.Fatal(e.LoadErr)
 		}
@@ -143,6 +145,7 @@ func BenchmarkLoadDecideSafetyPack(b *testing.B) {
 	Load(root, getenv).DecideRequest(line, Request{Cwd: root}) // fills the compile cache
 	b.ReportAllocs()
 	for b.Loop() {
+		regexps.Clear() // as in a new process
 		e := Load(root, getenv)
 		if d := e.DecideRequest(line, Request{Cwd: root, Home: "/home/dev"}); d.Action != ActionAllow {
 			b.Fatal(d.Action, d.Reason)

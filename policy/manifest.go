@@ -9,8 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"regexp/syntax"
 	"strings"
+	"sync"
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/pelletier/go-toml/v2"
@@ -127,7 +127,7 @@ type Matcher struct {
 	Any              []*Matcher `toml:"any"`
 	Not              *Matcher   `toml:"not"`
 
-	programRE   *regexp.Regexp // ProgramRegex, compiled on first use
+	programRE   *regexp.Regexp // ProgramRegex compiled
 	canonPrefix []string       // ArgvPrefix, canonicalized like a command
 }
 
@@ -315,11 +315,11 @@ func (mt *Matcher) compile() error {
 		mt.canonPrefix = shellcmd.Canonical(mt.ArgvPrefix)
 	}
 	if mt.ProgramRegex != "" {
-		// Checked now, compiled on first use: most calls never reach most
-		// rules' regexps, and a process lives for one call.
-		if _, err := syntax.Parse(mt.ProgramRegex, syntax.Perl); err != nil {
+		re, err := compileRegexp(mt.ProgramRegex)
+		if err != nil {
 			return fmt.Errorf("program_regex: %v", err)
 		}
+		mt.programRE = re
 	}
 	for _, e := range mt.Effect {
 		if err := validEffectPattern(e); err != nil {
@@ -370,12 +370,21 @@ func validEffectPattern(p string) error {
 	return fmt.Errorf("effect %q: unknown kind %q (want read, write, network, child_processes, arbitrary_code, privilege_change or unknown)", p, kind)
 }
 
-// programRegexp is ProgramRegex compiled, nil when there is none.
-func (mt *Matcher) programRegexp() *regexp.Regexp {
-	if mt.programRE == nil && mt.ProgramRegex != "" {
-		mt.programRE = regexp.MustCompile(mt.ProgramRegex) // validated by compile
+// regexps are the program_regex patterns compiled in this process: a
+// pack's rules share a few patterns, and a *regexp.Regexp is safe for
+// concurrent use.
+var regexps sync.Map // pattern -> *regexp.Regexp
+
+func compileRegexp(pattern string) (*regexp.Regexp, error) {
+	if re, ok := regexps.Load(pattern); ok {
+		return re.(*regexp.Regexp), nil
 	}
-	return mt.programRE
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return nil, err
+	}
+	regexps.Store(pattern, re)
+	return re, nil
 }
 
 // inlineKey puts back the inline tables that the decoder leaves out of an

@@ -298,7 +298,10 @@ func (c *compiled) entry(rt *Runtime) (*starlark.Function, error) {
 	c.once.Do(func() {
 		if c.prog == nil { // a lazy script, compiled on first use
 			l := &loader{rt: rt}
-			err := rt.compileEntry(l, c)
+			err := rt.readEntrySource(l, c)
+			if err == nil {
+				err = rt.compileEntry(l, c)
+			}
 			l.close()
 			if err != nil {
 				c.initErr = err

@@ -57,7 +57,7 @@ type Script struct {
 	// Pack is the declared pack whose folder File is relative to, "" for
 	// the manifest's folder.
 	Pack string
-	// Lazy defers compiling the script, and resolving what it loads, to
+	// Lazy defers reading and compiling the script, and resolving what it loads, to
 	// its first run (or Check): for scripts whose sources are pinned, such
 	// as a pack's, so that a call pays only for the scripts it runs. A
 	// lazy script is not in Digests, nor are the modules only it loads.
@@ -179,6 +179,19 @@ func (c *compiled) sourceSHA() string {
 	return c.sha256
 }
 
+// readEntrySource reads the script's source when it was not given.
+func (rt *Runtime) readEntrySource(l *loader, c *compiled) error {
+	if c.Source != nil {
+		return nil
+	}
+	src, err := l.readSource(c.File, c.Pack)
+	if err != nil {
+		return err
+	}
+	c.Source = src
+	return nil
+}
+
 // compileEntry compiles an entry script (from the cache when it can) and
 // everything it loads.
 func (rt *Runtime) compileEntry(l *loader, c *compiled) error {
@@ -236,15 +249,11 @@ func Compile(scripts []Script, opts Options) (*Runtime, error) {
 		if s.Pack != "" && opts.Packs[s.Pack] == nil {
 			return nil, &CompileError{Script: s.ID, Err: fmt.Errorf("no pack named %q is declared", s.Pack)}
 		}
-		if s.Source == nil {
-			src, err := l.readSource(s.File, s.Pack)
-			if err != nil {
-				return nil, &CompileError{Script: s.ID, Src: true, Err: err}
-			}
-			s.Source = src
-		}
 		c := &compiled{Script: s}
 		if !s.Lazy {
+			if err := rt.readEntrySource(l, c); err != nil {
+				return nil, &CompileError{Script: s.ID, Src: true, Err: err}
+			}
 			if err := rt.compileEntry(l, c); err != nil {
 				return nil, &CompileError{Script: s.ID, Err: err}
 			}
