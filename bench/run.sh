@@ -23,6 +23,36 @@ median() {
   python3 -c 'import json,sys; r={x["command"]:x for x in json.load(open(sys.argv[1]))["results"]}; print("%.3f" % (r[sys.argv[2]]["median"]*1000))' "$1" "$2"
 }
 
+# interleaved RUNS BASE_NAME BASE_CMD NAME CMD...: runs the base and each
+# command in turn, round after round (so a drift in the machine's speed
+# touches all alike), each with stdin from the file after its '<', and
+# prints every command's median wall ms and the median of its per-round
+# ratio to the base.
+interleaved() {
+  python3 - "$@" <<'PY'
+import shlex, statistics, subprocess, sys, time
+runs = int(sys.argv[1]); args = sys.argv[2:]
+cmds = [(args[i], args[i + 1]) for i in range(0, len(args), 2)]
+def run(cmd):
+    words = shlex.split(cmd)
+    stdin = None
+    if "<" in words:
+        i = words.index("<"); stdin = open(words[i + 1], "rb"); words = words[:i]
+    t = time.perf_counter()
+    subprocess.run(words, stdin=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - t
+for _ in range(10):
+    for _, c in cmds: run(c)
+times = {n: [] for n, _ in cmds}
+for _ in range(runs):
+    for n, c in cmds: times[n].append(run(c))
+base = cmds[0][0]
+for n, _ in cmds:
+    ratio = statistics.median(a / b for a, b in zip(times[n], times[base]))
+    print("%-12s median %7.3f ms   per-round ratio to %s %.2f" % (n, statistics.median(times[n]) * 1000, base, ratio))
+PY
+}
+
 startup() {
   echo "== start-up: shim overhead over the hello-world floor ($runs runs each) =="
   local work; work=$(mktemp -d); mkdir "$work/.git"
@@ -118,14 +148,10 @@ safety() {
   printf '%s' "{\"session_id\":\"bench\",\"cwd\":\"$work\",\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"$line2\"},\"tool_use_id\":\"toolu_bench\"}" >"$work/line2.json"
   # A first call of each fills the compile cache: the figures are for a warm cache.
   (cd "$work" && "$as" hook --agent claude <line1.json && "$as" hook --agent claude <line2.json && test -s .agent-shell/events/bench.jsonl)
-  (cd "$work" && hyperfine --warmup 20 --runs "$runs" --export-json "$out/safety.json" \
-    -n version "$as --version < line1.json" \
-    -n hook-line1 "$as hook --agent claude < line1.json" \
-    -n hook-line2 "$as hook --agent claude < line2.json" >/dev/null)
-  local version one two
-  version=$(median "$out/safety.json" version); one=$(median "$out/safety.json" hook-line1); two=$(median "$out/safety.json" hook-line2)
-  printf 'median ms: agent-shell --version %s  hook (policy line) %s  hook (rm -rf line) %s\n' "$version" "$one" "$two"
-  python3 -c 'import sys; v,a,b=map(float,sys.argv[1:]); print("hook with the safety pack / --version = %.2f on the policy line (goal <= 1.5), %.2f on the rm -rf line" % (a/v, b/v))' "$version" "$one" "$two"
+  echo "(interleaved rounds; goal: hook / --version <= 1.5 on each line)"
+  (cd "$work" && interleaved "$runs" version "$as --version < line1.json" \
+    hook-line1 "$as hook --agent claude < line1.json" \
+    hook-line2 "$as hook --agent claude < line2.json")
   echo "== Go benchmarks: loading the pack, deciding with it =="
   go test ./policy -run '^$' -bench 'SafetyPack' -benchtime 2s
   rm -rf "$work"

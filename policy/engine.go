@@ -885,6 +885,9 @@ func (mt *Matcher) matchStatic(s *subject) tri {
 	if len(mt.Basename) > 0 && !contains(mt.Basename, argv[0]) {
 		return triNo
 	}
+	if len(mt.CommandName) > 0 && !(commandNameIn(mt.CommandName, argv[0]) || s.innermost && commandNameIn(mt.CommandName, s.cmd.Path)) {
+		return triNo
+	}
 	r := triYes
 	// For a key that does not hold as written: whether it may at run
 	// time, unless run-time values are not read (see matchRule).
@@ -977,9 +980,7 @@ const gitAnySub = "\x00any"
 // when it may be any, "" when the layer is not git or runs none: read once
 // per layer, however many rules ask.
 func (s *subject) gitSubcommand() string {
-	prog := strings.ToLower(s.argv[0])
-	prog = prog[strings.LastIndexAny(prog, `/\`)+1:]
-	if strings.TrimSuffix(prog, ".exe") != "git" {
+	if commandName(s.argv[0]) != "git" {
 		return ""
 	}
 	globals, sub, rest := shellcmd.GitSplit(s.argv[1:])

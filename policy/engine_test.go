@@ -525,6 +525,56 @@ match = { git_subcommand = ["reset", "push"] }
 	}
 }
 
+// command_name names a program however the line spells its path, case or
+// .exe, and through the wrappers that run it; an entry ending in * takes
+// every name it starts.
+func TestCommandNameMatcher(t *testing.T) {
+	e, err := NewEngine(nil, mustManifest(t, `version = 1
+[[rule]]
+id = "r"
+action = "deny"
+match = { command_name = ["rm", "python*"], argument = "-rf" }
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for cmd, want := range map[string]Action{
+		"rm -rf x":                ActionDeny,
+		"/bin/rm -rf x":           ActionDeny,
+		"RM.EXE -rf x":            ActionDeny,
+		`C:\\Tools\\Rm.exe -rf x`: ActionDeny,
+		"\\rm -rf x":              ActionDeny,
+		"sudo env FOO=1 rm -rf x": ActionDeny,
+		"bash -c 'rm -rf x'":      ActionDeny,
+		"python3.12 -rf":          ActionDeny,
+		"/usr/bin/python -rf":     ActionDeny,
+		"rmdir -rf x":             ActionAllow,
+		"farm -rf x":              ActionAllow,
+		"rm x":                    ActionAllow,
+		"echo rm -rf x":           ActionAllow,
+		"pytho -rf":               ActionAllow,
+		"/opt/rm/bin/ls -rf x":    ActionAllow,
+		"rm.exe.bak -rf x":        ActionAllow,
+	} {
+		if d := e.Decide(cmd, "/repo"); d.Action != want {
+			t.Errorf("%q: %s, want %s", cmd, d.Action, want)
+		}
+	}
+	for entry, want := range map[string]string{
+		`"Rm"`:         "lower case",
+		`"*"`:          "program_regex",
+		`"py*thon"`:    "* only at its end",
+		`"bin/rm"`:     "without a folder",
+		`""`:           "want a program's name",
+		`["rm", "RM"]`: "lower case",
+	} {
+		src := "version = 1\n[[rule]]\nid = \"r\"\naction = \"deny\"\nmatch = { command_name = " + entry + " }\n"
+		if _, err := ParseManifest("agent-shell.toml", []byte(src)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("command_name = %s: %v, want an error saying %q", entry, err, want)
+		}
+	}
+}
+
 // BenchmarkDecideLongLine: a line of many simple commands costs time and
 // memory in proportion to its length (issue: quadratic when every match
 // quoted the whole line).

@@ -115,6 +115,7 @@ type Examples struct {
 type Matcher struct {
 	Program          stringList `toml:"program"`
 	Basename         stringList `toml:"basename"`
+	CommandName      stringList `toml:"command_name"`
 	ArgvPrefix       []string   `toml:"argv_prefix"`
 	Argument         stringList `toml:"argument"`
 	ArgumentContains stringList `toml:"argument_contains"`
@@ -326,12 +327,17 @@ func (mt *Matcher) compile() error {
 			return err
 		}
 	}
+	for _, name := range mt.CommandName {
+		if err := validCommandName(name); err != nil {
+			return err
+		}
+	}
 	for _, sub := range mt.GitSubcommand {
 		if sub == "" || sub != strings.ToLower(sub) {
 			return fmt.Errorf("git_subcommand %q: want a subcommand in lower case", sub)
 		}
 	}
-	empty := len(mt.Program) == 0 && len(mt.Basename) == 0 && len(mt.ArgvPrefix) == 0 && len(mt.GitSubcommand) == 0 &&
+	empty := len(mt.Program) == 0 && len(mt.Basename) == 0 && len(mt.CommandName) == 0 && len(mt.ArgvPrefix) == 0 && len(mt.GitSubcommand) == 0 &&
 		len(mt.Argument) == 0 && len(mt.ArgumentContains) == 0 && mt.ProgramRegex == "" &&
 		len(mt.Effect) == 0 && mt.NoUnknownEffects == nil && mt.Script == "" && len(mt.All) == 0 && len(mt.Any) == 0 && mt.Not == nil
 	if empty {
@@ -353,6 +359,41 @@ func (mt *Matcher) compile() error {
 		}
 	}
 	return nil
+}
+
+// validCommandName checks a command_name entry: a program's name in lower
+// case, or the start of one followed by a *.
+func validCommandName(name string) error {
+	stem := strings.TrimSuffix(name, "*")
+	switch {
+	case stem == "":
+		return fmt.Errorf("command_name %q: want a program's name, or the start of one and a * (program_regex = \".*\" matches every program)", name)
+	case stem != strings.ToLower(stem):
+		return fmt.Errorf("command_name %q: want a name in lower case (it matches any case)", name)
+	case strings.ContainsAny(stem, "*/\\"):
+		return fmt.Errorf("command_name %q: want a name without a folder, and * only at its end", name)
+	}
+	return nil
+}
+
+// commandName is the name a program runs as on a file system that ignores
+// case: the last component of its path, in lower case, without .exe.
+func commandName(program string) string {
+	name := strings.ToLower(program)
+	name = name[strings.LastIndexAny(name, `/\`)+1:]
+	return strings.TrimSuffix(name, ".exe")
+}
+
+// commandNameIn reports whether a program's command name is one of names
+// (an entry ending in * takes every name it starts).
+func commandNameIn(names []string, program string) bool {
+	name := commandName(program)
+	for _, n := range names {
+		if stem, prefix := strings.CutSuffix(n, "*"); prefix && strings.HasPrefix(name, stem) || n == name {
+			return true
+		}
+	}
+	return false
 }
 
 // validEffectPattern checks `kind` or `kind:glob` against the known kinds.

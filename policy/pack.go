@@ -138,19 +138,36 @@ func validPackName(s string) bool {
 // errors. The pack's rules and scripts are checked as a manifest's would
 // be, with their own ids.
 func ParsePackFile(path string, data []byte) (*PackFile, error) {
+	pf, err := decodePackFile(path, data)
+	if err != nil {
+		return nil, err
+	}
+	if err := pf.check(path, data); err != nil {
+		return nil, err
+	}
+	return pf, nil
+}
+
+func decodePackFile(path string, data []byte) (*PackFile, error) {
 	pf := &PackFile{}
 	dec := toml.NewDecoder(bytes.NewReader(data)).DisallowUnknownFields().EnableUnmarshalerInterface()
 	if err := dec.Decode(pf); err != nil {
 		return nil, decodeError(path, data, err)
 	}
+	return pf, nil
+}
+
+// check validates a decoded pack file; data is its text, for the lines
+// that errors name.
+func (pf *PackFile) check(path string, data []byte) error {
 	fail := func(key, format string, args ...any) error {
 		return &ManifestError{Path: path, Line: topKeyLine(string(data), key), Key: key, Msg: fmt.Sprintf(format, args...)}
 	}
 	if !validPackName(pf.Name) {
-		return nil, fail("name", "%q: a pack's name is 1 to 64 of a-z, 0-9, '_' and '-', not agent-shell", pf.Name)
+		return fail("name", "%q: a pack's name is 1 to 64 of a-z, 0-9, '_' and '-', not agent-shell", pf.Name)
 	}
 	if pf.Version == "" {
-		return nil, fail("version", "a pack needs a version")
+		return fail("version", "a pack needs a version")
 	}
 	names := make([]string, 0, len(pf.Options))
 	for name := range pf.Options {
@@ -159,21 +176,21 @@ func ParsePackFile(path string, data []byte) (*PackFile, error) {
 	sort.Strings(names)
 	for _, name := range names {
 		if err := pf.Options[name].check(name); err != nil {
-			return nil, &ManifestError{Path: path, Line: keyLine(string(data), "options."+name, "type"), Key: "options." + name, Msg: err.Error()}
+			return &ManifestError{Path: path, Line: keyLine(string(data), "options."+name, "type"), Key: "options." + name, Msg: err.Error()}
 		}
 	}
 	// The rules and scripts are validated as a manifest of their own, so
 	// that errors name pack.toml's own lines and ids.
 	m := pf.manifest(path, string(data))
 	if err := m.validate(string(data)); err != nil {
-		return nil, err
+		return err
 	}
 	for i, r := range pf.Rules {
 		if err := pf.checkWhen(r); err != nil {
-			return nil, &ManifestError{Path: path, Line: m.ruleKeyLine(i, "when"), Key: fmt.Sprintf("rule[%d].when", i+1), Msg: err.Error()}
+			return &ManifestError{Path: path, Line: m.ruleKeyLine(i, "when"), Key: fmt.Sprintf("rule[%d].when", i+1), Msg: err.Error()}
 		}
 	}
-	return pf, nil
+	return nil
 }
 
 // manifest is the pack's declarations as a manifest, for validation.
@@ -445,8 +462,15 @@ func builtinPack(d *PackDecl) (*Pack, error) {
 	if err != nil {
 		return nil, fmt.Errorf("built-in pack %q: %v", d.Name, err)
 	}
-	pf, err := ParsePackFile("@"+d.Name+"//"+PackFileName, data)
-	if err != nil {
+	path := "@" + d.Name + "//" + PackFileName
+	// A built-in pack's pack.toml comes decoded, as Go (builtin_packs.go):
+	// decoding it costs more than a hook call's own work.
+	decoded, ok := builtinPackFiles[d.Name]
+	if !ok {
+		return nil, fmt.Errorf("built-in pack %q is not in builtin_packs.go: AGENTSHELL_WRITE_BUNDLE=1 go test ./policy -run TestBuiltinPackBundle", d.Name)
+	}
+	pf := decoded()
+	if err := pf.check(path, data); err != nil {
 		return nil, err
 	}
 	return &Pack{Decl: d, File: pf, files: files}, nil

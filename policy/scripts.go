@@ -360,7 +360,8 @@ func tableLines(src, name string) []int {
 	for rest := src; rest != ""; ln++ {
 		line, after, _ := strings.Cut(rest, "\n")
 		rest = after
-		if tableHeader(line) == header {
+		// Most lines are not headers: spare them tableHeader's copy.
+		if t := strings.TrimSpace(line); strings.HasPrefix(t, "[[") && tableHeader(t) == header {
 			lines = append(lines, ln+1)
 		}
 	}

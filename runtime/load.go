@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -239,19 +240,24 @@ func readRooted(root *os.Root, name string) ([]byte, error) {
 // readOpened reads an opened file, refusing one that is not a regular
 // file or is longer than maxModuleBytes.
 func readOpened(f fs.File, name string) ([]byte, error) {
-	if fi, err := f.Stat(); err != nil {
-		return nil, err
-	} else if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", name)
-	}
-	buf, err := io.ReadAll(io.LimitReader(f, maxModuleBytes+1))
+	fi, err := f.Stat()
 	if err != nil {
 		return nil, err
 	}
-	if len(buf) > maxModuleBytes {
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", name)
+	}
+	// Read at the size the file says it has (io.ReadAll would grow its
+	// buffer from 512 bytes), on past it if the file grew meanwhile.
+	var buf bytes.Buffer
+	buf.Grow(int(min(max(fi.Size(), 0), maxModuleBytes)) + bytes.MinRead)
+	if _, err := buf.ReadFrom(io.LimitReader(f, maxModuleBytes+1)); err != nil {
+		return nil, err
+	}
+	if buf.Len() > maxModuleBytes {
 		return nil, fmt.Errorf("%s is longer than the %d bytes a script may have", name, maxModuleBytes)
 	}
-	return buf, nil
+	return buf.Bytes(), nil
 }
 
 // ReadSource reads an entry script's source named relative to dir, with the
