@@ -66,6 +66,8 @@ type Manifest struct {
 	// Packs are the [[pack]] entries: see pack.go. Their rules and scripts
 	// are added to Rules, Scripts, ... with ids namespaced NAME/id.
 	Packs []*PackDecl `toml:"pack"`
+	// Enforce is the [enforce] table: see enforce.go.
+	Enforce EnforceConfig `toml:"enforce"`
 
 	// Digest is the SHA-256 of the manifest's text and of every script
 	// and module it runs, set when the engine compiles the scripts.
@@ -275,6 +277,9 @@ func (m *Manifest) validate(src string) error {
 	}
 	if err := m.Guard.validate(); err != nil {
 		return fail([]string{"guard", "allow_agent_edits"}, keyLine(src, "guard", "allow_agent_edits"), "%v", err)
+	}
+	if key, err := m.Enforce.validate(); err != nil {
+		return fail([]string{"enforce", key}, keyLine(src, "enforce", key), "%v", err)
 	}
 	ids := map[string]bool{}
 	m.ruleLines = tableLines(src, "rule")

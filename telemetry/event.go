@@ -45,12 +45,16 @@ const (
 	// full disk): torn names them, and the chain continues from the last
 	// intact line before them (see repair.go).
 	EventRepair = "repair"
+	// EventCommandEnd is a command agent-shell exec ran in the sandbox: its
+	// real exit status, signal and duration, with the request id of the
+	// decision that allowed it.
+	EventCommandEnd = "command_end"
 )
 
 // EventTypes lists every event type, in the order above.
 var EventTypes = []string{EventScriptEnd, EventToolUse, EventPolicyDecision, EventShimError, EventPrompt,
 	EventSessionStart, EventSessionEnd, EventStop, EventUnknown, EventGuard, EventConfigUnauthorized,
-	EventReview, EventExtensionError, EventIntercept, EventRepair}
+	EventReview, EventExtensionError, EventIntercept, EventRepair, EventCommandEnd}
 
 // SchemaVersion is the value of every event's "v" field.
 const SchemaVersion = 1
@@ -114,6 +118,9 @@ type Event struct {
 	FilterError string `json:"filter_error"`
 	// Torn names the torn lines a repair event ends, in file order.
 	Torn []TornLine `json:"torn"`
+	// RequestID is the host's id of the tool call (Claude's tool_use_id):
+	// on a command_end, the call whose decision let the command run.
+	RequestID string `json:"request_id"`
 
 	// Chain fields, set by the Writer under its lock.
 	Seq        int64  `json:"seq"`
@@ -150,7 +157,7 @@ func (e *Event) AppendJSON(b []byte) []byte {
 	b = appendKey(b, "event")
 	b = appendString(b, e.Event)
 	switch e.Event {
-	case EventScriptEnd:
+	case EventScriptEnd, EventCommandEnd:
 		b = appendKey(b, "command")
 		b = appendString(b, e.Command)
 		b = appendKey(b, "actor")
@@ -199,6 +206,7 @@ func (e *Event) AppendJSON(b []byte) []byte {
 	b = appendOptionalString(b, "prompt", e.Prompt)
 	b = appendRaw(b, "input", e.Input)
 	b = appendRaw(b, "meta", e.Meta)
+	b = appendOptionalString(b, "request_id", e.RequestID)
 	b = appendOptionalString(b, "rule", e.Rule)
 	b = appendOptionalString(b, "reason", e.Reason)
 	if len(e.Effects) > 0 {

@@ -53,7 +53,7 @@ type LineFields struct {
 // shim error, or a repair of torn lines.
 func (f *LineFields) IsFailure() bool {
 	switch string(f.Event) {
-	case EventScriptEnd:
+	case EventScriptEnd, EventCommandEnd:
 		return (f.HasExitCode && f.ExitCode != 0) || len(f.Signal) > 0
 	case EventPolicyDecision:
 		return string(f.Decision) == "deny"

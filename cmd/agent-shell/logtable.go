@@ -155,8 +155,10 @@ func eventRow(e *telemetry.Event, wide bool) tableRow {
 	tool, result, dur := dash(sanitize(e.ToolName, 0)), "-", "-"
 	color := ""
 	switch e.Event {
-	case telemetry.EventScriptEnd:
-		tool = dash(sanitize(e.Script, 0))
+	case telemetry.EventScriptEnd, telemetry.EventCommandEnd:
+		if e.Event == telemetry.EventScriptEnd {
+			tool = dash(sanitize(e.Script, 0))
+		}
 		result = strconv.Itoa(e.ExitCode)
 		if e.Signal != "" {
 			result += " " + sanitize(e.Signal, 0)

@@ -13,10 +13,15 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agent-shell/agent-shell/enforce"
 	"github.com/agent-shell/agent-shell/policy"
 )
 
 func main() {
+	// The sandbox's first process (agent-shell exec): before anything else.
+	if enforce.IsEnter(os.Args[1:]) {
+		enforce.Enter()
+	}
 	// npm runs its script-shell as `SHELL -c CMD`; that form is decided here,
 	// before any command-line parsing, so the shim stays as cheap as possible.
 	if len(os.Args) > 1 && os.Args[1] == "-c" {
@@ -149,7 +154,7 @@ As npm's script-shell it is invoked as: agent-shell -c COMMAND [ARG0 ARG...]`,
 	cobra.AddTemplateFunc("buildVersion", version)
 	root.SetVersionTemplate("agent-shell {{buildVersion}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return err })
-	root.AddCommand(newLogCmd(a), newHookCmd(a), newPolicyCheckCmd(a), newRecordCmd(a), newPolicyCmd(a), newDemoCmd(a), newInitCmd(a), newScriptCmd(a), newAuthorizeCmd(a), newStatusCmd(a), newGrantsCmd(a), newPackCmd(a), newUninstallCmd(a), newDoctorCmd(a))
+	root.AddCommand(newLogCmd(a), newHookCmd(a), newPolicyCheckCmd(a), newRecordCmd(a), newPolicyCmd(a), newDemoCmd(a), newInitCmd(a), newScriptCmd(a), newAuthorizeCmd(a), newStatusCmd(a), newGrantsCmd(a), newPackCmd(a), newUninstallCmd(a), newDoctorCmd(a), newExecCmd(a))
 	// Only a completion request pays for registering completions.
 	if len(os.Args) > 1 && strings.HasPrefix(os.Args[1], cobra.ShellCompRequestCmd) {
 		addCompletions(root, a)

@@ -5,14 +5,17 @@ import (
 	"encoding/hex"
 	"flag"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/agent-shell/agent-shell/enforce"
 	"github.com/agent-shell/agent-shell/policy"
 	"github.com/agent-shell/agent-shell/telemetry"
 )
@@ -65,6 +68,10 @@ func TestScripts(t *testing.T) {
 			if cond == "agentsession" {
 				return inAgentSession(), nil
 			}
+			// [sandbox]: agent-shell exec can sandbox here (enforce.Probe).
+			if cond == "sandbox" {
+				return sandboxLevel().Sandbox(), nil
+			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
@@ -78,6 +85,27 @@ func TestScripts(t *testing.T) {
 				dir, err := policy.StateDir(telemetry.FindRoot(ts.MkAbs(".")), ts.Getenv)
 				ts.Check(err)
 				ts.Setenv(args[0], dir)
+			},
+			// listen VAR: accept TCP connections on a loopback port, set
+			// in VAR, until the script ends; each gets "hello" back.
+			"listen": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 1 {
+					ts.Fatalf("usage: listen VAR")
+				}
+				l, err := net.Listen("tcp4", "127.0.0.1:0")
+				ts.Check(err)
+				ts.Defer(func() { l.Close() })
+				go func() {
+					for {
+						c, err := l.Accept()
+						if err != nil {
+							return
+						}
+						c.Write([]byte("hello\n"))
+						c.Close()
+					}
+				}()
+				ts.Setenv(args[0], fmt.Sprint(l.Addr().(*net.TCPAddr).Port))
 			},
 			// pinexe FILE...: replace every HOOKEXE_PIN in each file with
 			// the SHA-256 of $WORK/hookexe, so a manifest can pin it.
@@ -103,6 +131,9 @@ func TestScripts(t *testing.T) {
 		},
 	})
 }
+
+// sandboxLevel is enforce.Probe, once.
+var sandboxLevel = sync.OnceValue(enforce.Probe)
 
 // buildHookexe builds runtime/testdata/hookexe once for the scripts and
 // returns its path and SHA-256 (hex).

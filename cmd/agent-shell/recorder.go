@@ -50,6 +50,7 @@ func (a *app) recordAll(events []*telemetry.Event, hostSession string) {
 type recording struct {
 	a       *app
 	w       *telemetry.Writer
+	relay   *telemetry.Relay // inside the sandbox: events go out through it
 	id      string
 	openErr error
 	actor   string
@@ -60,7 +61,11 @@ type recording struct {
 
 func (a *app) startRecording(hostSession string) *recording {
 	r := &recording{a: a}
-	r.w, r.id, r.openErr = a.openSessionWriter(hostSession)
+	if relay, ok := telemetry.OpenRelay(a.getenv); ok {
+		r.relay, r.id = relay, a.sessionID(hostSession)
+	} else {
+		r.w, r.id, r.openErr = a.openSessionWriter(hostSession)
+	}
 	if r.openErr != nil {
 		return r
 	}
@@ -68,6 +73,9 @@ func (a *app) startRecording(hostSession string) *recording {
 	r.actor, r.claimed = telemetry.DetectActor(a.getenv)
 	r.env = telemetry.CaptureEnv(environ)
 	r.tags = telemetry.CaptureTags(environ)
+	if r.relay != nil {
+		return r // the recorder outside filters and chains
+	}
 	// Every event goes through the project's audit filter, if it has one.
 	r.w.Filter = a.auditFilter()
 	_ = r.w.Prepare() // an error here shows again, and is reported, on Append
@@ -79,15 +87,36 @@ func (r *recording) write(events ...*telemetry.Event) {
 		r.a.errorf("telemetry write error: %v", r.openErr)
 		return
 	}
-	defer r.w.Close()
+	defer r.close()
 	for _, e := range append(events, extensionErrors(events)...) {
 		r.fill(e)
-		if err := r.w.Append(e); err != nil {
-			r.a.errorf("telemetry write error: %v", err)
-			se := &telemetry.Event{Event: telemetry.EventShimError, Command: e.Command, Agent: e.Agent, Error: err.Error()}
-			r.fill(se)
-			_ = r.w.Append(se)
+		r.append(e)
+	}
+}
+
+// append writes one event as it is.
+func (r *recording) append(e *telemetry.Event) {
+	if r.openErr != nil {
+		r.a.errorf("telemetry write error: %v", r.openErr)
+		return
+	}
+	if r.relay != nil {
+		if err := r.relay.Send(e); err != nil {
+			r.a.errorf("telemetry relay error: %v", err)
 		}
+		return
+	}
+	if err := r.w.Append(e); err != nil {
+		r.a.errorf("telemetry write error: %v", err)
+		se := &telemetry.Event{Event: telemetry.EventShimError, Command: e.Command, Agent: e.Agent, Error: err.Error()}
+		r.fill(se)
+		_ = r.w.Append(se)
+	}
+}
+
+func (r *recording) close() {
+	if r.w != nil {
+		r.w.Close()
 	}
 }
 
@@ -137,6 +166,19 @@ func (a *app) callSession(hostSession string) string {
 	return hostSession
 }
 
+// sessionID is the host's session when it is a valid id, else the one
+// AGENTSHELL_SESSION_ID gives or a new one.
+func (a *app) sessionID(hostSession string) string {
+	if telemetry.ValidSessionID(hostSession) {
+		return hostSession
+	}
+	id, warn := telemetry.SessionID(a.getenv)
+	if warn != nil {
+		a.errorf("%v", warn)
+	}
+	return id
+}
+
 // openSessionWriter opens the session file under the project root. The
 // session is the host's own id when valid (one agent session, one file),
 // else AGENTSHELL_SESSION_ID, else a fresh UUID.
@@ -149,13 +191,7 @@ func (a *app) openSessionWriter(hostSession string) (*telemetry.Writer, string, 
 	if warn != nil {
 		a.errorf("%v", warn)
 	}
-	id := hostSession
-	if !telemetry.ValidSessionID(id) {
-		id, warn = telemetry.SessionID(a.getenv)
-		if warn != nil {
-			a.errorf("%v", warn)
-		}
-	}
+	id := a.sessionID(hostSession)
 	w, err := telemetry.OpenWriter(dir, id)
 	if err != nil {
 		return nil, "", err

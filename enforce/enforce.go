@@ -1,0 +1,128 @@
+// Package enforce runs a command where the kernel, not the text of the
+// command, keeps it from changing what agent-shell protects.
+//
+// The command runs in new user, mount and PID namespaces. Each protected
+// path that exists is bound onto itself read-only, so no spelling of a
+// write reaches it (python's open, tar -x, a symlink made earlier, a rename
+// of its folder); a new /proc shows only the sandbox's own processes, so
+// /proc/PID/root of a process outside cannot lead around the mounts. Then a
+// Landlock ruleset is applied: it forbids changing the mounts back (a
+// Landlock-restricted process may not mount or unmount), keeps writes to
+// the folders of [enforce] write when there are any, denies TCP connections
+// and binds with [enforce] network = "deny" (Landlock ABI 4 and later), and
+// keeps signals and abstract sockets inside the sandbox (ABI 6).
+//
+// Landlock alone cannot do the first part: its rules only grant, and a
+// right granted on a folder holds for everything under it, so a folder
+// that holds a protected file could neither create nor delete anything
+// (the project root holds .npmrc and .agent-shell/: no npm install, no
+// rm -rf dist). A read-only bind mount protects exactly the path.
+//
+// Protected paths that do not exist yet cannot be bound; the text guards
+// still cover them, and Plan.Missing lists them.
+package enforce
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Plan is what a sandboxed command may not do.
+type Plan struct {
+	// ReadOnly are the paths made read-only, absolute.
+	ReadOnly []string `json:"read_only"`
+	// Writable are folders inside a read-only one that stay writable
+	// (agent-shell's own events, which a run of agent-shell inside the
+	// sandbox appends to).
+	Writable []string `json:"writable,omitempty"`
+	// Write, when not empty, are the only folders writes may go to.
+	Write []string `json:"write,omitempty"`
+	// DenyNetwork denies TCP connections and binds.
+	DenyNetwork bool `json:"deny_network,omitempty"`
+
+	inherit int // descriptors passed on to the command, from 3
+}
+
+// planMessage is a Plan as the sandbox's first process receives it.
+type planMessage struct {
+	Plan
+	Inherit int `json:"inherit,omitempty"`
+}
+
+// Bound splits ReadOnly into the paths that exist (and are bound) and those
+// that do not, each in a form the mounts take: symbolic links resolved, a
+// path under another left out.
+func (p Plan) Bound() (bound, missing []string) {
+	var all []string
+	for _, ro := range p.ReadOnly {
+		real, err := filepath.EvalSymlinks(ro)
+		if err != nil {
+			missing = append(missing, ro)
+			continue
+		}
+		all = append(all, real)
+	}
+	sort.Strings(all)
+	for _, p := range all {
+		if len(bound) > 0 && within(p, bound[len(bound)-1]) {
+			continue
+		}
+		bound = append(bound, p)
+	}
+	return bound, missing
+}
+
+// within reports whether p is dir or lies under it.
+func within(p, dir string) bool {
+	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")
+}
+
+// Level is the enforcement a machine gives.
+type Level struct {
+	Namespaces  bool   // user, mount and PID namespaces can be made
+	LandlockABI int    // 0: no Landlock
+	Why         string // what is missing, and why
+}
+
+// Sandbox reports whether commands can run sandboxed: both parts work.
+func (l Level) Sandbox() bool { return l.Namespaces && l.LandlockABI > 0 }
+
+func (l Level) String() string {
+	if l.Sandbox() {
+		return fmt.Sprintf("sandbox (landlock ABI %d, read-only mounts)", l.LandlockABI)
+	}
+	return "text guard only (" + l.Why + ")"
+}
+
+// enterArg, as the first argument, makes agent-shell the sandbox's first
+// process (see Enter); planEnv carries the plan to it.
+const (
+	enterArg = "__agent-shell-sandbox"
+	planEnv  = "AGENTSHELL_SANDBOX_PLAN"
+)
+
+// IsEnter reports whether args (os.Args[1:]) start the sandbox.
+func IsEnter(args []string) bool { return len(args) > 0 && args[0] == enterArg }
+
+func encodePlan(p Plan) string {
+	b, _ := json.Marshal(planMessage{Plan: p, Inherit: p.inherit}) // a Plan always encodes
+	return string(b)
+}
+
+func decodePlan() (Plan, error) {
+	var m planMessage
+	raw := os.Getenv(planEnv)
+	os.Unsetenv(planEnv)
+	if raw == "" {
+		return m.Plan, fmt.Errorf("%s is not set: the sandbox is started by agent-shell exec", planEnv)
+	}
+	if err := json.Unmarshal([]byte(raw), &m); err != nil {
+		return m.Plan, fmt.Errorf("%s: %v", planEnv, err)
+	}
+	m.Plan.inherit = m.Inherit
+	return m.Plan, nil
+}

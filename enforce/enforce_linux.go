@@ -1,0 +1,264 @@
+package enforce
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/landlock-lsm/go-landlock/landlock"
+	"golang.org/x/sys/unix"
+)
+
+// LandlockABI is the Landlock ABI version of the running kernel, 0 when it
+// has none (or it is disabled).
+func LandlockABI() int {
+	abi, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, unix.LANDLOCK_CREATE_RULESET_VERSION)
+	if errno != 0 {
+		return 0
+	}
+	return int(abi)
+}
+
+// Probe finds out what this machine gives, by running `true` in a sandbox
+// of an empty plan: the namespaces, the mounts and Landlock all for real.
+func Probe() Level {
+	l := Level{LandlockABI: LandlockABI()}
+	if l.LandlockABI == 0 {
+		l.Why = "the kernel has no Landlock (Linux 5.13 or later, with landlock in the lsm= list)"
+	}
+	truePath, err := exec.LookPath("true")
+	if err != nil {
+		truePath = "/bin/true"
+	}
+	c, err := Command(Plan{}, []string{truePath})
+	if err == nil {
+		var out strings.Builder
+		c.Stderr = &out
+		err = c.Run()
+		if err != nil && out.Len() > 0 {
+			err = errors.New(strings.TrimSpace(out.String()))
+		}
+	}
+	if err != nil {
+		if l.Why == "" {
+			l.Why = "user namespaces cannot be made here: " + err.Error()
+		}
+		return l
+	}
+	l.Namespaces = true
+	return l
+}
+
+// Cmd is a command that runs in the sandbox.
+type Cmd struct {
+	*exec.Cmd
+	status *os.File // the read end of the sandbox's report
+}
+
+// Command returns the command that runs argv in a sandbox of plan. The
+// caller sets its streams and may add to SysProcAttr (a process group, the
+// terminal) and Env before Start; the command gets inherit as descriptors
+// 3, 4, ... The sandbox's first process is this program again (Enter),
+// which sets up the mounts and the ruleset, runs argv as its child and
+// exits with argv's status.
+func Command(plan Plan, argv []string, inherit ...*os.File) (*Cmd, error) {
+	if len(argv) == 0 {
+		return nil, errors.New("no command to run")
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	plan.inherit = len(inherit)
+	c := exec.Command(self, append([]string{enterArg}, argv...)...)
+	c.Args[0] = "agent-shell"
+	c.Env = append(os.Environ(), planEnv+"="+encodePlan(plan))
+	c.ExtraFiles = append([]*os.File{w}, inherit...)
+	uid, gid := os.Getuid(), os.Getgid()
+	c.SysProcAttr = &syscall.SysProcAttr{
+		Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID,
+		UidMappings: []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}},
+		GidMappings: []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}},
+	}
+	return &Cmd{Cmd: c, status: r}, nil
+}
+
+// Start starts the sandbox and lets go of the write end of its report (and
+// of the descriptors it passed on).
+func (c *Cmd) Start() error {
+	err := c.Cmd.Start()
+	for _, f := range c.ExtraFiles {
+		f.Close()
+	}
+	return err
+}
+
+// Run starts the sandbox and waits for it.
+func (c *Cmd) Run() error {
+	if err := c.Start(); err != nil {
+		return err
+	}
+	return c.Wait()
+}
+
+// Signal is, after Wait, the name of the signal that ended the command, ""
+// when it exited (its exit status is then the sandbox's).
+func (c *Cmd) Signal() string {
+	defer c.status.Close()
+	var buf [64]byte
+	n, _ := c.status.Read(buf[:])
+	return strings.TrimSpace(string(buf[:n]))
+}
+
+// Enter is the sandbox's first process, in its new namespaces: it makes the
+// protected paths read-only, restricts itself with Landlock, then runs the
+// command as its child (as the PID namespace's first process it must stay,
+// to pass signals on and reap), and exits with its status: 128+N when a
+// signal N ended it, whose name it reports on file descriptor 3.
+func Enter() {
+	status := os.NewFile(3, "status")
+	syscall.CloseOnExec(3)
+	argv := os.Args[2:]
+	plan, err := decodePlan()
+	if err == nil {
+		err = setup(plan)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "agent-shell: sandbox: %v\n", err)
+		os.Exit(126)
+	}
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "agent-shell: %v\n", err)
+		os.Exit(127)
+	}
+	files := []*os.File{os.Stdin, os.Stdout, os.Stderr}
+	for i := range plan.inherit {
+		files = append(files, os.NewFile(uintptr(4+i), "inherited"))
+	}
+	sigs := make(chan os.Signal, 16)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2)
+	p, err := os.StartProcess(path, argv, &os.ProcAttr{Files: files})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "agent-shell: %v\n", err)
+		os.Exit(126)
+	}
+	for _, f := range files[3:] {
+		f.Close() // the command's now: the recorder sees the end of its relay when the command's processes are gone
+	}
+	go func() {
+		for s := range sigs {
+			_ = p.Signal(s)
+		}
+	}()
+	for {
+		var ws unix.WaitStatus
+		pid, err := unix.Wait4(-1, &ws, 0, nil)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			os.Exit(126)
+		}
+		if pid != p.Pid {
+			continue // an orphan of the command, reaped
+		}
+		if ws.Signaled() {
+			status.WriteString(unix.SignalName(ws.Signal()))
+			os.Exit(128 + int(ws.Signal()))
+		}
+		os.Exit(ws.ExitStatus())
+	}
+}
+
+// setup makes the mounts and applies the ruleset, in that order: once
+// restricted, a process may not mount.
+func setup(plan Plan) error {
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("make the mounts private: %v", err)
+	}
+	// Only the sandbox's processes in /proc: /proc/PID/root of one outside
+	// would reach its mounts, where nothing is read-only.
+	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+		return fmt.Errorf("mount /proc: %v", err)
+	}
+	bound, _ := plan.Bound()
+	// The writable folders first, each its own mount, so that the
+	// read-only binds above them carry them along as they are.
+	for _, w := range plan.Writable {
+		if _, err := os.Stat(w); err != nil {
+			continue
+		}
+		if err := unix.Mount(w, w, "", unix.MS_BIND, ""); err != nil {
+			return fmt.Errorf("bind %s: %v", w, err)
+		}
+	}
+	for _, p := range bound {
+		if err := unix.Mount(p, p, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			return fmt.Errorf("bind %s: %v", p, err)
+		}
+		if err := readOnly(p); err != nil {
+			return fmt.Errorf("make %s read-only: %v", p, err)
+		}
+	}
+	return restrict(plan)
+}
+
+// readOnly makes the mount at p read-only, and not the mounts under it.
+func readOnly(p string) error {
+	err := unix.MountSetattr(unix.AT_FDCWD, p, 0, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY})
+	if !errors.Is(err, unix.ENOSYS) {
+		return err
+	}
+	// Before Linux 5.12: a remount, keeping the flags a user namespace may
+	// not clear.
+	var st unix.Statfs_t
+	if err := unix.Statfs(p, &st); err != nil {
+		return err
+	}
+	flags := uintptr(unix.MS_BIND | unix.MS_REMOUNT | unix.MS_RDONLY)
+	for _, f := range []struct{ st, ms uintptr }{
+		{unix.ST_NOSUID, unix.MS_NOSUID}, {unix.ST_NODEV, unix.MS_NODEV}, {unix.ST_NOEXEC, unix.MS_NOEXEC},
+		{unix.ST_NOATIME, unix.MS_NOATIME}, {unix.ST_NODIRATIME, unix.MS_NODIRATIME}, {unix.ST_RELATIME, unix.MS_RELATIME},
+	} {
+		if uintptr(st.Flags)&f.st != 0 {
+			flags |= f.ms
+		}
+	}
+	return unix.Mount("", p, "", flags, "")
+}
+
+// devices are the device files a command may write where writes are kept
+// to some folders.
+var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx"}
+
+// restrict applies the Landlock ruleset of plan to this process and what
+// it starts.
+func restrict(plan Plan) error {
+	if LandlockABI() == 0 {
+		return errors.New("the kernel has no Landlock, without which the mounts could be undone")
+	}
+	cfg := landlock.V11.BestEffort()
+	if !plan.DenyNetwork {
+		cfg.HandledAccessNet = 0
+	}
+	var rules []landlock.Rule
+	if len(plan.Write) == 0 {
+		rules = append(rules, landlock.RWDirs("/").WithRefer().WithIoctlDev())
+	} else {
+		rules = append(rules,
+			landlock.RODirs("/"),
+			landlock.RWDirs(append(append([]string{}, plan.Write...), plan.Writable...)...).WithRefer().WithIoctlDev().IgnoreIfMissing(),
+			landlock.RWDirs("/dev/pts", "/dev/shm").WithIoctlDev().IgnoreIfMissing(),
+			landlock.RWFiles(devices...).WithIoctlDev().IgnoreIfMissing())
+	}
+	return cfg.Restrict(rules...)
+}

@@ -1,0 +1,32 @@
+//go:build !linux
+
+package enforce
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+)
+
+var errNotLinux = errors.New("the sandbox needs Linux (Landlock and namespaces)")
+
+// LandlockABI is 0: Landlock is Linux's.
+func LandlockABI() int { return 0 }
+
+// Probe reports that only the text guards apply.
+func Probe() Level { return Level{Why: "not Linux"} }
+
+// Cmd is a command that runs in the sandbox.
+type Cmd struct{ *exec.Cmd }
+
+// Command fails: there is no sandbox here.
+func Command(Plan, []string, ...*os.File) (*Cmd, error) { return nil, errNotLinux }
+
+// Signal is "".
+func (c *Cmd) Signal() string { return "" }
+
+// Enter fails.
+func Enter() {
+	os.Stderr.WriteString("agent-shell: sandbox: " + errNotLinux.Error() + "\n")
+	os.Exit(126)
+}
