@@ -44,13 +44,15 @@ type Plan struct {
 	// DenyNetwork denies TCP connections and binds.
 	DenyNetwork bool `json:"deny_network,omitempty"`
 
-	inherit int // descriptors passed on to the command, from 3
+	inherit int  // descriptors passed on to the command, from 3
+	nested  bool // inside a sandbox already: its mounts hold
 }
 
 // planMessage is a Plan as the sandbox's first process receives it.
 type planMessage struct {
 	Plan
-	Inherit int `json:"inherit,omitempty"`
+	Inherit int  `json:"inherit,omitempty"`
+	Nested  bool `json:"nested,omitempty"`
 }
 
 // Bound splits ReadOnly into the paths that exist (and are bound) and those
@@ -109,7 +111,7 @@ const (
 func IsEnter(args []string) bool { return len(args) > 0 && args[0] == enterArg }
 
 func encodePlan(p Plan) string {
-	b, _ := json.Marshal(planMessage{Plan: p, Inherit: p.inherit}) // a Plan always encodes
+	b, _ := json.Marshal(planMessage{Plan: p, Inherit: p.inherit, Nested: p.nested}) // a Plan always encodes
 	return string(b)
 }
 
@@ -123,6 +125,6 @@ func decodePlan() (Plan, error) {
 	if err := json.Unmarshal([]byte(raw), &m); err != nil {
 		return m.Plan, fmt.Errorf("%s: %v", planEnv, err)
 	}
-	m.Plan.inherit = m.Inherit
+	m.Plan.inherit, m.Plan.nested = m.Inherit, m.Nested
 	return m.Plan, nil
 }

@@ -78,15 +78,22 @@ func Command(plan Plan, argv []string, inherit ...*os.File) (*Cmd, error) {
 		return nil, err
 	}
 	plan.inherit = len(inherit)
+	// Inside a sandbox already (npm's script-shell under agent-shell
+	// exec), the protected paths are read-only mounts, which a nested one
+	// keeps: it adds only its ruleset, in the namespaces it is in (where it
+	// could not mount, and its /proc would not be its own).
+	bound, _ := plan.Bound()
+	plan.nested = len(bound) > 0 && allReadOnly(bound)
 	c := exec.Command(self, append([]string{enterArg}, argv...)...)
 	c.Args[0] = "agent-shell"
 	c.Env = append(os.Environ(), planEnv+"="+encodePlan(plan))
 	c.ExtraFiles = append([]*os.File{w}, inherit...)
-	uid, gid := os.Getuid(), os.Getgid()
-	c.SysProcAttr = &syscall.SysProcAttr{
-		Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID,
-		UidMappings: []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}},
-		GidMappings: []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}},
+	c.SysProcAttr = &syscall.SysProcAttr{}
+	if !plan.nested {
+		uid, gid := os.Getuid(), os.Getgid()
+		c.SysProcAttr.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID
+		c.SysProcAttr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
+		c.SysProcAttr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
 	}
 	return &Cmd{Cmd: c, status: r}, nil
 }
@@ -182,6 +189,13 @@ func Enter() {
 // setup makes the mounts and applies the ruleset, in that order: once
 // restricted, a process may not mount.
 func setup(plan Plan) error {
+	bound, _ := plan.Bound()
+	if plan.nested {
+		if !allReadOnly(bound) {
+			return errors.New("a nested sandbox whose protected paths are not read-only")
+		}
+		return restrict(plan)
+	}
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("make the mounts private: %v", err)
 	}
@@ -190,7 +204,6 @@ func setup(plan Plan) error {
 	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
 		return fmt.Errorf("mount /proc: %v", err)
 	}
-	bound, _ := plan.Bound()
 	// The writable folders first, each its own mount, so that the
 	// read-only binds above them carry them along as they are.
 	for _, w := range plan.Writable {
@@ -210,6 +223,17 @@ func setup(plan Plan) error {
 		}
 	}
 	return restrict(plan)
+}
+
+// allReadOnly reports whether every path is on a read-only mount.
+func allReadOnly(paths []string) bool {
+	for _, p := range paths {
+		var st unix.Statfs_t
+		if unix.Statfs(p, &st) != nil || st.Flags&unix.ST_RDONLY == 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // readOnly makes the mount at p read-only, and not the mounts under it.

@@ -106,9 +106,7 @@ func (a *app) runSandboxed(argv []string, command, request, session, cwdFile str
 		a.errorf("%v", err)
 		return exitError
 	}
-	root := telemetry.FindRoot(cwd)
-	a.engine = a.readPolicy()
-	plan := a.enforcePlan(root, a.engine)
+	plan := a.enforcePlan(telemetry.FindRoot(cwd), a.loadPolicy())
 	if cwdFile != "" {
 		plan.Writable = append(plan.Writable, filepath.Dir(cwdFile))
 	}
@@ -116,19 +114,12 @@ func (a *app) runSandboxed(argv []string, command, request, session, cwdFile str
 		a.errorf("%s cannot gain privileges in the sandbox (no_new_privs holds for everything in it); run it outside agent-shell exec", p)
 		return 126
 	}
-	// agent-shell inside (npm's script-shell) records through us: the
-	// events are read-only in there.
-	relay, relayed, err := telemetry.NewRelayPair()
-	if err != nil {
-		a.errorf("%v", err)
-		return 126
-	}
-	cmd, err := enforce.Command(plan, argv, relay)
+	sb, err := a.sandboxCommand(plan, argv)
 	if err != nil {
 		a.errorf("sandbox: %v", err)
 		return 126
 	}
-	cmd.Env = append(cmd.Env, telemetry.RelayEnv+"=3")
+	cmd := sb.cmd.Cmd
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	cmd.SysProcAttr.Setpgid = true
 	foreground := ownsTerminal()
@@ -139,7 +130,7 @@ func (a *app) runSandboxed(argv []string, command, request, session, cwdFile str
 	sigs := make(chan os.Signal, 16)
 	signal.Notify(sigs, forwardedSignals...)
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	if err := sb.start(); err != nil {
 		a.errorf("sandbox: %v", err)
 		a.record(&telemetry.Event{Event: telemetry.EventShimError, Command: command, RequestID: request, Error: "sandbox: " + err.Error()}, session)
 		return 126
@@ -150,15 +141,9 @@ func (a *app) runSandboxed(argv []string, command, request, session, cwdFile str
 			_ = syscall.Kill(-pgid, s.(syscall.Signal))
 		}
 	}()
-	served := make(chan struct{})
-	go func() {
-		a.serveRelay(relayed)
-		close(served)
-	}()
 	rec := a.startRecording(session)
 	err = cmd.Wait()
 	elapsed := time.Since(start)
-	<-served // the sandbox's processes are gone with its first one
 	if foreground {
 		reclaimTerminal()
 	}
@@ -167,11 +152,61 @@ func (a *app) runSandboxed(argv []string, command, request, session, cwdFile str
 		Event:      telemetry.EventCommandEnd,
 		Command:    command,
 		ExitCode:   code,
-		Signal:     cmd.Signal(),
+		Signal:     sb.finish(),
 		DurationMS: telemetry.Millis(elapsed.Milliseconds()),
 		RequestID:  request,
 	})
 	return code
+}
+
+// sandboxRun is a command about to run in the sandbox, with the relay
+// over which agent-shell inside it records.
+type sandboxRun struct {
+	a       *app
+	cmd     *enforce.Cmd
+	relayed *os.File
+	served  chan struct{}
+}
+
+// sandboxCommand prepares argv to run in a sandbox of plan; the caller
+// sets its streams and process group, then calls start and, after Wait,
+// finish.
+func (a *app) sandboxCommand(plan enforce.Plan, argv []string) (*sandboxRun, error) {
+	// agent-shell inside (npm's script-shell) records through us: the
+	// events are read-only in there.
+	relay, relayed, err := telemetry.NewRelayPair()
+	if err != nil {
+		return nil, err
+	}
+	cmd, err := enforce.Command(plan, argv, relay)
+	if err != nil {
+		relay.Close()
+		relayed.Close()
+		return nil, err
+	}
+	cmd.Env = append(cmd.Env, telemetry.RelayEnv+"=3")
+	return &sandboxRun{a: a, cmd: cmd, relayed: relayed, served: make(chan struct{})}, nil
+}
+
+// start starts the sandbox and the relay's recorder.
+func (s *sandboxRun) start() error {
+	if err := s.cmd.Start(); err != nil {
+		s.relayed.Close()
+		return err
+	}
+	go func() {
+		s.a.serveRelay(s.relayed)
+		close(s.served)
+	}()
+	return nil
+}
+
+// finish, after Wait, waits for the relay to end (the sandbox's processes
+// are gone with its first one) and returns the signal that ended the
+// command, if one did.
+func (s *sandboxRun) finish() string {
+	<-s.served
+	return s.cmd.Signal()
 }
 
 // serveRelay appends what agent-shell inside the sandbox records, each

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -10,6 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/agent-shell/agent-shell/policy"
 	"github.com/agent-shell/agent-shell/runtime"
 	"github.com/agent-shell/agent-shell/telemetry"
 )
@@ -62,9 +64,24 @@ func runShim(a *app, args []string) int {
 	}
 
 	cmd := exec.Command(shell, append([]string{"-c"}, si.args(args)...)...)
+	startCmd := cmd.Start
+	// With [enforce] mode = "sandbox", the script runs where agent-shell's
+	// files are read-only (exec.go).
+	sb, err := a.shimSandbox(cmd.Args)
+	if err != nil {
+		a.errorf("sandbox: %v; the script is not run", err)
+		a.record(&telemetry.Event{Event: telemetry.EventShimError, Command: command, Error: "not run: sandbox: " + err.Error()}, "")
+		return 126
+	}
+	if sb != nil {
+		cmd, startCmd = sb.cmd.Cmd, sb.start
+	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	si.capture(cmd)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setpgid = true
 	// A script in a background process group is stopped when it reads the
 	// terminal, so when we own the terminal the script's group takes it over.
 	foreground := ownsTerminal()
@@ -76,7 +93,7 @@ func runShim(a *app, args []string) int {
 	sigs := make(chan os.Signal, 16)
 	signal.Notify(sigs, forwardedSignals...)
 	start := time.Now()
-	err := cmd.Start()
+	err = startCmd()
 	if err != nil {
 		signal.Stop(sigs)
 		a.errorf("start %s: %v", shell, err)
@@ -100,6 +117,9 @@ func runShim(a *app, args []string) int {
 	}
 
 	code, sig := exitStatus(cmd.ProcessState, err)
+	if sb != nil {
+		sig = sb.finish()
+	}
 	runtime.SetBudget(runtime.Budget{Memory: hookMemory, Runaway: func(reason string) {
 		si.releaseUnseen()
 		a.errorf("%s; the script's output and exit status stand, its run is not recorded", reason)
@@ -118,6 +138,28 @@ func runShim(a *app, args []string) int {
 	}
 	rec.write(append(si.recorded(), e)...)
 	return code
+}
+
+// shimSandbox is the sandbox a script runs in, nil when the project's
+// [enforce] mode is not "sandbox". Inside a sandbox already, the script
+// runs in a nested one, whose mounts are the outer one's.
+func (a *app) shimSandbox(argv []string) (*sandboxRun, error) {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return nil, nil
+	}
+	root, ok := telemetry.RepoRoot(cwd)
+	if !ok || !policy.MayMention(root, "enforce") {
+		return nil, nil
+	}
+	e := a.loadPolicy()
+	if e.LoadErr != nil {
+		return nil, fmt.Errorf("the policy does not load, so whether the script runs in the sandbox cannot be known: %v", e.LoadErr)
+	}
+	if e.Manifest == nil || !e.Manifest.Enforce.Sandbox() {
+		return nil, nil
+	}
+	return a.sandboxCommand(a.enforcePlan(root, e), argv)
 }
 
 // exitStatus maps how the script ended to a shell exit code and signal name.
