@@ -204,10 +204,10 @@ func setup(plan Plan) error {
 	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
 		return fmt.Errorf("mount /proc: %v", err)
 	}
-	// The writable folders first, each its own mount, so that the
-	// read-only binds above them carry them along as they are.
+	// The writable folders inside read-only ones first, each its own
+	// mount, so that the read-only binds above them carry them along.
 	for _, w := range plan.Writable {
-		if _, err := os.Stat(w); err != nil {
+		if _, err := os.Stat(w); err != nil || !underAny(w, bound) {
 			continue
 		}
 		if err := unix.Mount(w, w, "", unix.MS_BIND, ""); err != nil {
@@ -222,7 +222,24 @@ func setup(plan Plan) error {
 			return fmt.Errorf("make %s read-only: %v", p, err)
 		}
 	}
+	// The working directory is still the one from before the mounts: a
+	// relative path from it would reach under them. Enter it again.
+	if cwd, err := os.Getwd(); err == nil {
+		if err := os.Chdir(cwd); err != nil {
+			return fmt.Errorf("enter %s again: %v", cwd, err)
+		}
+	}
 	return restrict(plan)
+}
+
+// underAny reports whether p lies under (or is) one of dirs.
+func underAny(p string, dirs []string) bool {
+	for _, d := range dirs {
+		if within(p, d) {
+			return true
+		}
+	}
+	return false
 }
 
 // allReadOnly reports whether every path is on a read-only mount.

@@ -1,6 +1,7 @@
 package hostapi
 
 import (
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -109,7 +110,7 @@ func claudeEventOr(name, def string) string {
 }
 
 func claudePreToolUse(event string, v Verdict) Response {
-	if v.Decision == Allow && !v.SoleGate {
+	if v.Decision == Allow && !v.SoleGate && !v.Sandbox {
 		return Response{}
 	}
 	out := map[string]any{"hookEventName": event}
@@ -118,6 +119,9 @@ func claudePreToolUse(event string, v Verdict) Response {
 		out["permissionDecision"] = "allow"
 		if v.Reason != "" {
 			out["permissionDecisionReason"] = v.Reason
+		}
+		if v.Sandbox {
+			out["updatedInput"] = json.RawMessage(v.UpdatedInput)
 		}
 	case Ask:
 		out["permissionDecision"] = "ask"

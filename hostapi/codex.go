@@ -148,6 +148,11 @@ func (c Codex) Render(e *Event, v Verdict) Response {
 			v.Reason = "agent-shell policy asks for a human's approval"
 		}
 		v = askAsDeny(v, "Codex")
+		if v.Decision == Allow && v.Sandbox {
+			return Response{Stdout: marshalLine(map[string]any{"hookSpecificOutput": map[string]any{
+				"hookEventName": "PreToolUse", "permissionDecision": "allow", "updatedInput": json.RawMessage(v.UpdatedInput),
+			}})}
+		}
 		if v.Decision == Allow {
 			return Response{}
 		}

@@ -70,6 +70,11 @@ type Verdict struct {
 	// SoleGate renders an allow as an explicit allow, which makes most hosts
 	// skip their own permission prompt; otherwise an allow abstains.
 	SoleGate bool
+	// Sandbox says UpdatedInput runs the allowed command through agent-shell
+	// exec (SandboxCommand). A host that drops such a rewrite runs the
+	// command the policy allowed, so it is sent where other rewrites are
+	// not trusted; sending it takes an explicit allow.
+	Sandbox bool
 }
 
 // Response is what the hook process writes and how it exits.
@@ -149,7 +154,7 @@ func WriteResponse(stdout, stderr io.Writer, r Response) error {
 // the suggested input, for hosts that cannot apply a rewrite: dropping it
 // would silently run the original command.
 func rewriteAsDeny(v Verdict) Verdict {
-	if v.Decision != Allow || len(v.UpdatedInput) == 0 {
+	if v.Decision != Allow || len(v.UpdatedInput) == 0 || v.Sandbox {
 		return v
 	}
 	suggestion := string(v.UpdatedInput)

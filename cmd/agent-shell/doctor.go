@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/sys/unix"
 
+	"github.com/agent-shell/agent-shell/enforce"
 	"github.com/agent-shell/agent-shell/telemetry"
 )
 
@@ -67,14 +67,16 @@ func (r *statusReport) selfDir() string {
 	return "$(go env GOPATH)/bin"
 }
 
-// enforcement says what the kernel offers below the text of commands.
+// enforcement says what the kernel offers below the text of commands, by
+// running a sandbox.
 func (r *statusReport) enforcement() {
-	abi, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, unix.LANDLOCK_CREATE_RULESET_VERSION)
-	if errno != 0 {
-		r.info("enforcement: Landlock is not available (%v): only the policy on the command text applies", errno)
+	l := enforce.Probe()
+	r.level = &l
+	if !l.Sandbox() {
+		r.info("enforcement: %s; the policy and the text guards still apply, and the README says what they leave open", l)
 		return
 	}
-	r.info("enforcement: Landlock ABI %d is available (agent-shell decides on the command text; it does not enforce with it yet)", abi)
+	r.ok("enforcement: agent-shell exec can run commands in a %s; [enforce] mode = \"sandbox\" in agent-shell.toml runs the agents' and npm's commands there", l)
 }
 
 // eventsWritable checks that the recorder can write where it records.

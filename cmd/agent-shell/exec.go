@@ -14,6 +14,7 @@ import (
 
 	"github.com/agent-shell/agent-shell/enforce"
 	"github.com/agent-shell/agent-shell/policy"
+	"github.com/agent-shell/agent-shell/policy/shellcmd"
 	"github.com/agent-shell/agent-shell/telemetry"
 )
 
@@ -73,14 +74,9 @@ func shellLine(line, cwdFile string) []string {
 		sh = "/bin/sh"
 	}
 	if cwdFile != "" {
-		line = "trap 'pwd -P >" + shellQuote(cwdFile) + "' EXIT\n" + line
+		line = "trap 'pwd -P >" + shellcmd.Quote(cwdFile) + "' EXIT\n" + line
 	}
 	return []string{sh, "-c", line}
-}
-
-// shellQuote quotes s for a POSIX shell.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // enforcePlan is the sandbox for commands run in root under e's [enforce].

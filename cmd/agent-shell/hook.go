@@ -210,7 +210,7 @@ func (a *app) handle(ad hostapi.Adapter, nativeEvent string, unreadable hostapi.
 	}
 	engine.EventTimeout = decisionTimeout
 	d := engine.DecideEvent(ev)
-	code = a.answer(ad.Render(ev, d.HookVerdict(ev, ad.Coverage(ev.Kind), ad.Name())))
+	code = a.answer(ad.Render(ev, sandboxVerdict(engine, ad, ev, d.HookVerdict(ev, ad.Coverage(ev.Kind), ad.Name()))))
 	events := append(interceptEvents(ad, ev, d), reviewEvents(ad, ev, d)...)
 	de := decisionEvent(ad, ev, d)
 	switch {
@@ -340,8 +340,43 @@ func decisionEvent(ad hostapi.Adapter, ev *hostapi.Event, d policy.Decision) *te
 		if ev.IsShell() {
 			e.Command = policy.TrimCommand(ev.Command)
 		}
+		e.RequestID = ev.RequestID()
 	}
 	return e
+}
+
+// sandboxVerdict sends an allowed shell command back to run through
+// agent-shell exec, where [enforce] mode = "sandbox" and the host's shell
+// tool keeps its semantics that way (hostapi.Sandbox); the command an
+// interceptor rewrote is the one wrapped.
+func sandboxVerdict(e *policy.Engine, ad hostapi.Adapter, ev *hostapi.Event, v hostapi.Verdict) hostapi.Verdict {
+	if e.Manifest == nil || !e.Manifest.Enforce.Sandbox() || !ev.IsShell() || v.Decision != hostapi.Allow {
+		return v
+	}
+	wrap, _ := hostapi.Sandbox(ad.Name())
+	if wrap == hostapi.SandboxNone {
+		return v
+	}
+	input, command := ev.Input, ev.Command
+	if len(v.UpdatedInput) > 0 {
+		var in struct {
+			Command string `json:"command"`
+		}
+		if json.Unmarshal(v.UpdatedInput, &in) != nil || in.Command == "" {
+			return v
+		}
+		input, command = v.UpdatedInput, in.Command
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return v
+	}
+	wrapped, ok := policy.RewriteInput(input, hostapi.SandboxCommand(wrap, self, command, ev.RequestID(), ev.SessionID))
+	if !ok {
+		return v
+	}
+	v.UpdatedInput, v.Sandbox = wrapped, true
+	return v
 }
 
 // reviewEvents records what each reviewer answered, and each grant used,

@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agent-shell/agent-shell/authority"
+	"github.com/agent-shell/agent-shell/enforce"
 	"github.com/agent-shell/agent-shell/hostapi"
 	"github.com/agent-shell/agent-shell/policy"
 	"github.com/agent-shell/agent-shell/setup"
@@ -68,7 +69,8 @@ type statusReport struct {
 	problems int
 	checks   []statusCheck // kept for --json, else printed as they come
 	asJSON   bool
-	name     string // the command: status or doctor
+	name     string         // the command: status or doctor
+	level    *enforce.Level // what the kernel gives, once probed
 }
 
 // statusCheck is one line of status: "host claude: .claude/settings.json
@@ -274,6 +276,7 @@ func (r *statusReport) hosts(root string, au policy.Authorization) {
 			}
 		case ag.Registered:
 			r.ok("host %s: %s runs agent-shell", name, file)
+			r.info("enforcement %s: %s", name, r.enforcementOf(name))
 		case recorded:
 			r.fail("host %s: %s no longer runs agent-shell for every event (it did when the configuration was authorized; `agent-shell hook install --agent=%s` registers it again)", name, file, name)
 		default:
@@ -299,6 +302,33 @@ func (r *statusReport) npm(s *setup.State) {
 		return
 	}
 	r.ok("npm: .npmrc runs scripts with agent-shell (%s)", path)
+	r.info("enforcement npm: %s", r.enforcementOf("npm"))
+}
+
+// enforcementOf says what holds below the text of host's commands ("npm"
+// for npm's scripts): the sandbox, or only the text guards and why.
+func (r *statusReport) enforcementOf(host string) string {
+	e := r.a.loadPolicy()
+	if e.Manifest == nil || !e.Manifest.Enforce.Sandbox() {
+		return `text guard only ([enforce] mode = "sandbox" is not set in agent-shell.toml)`
+	}
+	if r.level == nil {
+		l := enforce.Probe()
+		r.level = &l
+	}
+	if !r.level.Sandbox() {
+		return r.level.String()
+	}
+	if host == "npm" {
+		return r.level.String()
+	}
+	switch wrap, why := hostapi.Sandbox(host); {
+	case wrap == hostapi.SandboxNone:
+		return "text guard only (its commands are not wrapped: " + why + ")"
+	case host == "claude":
+		return r.level.String() + "; a Claude Code version that drops updatedInput runs the command with the text guard only"
+	}
+	return r.level.String()
 }
 
 // events verifies every session file's chain.

@@ -106,11 +106,11 @@ func (w *walker) gitApply(idx int, s gitSetting, sub *word, rest []word, aliases
 	case section == "include" || section == "includeif":
 		return fmt.Sprintf("git: %s reads configuration from %s, which may define what runs", s.where, s.value)
 	case section == "remote" && name == "push":
-		return static(func() { w.body(idx, script{src: "git push " + shellQuote(subsection) + " " + shellQuote(s.value)}) })
+		return static(func() { w.body(idx, script{src: "git push " + Quote(subsection) + " " + Quote(s.value)}) })
 	case section == "remote" && name == "mirror":
 		return static(func() {
 			if b, ok := gitBool(s.value); b || !ok {
-				w.body(idx, script{src: "git push --mirror " + shellQuote(subsection)})
+				w.body(idx, script{src: "git push --mirror " + Quote(subsection)})
 			}
 		})
 	case gitRunsValue(section, subsection, name):
@@ -191,7 +191,7 @@ func gitAliasScript(value string, aliases []gitSetting, sub *word, rest []word) 
 		if slices.ContainsFunc(aliases, func(a gitSetting) bool { return aliasName(a) == strings.ToLower(first) }) {
 			for _, a := range aliases {
 				if aliasName(a) != "" {
-					b.WriteString(" -c " + shellQuote(a.key+"="+a.value))
+					b.WriteString(" -c " + Quote(a.key+"="+a.value))
 				}
 			}
 		}
@@ -201,7 +201,7 @@ func gitAliasScript(value string, aliases []gitSetting, sub *word, rest []word) 
 		return script{src: b.String(), runtime: true, appendBy: "git alias"}
 	}
 	for _, x := range rest {
-		b.WriteString(" " + shellQuote(x.s))
+		b.WriteString(" " + Quote(x.s))
 	}
 	return script{src: b.String()}
 }
@@ -215,7 +215,9 @@ func aliasName(a gitSetting) string {
 	return name
 }
 
-func shellQuote(s string) string {
+// Quote quotes s as one word for bash (and, where s is printable, any
+// POSIX shell).
+func Quote(s string) string {
 	q, err := syntax.Quote(s, syntax.LangBash)
 	if err != nil {
 		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
