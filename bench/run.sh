@@ -2,7 +2,7 @@
 # Times the real agent-shell binary as a whole process, beside the floors it is
 # judged against, and runs the Go benchmarks of the hot paths.
 #
-#   bench/run.sh [startup|log|append|policy|scripts|safety|hostile|all]     (default: all)
+#   bench/run.sh [startup|log|append|policy|scripts|safety|hostile|enforce|all]     (default: all)
 #
 # Needs hyperfine (Debian: apt-get install hyperfine) and /usr/bin/time.
 set -euo pipefail
@@ -167,6 +167,17 @@ hostile() {
   rm -rf "$work"
 }
 
+enforce() {
+  echo "== agent-shell exec: a command in the sandbox, beside the command alone and one agent-shell start ($runs rounds) =="
+  local work; work=$(mktemp -d); mkdir -p "$work/.git"
+  (cd "$work" && "$as" init --agent claude --yes >/dev/null && touch .npmrc && mkdir -p .agent-shell/events)
+  if ! (cd "$work" && "$as" exec -- true); then echo "enforce: no sandbox on this machine (agent-shell doctor says why)"; rm -rf "$work"; return; fi
+  (cd "$work" && interleaved "$runs" true "$(command -v true)" version "$as --version" exec-true "$as exec -- $(command -v true)")
+  echo "== Go benchmark: true in a sandbox of 8 protected paths (the sandbox's first process is the test binary) =="
+  go test ./enforce -run '^$' -bench SandboxTrue -benchtime 200x
+  rm -rf "$work"
+}
+
 append() {
   echo "== Go benchmarks: append throughput =="
   go test ./telemetry -run '^$' -bench 'Append' -benchtime 2s
@@ -180,6 +191,7 @@ case $what in
   policy) policycheck ;;
   scripts) scripts ;;
   safety) safety ;;
-  all) startup; logquery; append; policycheck; scripts; safety; hostile ;;
-  *) echo "usage: bench/run.sh [startup|log|append|policy|scripts|safety|hostile|all]" >&2; exit 2 ;;
+  enforce) enforce ;;
+  all) startup; logquery; append; policycheck; scripts; safety; hostile; enforce ;;
+  *) echo "usage: bench/run.sh [startup|log|append|policy|scripts|safety|hostile|enforce|all]" >&2; exit 2 ;;
 esac

@@ -1,0 +1,137 @@
+package enforce
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestMain makes the test binary the sandbox's first process when Command
+// starts it as such.
+func TestMain(m *testing.M) {
+	if IsEnter(os.Args[1:]) {
+		Enter()
+	}
+	os.Exit(m.Run())
+}
+
+// Bound resolves symbolic links, leaves out a path under another and lists
+// the paths that do not exist apart.
+func TestPlanBound(t *testing.T) {
+	dir := t.TempDir()
+	for _, d := range []string{"a/b", "real"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(dir, "real"), filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	p := Plan{ReadOnly: []string{filepath.Join(dir, "a/b"), filepath.Join(dir, "a"), filepath.Join(dir, "link"), filepath.Join(dir, "gone")}}
+	bound, missing := p.Bound()
+	if want := []string{filepath.Join(dir, "a"), filepath.Join(dir, "real")}; !slices.Equal(bound, want) {
+		t.Errorf("bound %v, want %v", bound, want)
+	}
+	if want := []string{filepath.Join(dir, "gone")}; !slices.Equal(missing, want) {
+		t.Errorf("missing %v, want %v", missing, want)
+	}
+}
+
+// A plan reaches the sandbox as it was given; a missing or damaged one is
+// an error, never an empty plan.
+func TestPlanTransport(t *testing.T) {
+	p := Plan{ReadOnly: []string{"/x"}, Writable: []string{"/x/y"}, Write: []string{"/w"}, DenyNetwork: true, inherit: 2, nested: true}
+	t.Setenv(planEnv, encodePlan(p))
+	got, err := decodePlan()
+	if err != nil || !slices.Equal(got.ReadOnly, p.ReadOnly) || !got.DenyNetwork || got.inherit != 2 || !got.nested || os.Getenv(planEnv) != "" {
+		t.Errorf("decoded %+v, %v", got, err)
+	}
+	for _, bad := range []string{"", "{", `{"read_only": 3}`} {
+		t.Setenv(planEnv, bad)
+		if _, err := decodePlan(); err == nil {
+			t.Errorf("plan %q: no error", bad)
+		}
+	}
+}
+
+// A command in the sandbox cannot change a read-only path, by any of its
+// names, and its status comes back; what is not protected takes writes.
+func TestSandboxReadOnly(t *testing.T) {
+	if l := Probe(); !l.Sandbox() {
+		t.Skip("no sandbox here: " + l.String())
+	}
+	dir := t.TempDir()
+	protected := filepath.Join(dir, "protected")
+	if err := os.MkdirAll(protected, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(protected, "f"), []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(protected, filepath.Join(dir, "alias")); err != nil {
+		t.Fatal(err)
+	}
+	run := func(line string) (int, string) {
+		c, err := Command(Plan{ReadOnly: []string{protected}}, []string{"/bin/sh", "-c", line})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stderr strings.Builder
+		c.Dir, c.Stderr = dir, &stderr
+		err = c.Run()
+		var ee *exec.ExitError
+		if err != nil && !errors.As(err, &ee) {
+			t.Fatal(err)
+		}
+		return c.ProcessState.ExitCode(), stderr.String()
+	}
+	for _, line := range []string{
+		"echo x > protected/f", "echo x > alias/f", "rm -rf protected", "mv protected elsewhere",
+		"cd protected && echo x > f", "ln -s /tmp protected/new", "touch protected/new",
+	} {
+		if code, _ := run(line); code == 0 {
+			t.Errorf("%q succeeded", line)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(protected, "f")); string(b) != "keep" {
+		t.Errorf("protected/f is %q", b)
+	}
+	if code, stderr := run("mkdir other && echo x > other/f && rm -rf other && exit 9"); code != 9 {
+		t.Errorf("writes beside the protected folder: status %d, %s", code, stderr)
+	}
+}
+
+// BenchmarkSandboxTrue: `true` in a sandbox with the protected paths of a
+// repository (a dozen binds), namespaces, mounts and ruleset included; the
+// sandbox's first process is this test binary, a Go start of its own.
+func BenchmarkSandboxTrue(b *testing.B) {
+	dir := b.TempDir()
+	var ro []string
+	for _, name := range []string{".agent-shell", ".claude", ".github/hooks", ".codex", ".gemini", ".cursor", ".npmrc", "bin"} {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		ro = append(ro, p)
+	}
+	truePath, err := exec.LookPath("true")
+	if err != nil {
+		b.Skip("needs true")
+	}
+	if l := Probe(); !l.Sandbox() {
+		b.Skip("no sandbox here: " + l.String())
+	}
+	for b.Loop() {
+		c, err := Command(Plan{ReadOnly: ro}, []string{truePath})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := c.Run(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
