@@ -2,6 +2,7 @@ package discover
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -13,7 +14,8 @@ type ruleSpec struct {
 	comment            []string
 	id, action, reason string
 	inline             string     // a one-line match table, or
-	prefixes           [][]string // any of these argv prefixes,
+	programs           []string   // any of these programs (basename),
+	prefixes           [][]string // or any of these argv prefixes,
 	guards             []guard    // unless one of these holds
 	match, notMatch    []string   // examples
 }
@@ -32,8 +34,8 @@ type guard struct {
 // an exec wrapper, another Makefile or config, a variable override.
 var programGuards = map[string][]guard{
 	"go":      {{contains: []string{"-exec", "-toolexec", "-vettool"}, sample: "-exec=sh"}},
-	"npm":     {npmGuard},
-	"pnpm":    {npmGuard},
+	"npm":     {npmGuard, npmDirGuard},
+	"pnpm":    {npmGuard, npmDirGuard},
 	"yarn":    {npmGuard},
 	"bun":     {npmGuard},
 	"npx":     {npmGuard},
@@ -49,8 +51,11 @@ var programGuards = map[string][]guard{
 }
 
 var (
-	npmGuard = guard{contains: []string{"--script-shell", "--node-options", "--userconfig", "--globalconfig", "--prefix", "--registry"},
-		sample: "--script-shell=sh"}
+	// The directory options (--dir, --cwd, -C) would run another project's
+	// scripts; --config sets any of the others (--config.script-shell=sh).
+	npmGuard = guard{contains: []string{"--script-shell", "--node-options", "--userconfig", "--globalconfig", "--prefix", "--registry",
+		"--dir", "--cwd", "--config"}, sample: "--script-shell=sh"}
+	npmDirGuard = guard{argument: []string{"-C"}}
 	gradleGuard = guard{contains: []string{"--init-script", "--scan"}, sample: "--init-script=x.gradle"}
 )
 
@@ -66,6 +71,11 @@ func leafTool(prog string) bool {
 // subcommand, so that the filters a run adds come before the packages
 // (go test -run TestX ./..., cargo test name); the program's guards keep
 // out what would run other code.
+//
+// A workspace selector's value becomes "*", any one word: pnpm --filter
+// web run build is allowed as pnpm --filter * run build, for every package
+// of the project, and the manifest grows with the scripts, not the
+// packages. The script after the selector stays the project's own.
 func runnerPrefix(argv []string) []string {
 	if len(argv) > 2 && (argv[0] == "go" || argv[0] == "cargo") {
 		switch argv[1] {
@@ -73,7 +83,37 @@ func runnerPrefix(argv []string) []string {
 			return argv[:2]
 		}
 	}
+	return anySelector(argv)
+}
+
+// anySelector is argv with its workspace selector's value, if any, made
+// "*": pnpm --filter * run build.
+func anySelector(argv []string) []string {
+	if i := selectorValue(argv); i > 0 {
+		out := append([]string{}, argv...)
+		out[i] = "*"
+		return out
+	}
 	return argv
+}
+
+// selectorValue is the index of the workspace package a package manager's
+// command selects before the script it runs (pnpm --filter X, pnpm -F X,
+// yarn workspace X, npm -w X, npm --workspace X, bun run --filter X), 0
+// when there is none.
+func selectorValue(argv []string) int {
+	if len(argv) < 4 {
+		return 0
+	}
+	switch {
+	case argv[0] == "pnpm" && (argv[1] == "--filter" || argv[1] == "-F"),
+		argv[0] == "yarn" && argv[1] == "workspace",
+		argv[0] == "npm" && (argv[1] == "-w" || argv[1] == "--workspace"):
+		return 2
+	case argv[0] == "bun" && argv[1] == "run" && (argv[2] == "--filter" || argv[2] == "-F") && len(argv) > 4:
+		return 3
+	}
+	return 0
 }
 
 // maxExamples bounds the examples of one rule: enough to show what it is
@@ -157,8 +197,7 @@ unknown = "ask"
 // files, find without an action, and the toolchains' versions.
 func exploreRule(p *Project) ruleSpec {
 	// cd changes nothing itself; what runs after it is judged where it runs.
-	prefixes := [][]string{{"cd"}, {"ls"}, {"cat"}, {"head"}, {"tail"}, {"wc"}, {"grep"}, {"rg"}, {"pwd"}, {"tree"},
-		{"which"}, {"file"}, {"stat"}, {"du"}, {"find"}}
+	var prefixes [][]string
 	for _, tool := range versionedTools(p) {
 		if tool == "go" {
 			prefixes = append(prefixes, []string{"go", "version"}) // go has no --version
@@ -173,6 +212,7 @@ func exploreRule(p *Project) ruleSpec {
 			"still stops secrets (cat .env), and anything outside these forms asks.",
 		},
 		id: "read-only-exploration", action: "allow", reason: "reads the project only",
+		programs: []string{"cd", "ls", "cat", "head", "tail", "wc", "grep", "rg", "pwd", "tree", "which", "file", "stat", "du", "find"},
 		prefixes: prefixes,
 		guards: []guard{{basename: "find", argument: []string{"-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls"}, sample: "-delete"},
 			{basename: "tail", argument: []string{"-f", "-F", "--follow"}, sample: "-f"}},
@@ -348,7 +388,9 @@ func riskyRule(cmds []Command) (ruleSpec, bool) {
 		id: "project-release", action: "ask", reason: "publishes, deploys or changes shared state: a human decides",
 	}
 	for _, c := range in {
-		r.prefixes = append(r.prefixes, c.Argv)
+		if pre := anySelector(c.Argv); !slices.ContainsFunc(r.prefixes, func(p []string) bool { return slices.Equal(p, pre) }) {
+			r.prefixes = append(r.prefixes, pre)
+		}
 		if len(r.match) < maxExamples {
 			r.match = append(r.match, c.Text)
 		}
@@ -463,6 +505,9 @@ func renderRule(r ruleSpec) string {
 		return b.String()
 	}
 	b.WriteString("[rule.match]\nany = [\n")
+	if len(r.programs) > 0 {
+		fmt.Fprintf(&b, "  { basename = %s },\n", tomlList(r.programs))
+	}
 	for _, p := range r.prefixes {
 		fmt.Fprintf(&b, "  { argv_prefix = %s },\n", tomlList(p))
 	}

@@ -16,6 +16,10 @@ type Command struct {
 	Category Category // "" when it is not proposed
 	Why      string   // why it is not proposed
 	Sources  []string // where it was found: package.json, a workflow, go.mod...
+
+	// script is the workspace script a command runs by name (pnpm -r run
+	// build, pnpm --filter web run build), "" for the rest.
+	script string
 }
 
 // Proposal is the starter policy for a project.
@@ -52,6 +56,7 @@ func Propose(p *Project) Proposal {
 			}
 		}
 	}
+	c.keepShort()
 	prop.Commands = c.cmds
 	prop.Manifest, prop.Rules = manifest(p, c.cmds)
 	return prop
@@ -61,6 +66,9 @@ type collector struct {
 	p     *Project
 	cmds  []Command
 	index map[string]int // Text -> position in cmds
+
+	script   string         // the workspace script whose forms are being added
+	packages map[string]int // workspace script name -> how many packages have it
 }
 
 // add considers one command line found in source. text must be a single
@@ -72,7 +80,7 @@ func (c *collector) add(text, source string) {
 		}
 		return
 	}
-	cmd := Command{Text: text, Sources: []string{source}}
+	cmd := Command{Text: text, Sources: []string{source}, script: c.script}
 	line := shellcmd.Parse(text)
 	switch {
 	case line.Err != nil || len(line.Commands) != 1 || len(line.Pipelines) > 0 || len(line.Assigns) > 0:
@@ -98,37 +106,53 @@ func (c *collector) skip(text, source, why string) {
 	c.cmds = append(c.cmds, Command{Text: text, Why: why, Sources: []string{source}})
 }
 
-// maxNamedWorkspaces is how many workspace packages the proposal names one
-// by one (pnpm --filter @acme/web run build). Past it, a monorepo's scripts
-// are proposed as the package manager runs them in every package or in the
-// package's own folder (pnpm -r run build; cd packages/web && pnpm run build),
-// so that the manifest stays readable whatever the number of packages.
-const maxNamedWorkspaces = 5
-
 func (c *collector) collect() {
 	p := c.p
-	workspaces := 0
+	// A workspace package's script is proposed once by its name, however
+	// many packages have it: for every package, for the one whose folder it
+	// runs from, and for the package a selector names (pnpm --filter web
+	// run build, whose allow rule takes any package: pnpm --filter * run
+	// build), so the manifest grows with the scripts, not the packages.
+	named := map[string]bool{}
+	c.packages = map[string]int{}
+	// The package whose name a selector form uses: the first one that has
+	// the script and a name to select it by.
+	rep := map[string]Package{}
 	for _, pkg := range p.Packages {
-		if pkg.Dir != "." {
-			workspaces++
+		for _, sc := range pkg.Scripts {
+			if pkg.Dir == "." {
+				continue
+			}
+			c.packages[sc.Name]++
+			if r, ok := rep[sc.Name]; !ok || taskName(pkg.Name) && !taskName(r.Name) {
+				rep[sc.Name] = pkg
+			}
 		}
 	}
 	for _, pkg := range p.Packages {
 		for _, sc := range pkg.Scripts {
-			forms := scriptForms(p.PackageManager, pkg, sc.Name)
-			if pkg.Dir != "." && workspaces > maxNamedWorkspaces && taskName(sc.Name) {
-				forms = allWorkspaceForms(p.PackageManager, sc.Name)
-			}
+			var forms []string
 			switch {
-			case len(forms) > 0:
 			case !taskName(sc.Name):
 				c.skip(fmt.Sprintf("%s run %q", p.PackageManager, sc.Name), pkg.File, "a script name that needs quoting")
+				continue
+			case pkg.Dir == ".":
+				forms = scriptForms(p.PackageManager, sc.Name)
+			case named[sc.Name] || rep[sc.Name].Dir != pkg.Dir && !p.lifecycle(sc.Name):
+				continue
+			case p.lifecycle(sc.Name):
+				// The package manager runs it itself: said once, not proposed.
+				named[sc.Name] = true
+				forms = []string{p.PackageManager + " run " + sc.Name}
 			default:
-				c.skip(fmt.Sprintf("%s run %s", p.PackageManager, sc.Name), pkg.File, "its package has no usable name to select it by")
+				named[sc.Name] = true
+				forms = workspaceForms(p.PackageManager, pkg, sc.Name)
+				c.script = sc.Name
 			}
 			for _, f := range forms {
 				c.add(f, pkg.File)
 			}
+			c.script = ""
 		}
 	}
 	for _, w := range p.Workflows {
@@ -174,27 +198,111 @@ func (c *collector) collect() {
 	}
 }
 
+// maxProjectPrefixes bounds the argv prefixes of the rules that allow the
+// project's own commands, so that the manifest fits on a screen or two
+// (with git and exploration, about 60 patterns) whatever the size of a
+// monorepo.
+const maxProjectPrefixes = 40
+
+// keepShort leaves out the workspace scripts past maxProjectPrefixes: the
+// commands found at the root, in workflows and task runners come first,
+// then the workspace scripts by how many packages have them (a script of
+// one playground package last). A script left out is named once in the
+// manifest's list of what was not proposed.
+func (c *collector) keepShort() {
+	kept := map[Category][][]string{}
+	count := 0
+	// cost is how many prefixes the commands add to the rules, as
+	// projectRule writes them (a prefix that a kept one covers is free).
+	cost := func(cmds []*Command, commit bool) int {
+		n := 0
+		added := map[Category][][]string{}
+		for _, cmd := range cmds {
+			if !proposed(*cmd) {
+				continue
+			}
+			pre := runnerPrefix(cmd.Argv)
+			if cmd.Category == CatRisky {
+				pre = anySelector(cmd.Argv)
+			}
+			covered := false
+			for _, k := range append(kept[cmd.Category], added[cmd.Category]...) {
+				covered = covered || hasPrefix(pre, k)
+			}
+			if !covered {
+				added[cmd.Category] = append(added[cmd.Category], pre)
+				n++
+			}
+		}
+		if commit {
+			for cat, list := range added {
+				kept[cat] = append(kept[cat], list...)
+			}
+			count += n
+		}
+		return n
+	}
+	var core []*Command
+	byScript := map[string][]*Command{}
+	var scripts []string
+	for i := range c.cmds {
+		cmd := &c.cmds[i]
+		if cmd.script == "" {
+			core = append(core, cmd)
+			continue
+		}
+		if byScript[cmd.script] == nil {
+			scripts = append(scripts, cmd.script)
+		}
+		byScript[cmd.script] = append(byScript[cmd.script], cmd)
+	}
+	cost(core, true)
+	sort.SliceStable(scripts, func(i, j int) bool { return c.packages[scripts[i]] > c.packages[scripts[j]] })
+	drop := map[*Command]bool{}
+	for _, name := range scripts {
+		cmds := byScript[name]
+		if count+cost(cmds, false) <= maxProjectPrefixes {
+			cost(cmds, true)
+			continue
+		}
+		// Left out: one of its forms (a selector's, when there is one) is
+		// kept as the line that says so.
+		say := cmds[len(cmds)-1]
+		for _, cmd := range cmds {
+			if selectorValue(cmd.Argv) > 0 {
+				say = cmd
+				break
+			}
+		}
+		for _, cmd := range cmds {
+			if cmd != say {
+				drop[cmd] = true
+			}
+		}
+		if proposed(*say) {
+			say.Category, say.Why = "", fmt.Sprintf("a script of %d workspace package(s), left out to keep the policy short", c.packages[name])
+		}
+	}
+	if len(drop) == 0 {
+		return
+	}
+	out := c.cmds[:0]
+	for i := range c.cmds {
+		if !drop[&c.cmds[i]] {
+			out = append(out, c.cmds[i])
+		}
+	}
+	c.cmds = out
+}
+
+// proposed: a command that a project rule's prefixes will hold.
+func proposed(c Command) bool {
+	return c.Category != "" && c.Category != CatInstall && (len(c.Argv) > 1 || leafTool(c.Argv[0]))
+}
+
 // scriptForms are the command lines that run a script with the project's
-// package manager: from the root, or for one workspace package by name.
-func scriptForms(pm string, pkg Package, name string) []string {
-	if !taskName(name) {
-		return nil
-	}
-	if pkg.Dir != "." {
-		ws := pkg.Name
-		if !taskName(ws) {
-			return nil
-		}
-		switch pm {
-		case "pnpm":
-			return []string{fmt.Sprintf("pnpm --filter %s run %s", ws, name)}
-		case "yarn":
-			return []string{fmt.Sprintf("yarn workspace %s run %s", ws, name)}
-		case "bun":
-			return []string{fmt.Sprintf("bun run --filter %s %s", ws, name)}
-		}
-		return []string{fmt.Sprintf("npm run %s --workspace=%s", name, ws)}
-	}
+// package manager, in the package whose folder they run from.
+func scriptForms(pm, name string) []string {
 	switch pm {
 	case "pnpm", "yarn":
 		if name == "test" {
@@ -210,19 +318,76 @@ func scriptForms(pm string, pkg Package, name string) []string {
 	return []string{"npm run " + name}
 }
 
-// allWorkspaceForms run a workspace script in every package that has it,
-// and in the package whose folder it is run from.
-func allWorkspaceForms(pm, name string) []string {
-	local := Package{Dir: "."}
+// workspaceForms run a workspace package's script: in every package that
+// has it, in the package whose folder it runs from, and in the package a
+// selector names, with and without the run shorthand. The selector's value
+// is the package's name or folder; the rule written for it takes any (see
+// runnerPrefix).
+func workspaceForms(pm string, pkg Package, name string) []string {
+	forms := scriptForms(pm, name)
+	sel := pkg.Name
+	if !taskName(sel) {
+		sel = ""
+	}
+	dir, dirOK := "./"+pkg.Dir, taskName(pkg.Dir)
 	switch pm {
 	case "pnpm":
-		return append([]string{"pnpm -r run " + name}, scriptForms(pm, local, name)...)
+		forms = append(forms, "pnpm -r run "+name)
+		if sel == "" && dirOK {
+			sel = dir
+		}
+		if sel == "" {
+			break
+		}
+		forms = append(forms, fmt.Sprintf("pnpm --filter %s run %s", sel, name), fmt.Sprintf("pnpm -F %s run %s", sel, name))
+		if !pnpmBuiltins[name] || name == "test" || name == "start" {
+			forms = append(forms, fmt.Sprintf("pnpm --filter %s %s", sel, name), fmt.Sprintf("pnpm -F %s %s", sel, name))
+		}
 	case "yarn":
-		return append([]string{"yarn workspaces run " + name}, scriptForms(pm, local, name)...)
+		forms = append(forms, "yarn workspaces run "+name)
+		if sel == "" {
+			break
+		}
+		forms = append(forms, fmt.Sprintf("yarn workspace %s run %s", sel, name))
+		if !yarnBuiltins[name] || name == "test" || name == "start" {
+			forms = append(forms, fmt.Sprintf("yarn workspace %s %s", sel, name))
+		}
 	case "bun":
-		return scriptForms(pm, local, name)
+		if sel != "" {
+			forms = append(forms, fmt.Sprintf("bun run --filter %s %s", sel, name))
+		}
+	default:
+		// npm run build --workspaces and --workspace=web are the root form
+		// with more arguments; -w before the command is a form of its own.
+		forms = append(forms, fmt.Sprintf("npm run %s --workspaces", name))
+		if dirOK {
+			forms = append(forms, fmt.Sprintf("npm -w %s run %s", pkg.Dir, name))
+		}
 	}
-	return append([]string{"npm run " + name + " --workspaces"}, scriptForms(pm, local, name)...)
+	return forms
+}
+
+// pnpmBuiltins and yarnBuiltins are the package managers' own commands:
+// `pnpm NAME` runs the script NAME only when it is none of them (and when
+// the package has no script of that name, pnpm runs a program of the name
+// instead, as pnpm exec does).
+var (
+	pnpmBuiltins = wordSet("add approve-builds audit bin c cache cat-file cat-index clean completion config create dedupe deploy " +
+		"dlx doctor env exec fetch find-hash help i ignored-builds import init install install-test it la licenses link list ll ln ls " +
+		"m multi outdated pack patch patch-commit patch-remove pm prune publish r rb rebuild recursive remove restart rm root run " +
+		"run-script self-update server setup start store t test tst un uninstall unlink up update upgrade why x")
+	yarnBuiltins = wordSet("add audit autoclean bin cache check config constraints create dedupe dlx exec explain generate-lock-entry " +
+		"global help import info init install licenses link list login logout node npm outdated owner pack patch patch-commit " +
+		"plugin policies publish rebuild remove run search set stage tag team unlink unplug up upgrade upgrade-interactive " +
+		"version versions why workspace workspaces")
+)
+
+func wordSet(words string) map[string]bool {
+	set := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		set[w] = true
+	}
+	return set
 }
 
 // taskName: a script, task or package name that can be written unquoted
