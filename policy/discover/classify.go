@@ -54,7 +54,7 @@ func (p *Project) classify(argv []string) (cat Category, why string) {
 		}
 		return "", "runs a Python script, not a known tool"
 	case pythonTools[prog] != "" || prog == "pip" || prog == "pip3" || prog == "uv" || prog == "poetry" ||
-		prog == "pipenv" || prog == "hatch" || prog == "pdm":
+		prog == "pipenv" || prog == "hatch" || prog == "pdm" || prog == "nox" || prog == "tox":
 		return p.classifyPython(argv)
 	case prog == "cargo":
 		return classifyCargo(args)
@@ -432,7 +432,7 @@ func pythonVersion(v string) bool {
 }
 
 var pythonTools = map[string]Category{
-	"pytest": CatTest, "py.test": CatTest, "tox": CatTest, "nox": CatTest, "unittest": CatTest, "coverage": CatTest,
+	"pytest": CatTest, "py.test": CatTest, "unittest": CatTest, "coverage": CatTest,
 	"ruff": CatLint, "mypy": CatLint, "black": CatLint, "isort": CatLint, "flake8": CatLint, "pylint": CatLint,
 	"pyright": CatLint, "bandit": CatLint, "build": CatBuild,
 }
@@ -460,6 +460,10 @@ func (p *Project) classifyPython(argv []string) (Category, string) {
 		return p.classify(append([]string{path.Base(rest[0])}, rest[1:]...))
 	}
 	switch prog {
+	case "nox":
+		return p.classifyNox(args)
+	case "tox":
+		return p.classifyTox(args)
 	case "pip", "pip3":
 		return classifyPip(args)
 	case "uv":

@@ -59,6 +59,16 @@ type Project struct {
 	MiseTasks   []Task
 	MakeTargets []Task
 	JustRecipes []Task
+	// NoxSessions are noxfile.py's sessions; NoxDefault its
+	// nox.options.sessions (nil: every session).
+	NoxSessions []Task
+	NoxDefault  []string
+	// Tox reports a tox configuration (tox.ini, tox.toml or [tool.tox]),
+	// ToxFile which; ToxEnvs are its environments, ToxDefault its env_list.
+	Tox        bool
+	ToxFile    string
+	ToxEnvs    []Task
+	ToxDefault []string
 	// MakeDefault is the Makefile's default goal ("" when none).
 	MakeDefault string
 
@@ -124,6 +134,8 @@ func Scan(root string) (*Project, error) {
 	s.scanMise()
 	s.scanMake()
 	s.scanJust()
+	s.scanNox()
+	s.scanTox()
 	s.scanLanguages()
 	return s.p, nil
 }

@@ -25,6 +25,7 @@ type ruleSpec struct {
 // contains.
 type guard struct {
 	basename           string
+	prefix             []string // for commands with this argv prefix (python -m tox)
 	argument, contains []string
 	sample             string // an argument it stops, for a counter-example
 }
@@ -48,7 +49,15 @@ var programGuards = map[string][]guard{
 	},
 	"just": {{contains: []string{"--justfile", "--working-directory", "--set", "--shell", "--dotenv", "--command"}, sample: "--shell=sh"},
 		{argument: []string{"-f", "-d", "-c"}}},
+	// Another noxfile or configuration, an override of what an environment
+	// runs. (nox -k and -t only narrow the sessions -s names.)
+	"nox": {{contains: []string{"--noxfile"}, sample: "--noxfile=evil.py"}, {argument: []string{"-f"}}},
+	"tox": {{contains: []string{"--conf", "--override", "--root", "--workdir"}, sample: "--override=testenv.commands=sh"},
+		{argument: []string{"-c", "-x"}}},
 }
+
+// moduleGuards are programGuards for a tool run as python -m TOOL.
+var moduleGuards = map[string]bool{"nox": true, "tox": true}
 
 var (
 	// The directory options (--dir, --cwd, -C) would run another project's
@@ -173,7 +182,7 @@ unknown = "ask"
 	riskyNames := projectRiskyNames(p)
 	rules := []ruleSpec{gitRule(), exploreRule(p)}
 	for _, g := range groups {
-		if r, ok := projectRule(g.cat, g.id, g.reason, g.comment, cmds, riskyNames); ok {
+		if r, ok := projectRule(g.cat, g.id, g.reason, g.comment, cmds, riskyNames, riskyToxEnvs(p)); ok {
 			rules = append(rules, r)
 		}
 	}
@@ -283,7 +292,7 @@ func denyRules() []ruleSpec {
 
 // projectRule allows one category of the project's commands by argv
 // prefix, with guards against options that would run something else.
-func projectRule(cat Category, id, reason, comment string, cmds []Command, riskyNames []string) (ruleSpec, bool) {
+func projectRule(cat Category, id, reason, comment string, cmds []Command, riskyNames, riskyTox []string) (ruleSpec, bool) {
 	var in []Command
 	for _, c := range cmds {
 		if c.Category != cat {
@@ -335,24 +344,56 @@ func projectRule(cat Category, id, reason, comment string, cmds []Command, risky
 	}
 	sort.Strings(names)
 	var samples []string
-	for _, prog := range names {
-		for _, g := range programGuards[prog] {
-			g.basename = prog
-			g.argument = unusedWords(g.argument, progs[prog], false)
-			g.contains = unusedWords(g.contains, progs[prog], true)
+	addGuards := func(prog string, prefix []string, list []guard, args [][]string) {
+		for _, g := range list {
+			g.basename, g.prefix = prog, prefix
+			if prefix != nil {
+				g.basename = ""
+			}
+			g.argument = unusedWords(g.argument, args, false)
+			g.contains = unusedWords(g.contains, args, true)
 			if len(g.argument)+len(g.contains) == 0 {
 				continue
 			}
 			r.guards = append(r.guards, g)
 			if g.sample != "" {
 				for _, c := range in {
-					if c.Argv[0] == prog {
+					if c.Argv[0] == prog && (prefix == nil || hasPrefix(c.Argv, prefix)) {
 						samples = append(samples, c.Text+" "+g.sample)
 						break
 					}
 				}
 			}
 		}
+	}
+	for _, prog := range names {
+		list := programGuards[prog]
+		if prog == "tox" && len(riskyTox) > 0 {
+			// tox -e lint,release: an environment list is one word.
+			list = append(list, guard{contains: riskyTox})
+		}
+		addGuards(prog, nil, list, progs[prog])
+	}
+	// A tool run as a module: python -m tox keeps tox's guards.
+	modules := map[string][][]string{}
+	var prefixes []string
+	for _, c := range in {
+		if len(c.Argv) > 2 && strings.HasPrefix(c.Argv[0], "python") && c.Argv[1] == "-m" && moduleGuards[c.Argv[2]] {
+			key := strings.Join(c.Argv[:3], " ")
+			if _, ok := modules[key]; !ok {
+				prefixes = append(prefixes, key)
+			}
+			modules[key] = append(modules[key], c.Argv[3:])
+		}
+	}
+	sort.Strings(prefixes)
+	for _, key := range prefixes {
+		prefix := strings.Fields(key)
+		list := programGuards[prefix[2]]
+		if prefix[2] == "tox" && len(riskyTox) > 0 {
+			list = append(list, guard{contains: riskyTox})
+		}
+		addGuards(prefix[0], prefix, list, modules[key])
 	}
 	var all [][]string
 	for _, c := range in {
@@ -413,7 +454,7 @@ func projectRiskyNames(p *Project) []string {
 			add(s.Name)
 		}
 	}
-	for _, list := range [][]Task{p.MakeTargets, p.JustRecipes, p.MiseTasks} {
+	for _, list := range [][]Task{p.MakeTargets, p.JustRecipes, p.MiseTasks, p.NoxSessions, p.ToxEnvs} {
 		for _, t := range list {
 			add(t.Name)
 		}
@@ -423,6 +464,18 @@ func projectRiskyNames(p *Project) []string {
 		out = append(out, n)
 	}
 	sort.Strings(out)
+	return out
+}
+
+// riskyToxEnvs are the names of the project's tox environments that
+// publish or release.
+func riskyToxEnvs(p *Project) []string {
+	var out []string
+	for _, t := range p.ToxEnvs {
+		if risky(t.Name) {
+			out = append(out, t.Name)
+		}
+	}
 	return out
 }
 
@@ -518,6 +571,9 @@ func renderRule(r ruleSpec) string {
 			var parts []string
 			if g.basename != "" {
 				parts = append(parts, "basename = "+tomlString(g.basename))
+			}
+			if len(g.prefix) > 0 {
+				parts = append(parts, "argv_prefix = "+tomlList(g.prefix))
 			}
 			if len(g.argument) > 0 {
 				parts = append(parts, "argument = "+tomlList(g.argument))

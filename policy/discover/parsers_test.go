@@ -407,17 +407,68 @@ func TestPackageManagers(t *testing.T) {
 
 // Python projects on tox, nox, hatch or pdm get their runner's commands,
 // and those decide as the project's tests (tox -e lint, nox -s tests pass).
+// tox and nox environments and sessions are proposed by name: one that
+// releases, another configuration, or a selection the scan cannot see
+// asks, and so does the runner alone (a prefix of all of them).
 func TestPythonRunners(t *testing.T) {
+	const noxfile = `import nox
+from nox import session
+
+nox.options.sessions = ["lint"]
+
+
+@nox.session(python=["3.11", "3.12"])
+def tests(session: nox.Session) -> None:
+    session.run("pytest", *session.posargs)
+
+
+@session
+def lint(session):
+    session.run("ruff", "check")
+
+
+@nox.session(
+    name="upload-release",
+)
+@other_decorator
+def upload_release(session):
+    session.run("twine", "upload", "dist/*")
+`
+	const toxINI = `[tox]
+envlist =
+    lint
+    py3{11,12}
+    py311-{xdist,numpy}
+    docs
+
+[testenv]
+commands = pytest {posargs}
+
+[testenv:lint]
+commands = ruff check .
+
+[testenv:release]
+commands = python scripts/release.py {posargs}
+`
 	for _, tt := range []struct {
 		name  string
 		files map[string]string
 		want  []string // commands the proposal must allow
+		asked []string // commands it must not allow (nor deny)
 	}{
-		{"tox.ini", map[string]string{"pyproject.toml": "[project]\nname='a'\n", "tox.ini": "[tox]\nenvlist = py312, lint\n"}, []string{"tox", "tox -e lint"}},
-		{"[tool.tox]", map[string]string{"pyproject.toml": "[project]\nname='a'\n[tool.tox]\nenv_list = ['3.12']\n"}, []string{"tox -e 3.12"}},
-		{"nox", map[string]string{"pyproject.toml": "[project]\nname='a'\n", "noxfile.py": "import nox\n"}, []string{"nox", "nox -s tests"}},
-		{"hatch", map[string]string{"pyproject.toml": "[project]\nname='a'\n[tool.hatch.envs.default]\n"}, []string{"hatch test"}},
-		{"pdm", map[string]string{"pyproject.toml": "[project]\nname='a'\n", "pdm.lock": "x"}, []string{"pdm run pytest -k y"}},
+		{"tox.ini", map[string]string{"pyproject.toml": "[project]\nname='a'\n", "tox.ini": toxINI},
+			[]string{"tox -e lint", "tox -e py312 -- -k x", "tox -e py311-xdist", "tox -e docs", "tox -e py311-numpy -- tests/unit"},
+			[]string{"tox", "tox -e release", "tox -e lint,release", "tox -e lint -e release", "tox -e lint -x testenv:lint.commands=sh",
+				"tox -e lint -c other.ini", "tox -e lint --override=testenv.commands=sh", "tox exec -e lint -- rm -rf x"}},
+		{"[tool.tox]", map[string]string{"pyproject.toml": "[project]\nname='a'\n[tool.tox]\nenv_list = ['3.12']\n"}, []string{"tox -e 3.12"}, nil},
+		{"tox.toml", map[string]string{"pyproject.toml": "[project]\nname='a'\n", "tox.toml": "env_list = ['lint']\n[env.lint]\n[env.publish]\n"},
+			[]string{"tox -e lint"}, []string{"tox -e publish", "tox -e lint,publish"}},
+		{"nox", map[string]string{"pyproject.toml": "[project]\nname='a'\n", "noxfile.py": noxfile},
+			[]string{"nox -s tests", "nox -s tests -- -k x", "nox -s lint"},
+			[]string{"nox", "nox -s upload-release", "nox -s tests upload-release", "nox -s tests -f evil.py", "nox -s lint -k release",
+				"nox -s tests --noxfile=evil.py", "nox -k release", "python -m nox -s tests -f evil.py"}},
+		{"hatch", map[string]string{"pyproject.toml": "[project]\nname='a'\n[tool.hatch.envs.default]\n"}, []string{"hatch test"}, nil},
+		{"pdm", map[string]string{"pyproject.toml": "[project]\nname='a'\n", "pdm.lock": "x"}, []string{"pdm run pytest -k y"}, nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			p := scanOK(t, writeTree(t, tt.files))
@@ -427,7 +478,26 @@ func TestPythonRunners(t *testing.T) {
 					t.Errorf("%q: %s (%s)", cmd, d.Action, d.Reason)
 				}
 			}
+			for _, cmd := range tt.asked {
+				if d := e.Decide(cmd, ""); d.Action != policy.ActionAsk {
+					t.Errorf("%q: %s (%s), want ask", cmd, d.Action, d.Reason)
+				}
+			}
 		})
+	}
+}
+
+// TestNoxSessions reads sessions as nox registers them.
+func TestNoxSessions(t *testing.T) {
+	sessions, defaults := NoxSessions([]byte("import nox\nnox.options.sessions = (\n  'a',\n  \"b\",\n)\n" +
+		"@nox.session\ndef a(session): pass\n@nox.session(python='3.12', name='b-c')\nasync def b(s): pass\n" +
+		"@nox.session\n# a comment\n\ndef e(s): pass\nx = 1\n@nox.session\nx = 2\ndef notone(s): pass\n@nox.session()\n@nox.parametrize('x', [1])\ndef d(s, x): pass\n"))
+	var names []string
+	for _, s := range sessions {
+		names = append(names, s.Name)
+	}
+	if !reflect.DeepEqual(names, []string{"a", "b-c", "e", "d"}) || !reflect.DeepEqual(defaults, []string{"a", "b"}) {
+		t.Errorf("sessions %q, defaults %q", names, defaults)
 	}
 }
 
@@ -531,5 +601,38 @@ func TestWorkspaceSelectors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestWorkspaceGlobStar: ** in a workspace glob is any number of folders,
+// none included, as pnpm and npm read it; node_modules and hidden folders
+// are not walked; a package.json with a byte order mark is read, as Node
+// reads it.
+func TestWorkspaceGlobStar(t *testing.T) {
+	p := scanOK(t, writeTree(t, map[string]string{
+		"package.json":                                          `{"name":"root","private":true}`,
+		"pnpm-workspace.yaml":                                   "packages:\n  - 'playground/**'\n  - 'packages/**/__tests__/**'\n  - '!playground/skip'\n",
+		"playground/package.json":                               `{"name":"pg","scripts":{"typecheck":"tsc"}}`,
+		"playground/a/package.json":                             `{"name":"a","scripts":{"dev":"vite"}}`,
+		"playground/a/nested/dep/package.json":                  `{"name":"dep"}`,
+		"playground/a/node_modules/x/package.json":              `{"name":"x"}`,
+		"playground/.hidden/package.json":                       `{"name":"hidden"}`,
+		"playground/skip/package.json":                          `{"name":"skip"}`,
+		"playground/bom/package.json":                           "\xef\xbb\xbf" + `{"name":"bom","scripts":{"build":"vite build"}}`,
+		"packages/vite/src/node/__tests__/fixture/package.json": `{"name":"fixture"}`,
+		"packages/vite/src/node/__tests__/package.json":         `{"name":"tests"}`,
+		"packages/vite/package.json":                            `{"name":"vite"}`,
+	}))
+	var got []string
+	for _, pkg := range p.Packages[1:] {
+		got = append(got, pkg.Dir)
+	}
+	want := []string{"packages/vite/src/node/__tests__", "packages/vite/src/node/__tests__/fixture", "playground", "playground/a",
+		"playground/a/nested/dep", "playground/bom"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("packages %q, want %q", got, want)
+	}
+	if len(p.Notes) > 0 {
+		t.Errorf("notes: %q", p.Notes)
 	}
 }

@@ -183,6 +183,12 @@ func (c *collector) collect() {
 	for _, t := range p.MakeTargets {
 		c.add("make "+t.Name, "Makefile")
 	}
+	for _, t := range p.NoxSessions {
+		c.add("nox -s "+t.Name, "noxfile.py")
+	}
+	for _, t := range p.ToxEnvs {
+		c.add("tox -e "+t.Name, p.ToxFile)
+	}
 	if len(p.JustRecipes) > 0 && p.JustRecipes[0].Required == 0 && !p.JustRecipes[0].Private {
 		c.add("just", "justfile")
 	}
@@ -198,11 +204,11 @@ func (c *collector) collect() {
 	}
 }
 
-// maxProjectPrefixes bounds the argv prefixes of the rules that allow the
+// maxProjectPrefixes bounds the argv prefixes of the rules for the
 // project's own commands, so that the manifest fits on a screen or two
-// (with git and exploration, about 60 patterns) whatever the size of a
-// monorepo.
-const maxProjectPrefixes = 40
+// whatever the size of a monorepo: with git, exploration and the deny
+// rules, about 60 patterns. Only workspace scripts are left out for it.
+const maxProjectPrefixes = 45
 
 // keepShort leaves out the workspace scripts past maxProjectPrefixes: the
 // commands found at the root, in workflows and task runners come first,
