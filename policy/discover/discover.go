@@ -118,6 +118,9 @@ type Task struct {
 	// mise task) are not offered.
 	Private bool
 	Run     []string // mise: the task's run commands, as written
+	// Via is the target a Makefile's match-anything rule makes this one
+	// run (lint for common-lint, by %: common-% ;).
+	Via string
 }
 
 // Scan reads the project at root. It fails only when root itself cannot be

@@ -78,19 +78,32 @@ func leafTool(prog string) bool {
 // runnerPrefix is the prefix a project command is allowed by: the command
 // itself, or for a toolchain's test, vet or build the toolchain and its
 // subcommand, so that the filters a run adds come before the packages
-// (go test -run TestX ./..., cargo test name); the program's guards keep
-// out what would run other code.
+// (go test -run TestX ./..., cargo test name), and what follows a "--" is
+// left to the command's own arguments; the program's guards keep out what
+// would run other code.
 //
 // A workspace selector's value becomes "*", any one word: pnpm --filter
 // web run build is allowed as pnpm --filter * run build, for every package
 // of the project, and the manifest grows with the scripts, not the
 // packages. The script after the selector stays the project's own.
 func runnerPrefix(argv []string) []string {
+	if i := slices.Index(argv, "--"); i > 1 {
+		argv = argv[:i] // what follows -- is passed on: more arguments
+	}
 	if len(argv) > 2 && (argv[0] == "go" || argv[0] == "cargo") {
 		switch argv[1] {
 		case "test", "vet", "build", "clippy", "check":
 			return argv[:2]
 		}
+	}
+	return anySelector(argv)
+}
+
+// riskyPrefix is the prefix an ask rule takes a risky command by: up to
+// its first "--", with any workspace selector.
+func riskyPrefix(argv []string) []string {
+	if i := slices.Index(argv, "--"); i > 1 {
+		argv = argv[:i]
 	}
 	return anySelector(argv)
 }
@@ -429,7 +442,7 @@ func riskyRule(cmds []Command) (ruleSpec, bool) {
 		id: "project-release", action: "ask", reason: "publishes, deploys or changes shared state: a human decides",
 	}
 	for _, c := range in {
-		if pre := anySelector(c.Argv); !slices.ContainsFunc(r.prefixes, func(p []string) bool { return slices.Equal(p, pre) }) {
+		if pre := riskyPrefix(c.Argv); !slices.ContainsFunc(r.prefixes, func(p []string) bool { return slices.Equal(p, pre) }) {
 			r.prefixes = append(r.prefixes, pre)
 		}
 		if len(r.match) < maxExamples {

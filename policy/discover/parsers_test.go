@@ -636,3 +636,42 @@ func TestWorkspaceGlobStar(t *testing.T) {
 		t.Errorf("notes: %q", p.Notes)
 	}
 }
+
+// TestMakefileIncludes: the targets of a Makefile's included files are its
+// own (static paths inside the project only), and a match-anything rule
+// %: common-% ; makes `make lint` run common-lint.
+func TestMakefileIncludes(t *testing.T) {
+	p := scanOK(t, writeTree(t, map[string]string{
+		"Makefile": "all::\n\ninclude Makefile.common\n-include missing.mk\ninclude $(SHARED)/x.mk ../outside.mk\n" +
+			"all:: vet common-all\n\ntest:\n\t@echo test\n",
+		"Makefile.common": "GO ?= go\ninclude sub/more.mk\n%: common-% ;\n.PHONY: common-all\ncommon-all: common-lint common-test\n" +
+			"common-lint:\n\t@echo lint\ncommon-test:\n\t@echo test\ncommon-docker-publish:\n\t@echo push\n" +
+			"define TEMPLATE =\nhidden:: $(1)_x\nendef\n",
+		"sub/more.mk": "deep:\n\t@echo deep\n",
+	}))
+	var names []string
+	for _, tg := range p.MakeTargets {
+		names = append(names, tg.Name+"<"+tg.Via)
+	}
+	// In the order make reads them: an included file where it is included.
+	want := []string{"all<", "deep<", "common-all<", "common-lint<", "common-test<", "common-docker-publish<", "test<",
+		"lint<common-lint", "docker-publish<common-docker-publish"}
+	if !reflect.DeepEqual(names, want) || p.MakeDefault != "all" {
+		t.Errorf("targets %q, default %q", names, p.MakeDefault)
+	}
+	// Without a target before the include, the included file's first is
+	// the default goal.
+	if p := scanOK(t, writeTree(t, map[string]string{"Makefile": "include a.mk\nlocal:\n", "a.mk": "first:\n"})); p.MakeDefault != "first" {
+		t.Errorf("default goal %q", p.MakeDefault)
+	}
+	e := loadProposal(t, Propose(p))
+	for cmd, want := range map[string]policy.Action{
+		"make lint": policy.ActionAllow, "make common-lint": policy.ActionAllow, "make deep": policy.ActionAllow,
+		"make test": policy.ActionAllow, "make docker-publish": policy.ActionAsk, "make hidden": policy.ActionAsk,
+		"make lint SHELL=/bin/sh": policy.ActionAsk, "make -f evil.mk lint": policy.ActionAsk,
+	} {
+		if d := e.Decide(cmd, ""); d.Action != want {
+			t.Errorf("%q: %s (%s), want %s", cmd, d.Action, d.Reason, want)
+		}
+	}
+}

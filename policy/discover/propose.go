@@ -17,9 +17,12 @@ type Command struct {
 	Why      string   // why it is not proposed
 	Sources  []string // where it was found: package.json, a workflow, go.mod...
 
-	// script is the workspace script a command runs by name (pnpm -r run
-	// build, pnpm --filter web run build), "" for the rest.
-	script string
+	// group names the commands that are proposed or left out together
+	// when the manifest would grow too long (see keepShort): the forms of
+	// one workspace script, or one task of a task runner; "" for those
+	// always proposed. weight orders groups: the heaviest are kept.
+	group  string
+	weight int
 }
 
 // Proposal is the starter policy for a project.
@@ -67,8 +70,8 @@ type collector struct {
 	cmds  []Command
 	index map[string]int // Text -> position in cmds
 
-	script   string         // the workspace script whose forms are being added
-	packages map[string]int // workspace script name -> how many packages have it
+	group  string // the group and weight of the commands being added
+	weight int
 }
 
 // add considers one command line found in source. text must be a single
@@ -80,7 +83,7 @@ func (c *collector) add(text, source string) {
 		}
 		return
 	}
-	cmd := Command{Text: text, Sources: []string{source}, script: c.script}
+	cmd := Command{Text: text, Sources: []string{source}, group: c.group, weight: c.weight}
 	line := shellcmd.Parse(text)
 	switch {
 	case line.Err != nil || len(line.Commands) != 1 || len(line.Pipelines) > 0 || len(line.Assigns) > 0:
@@ -114,7 +117,7 @@ func (c *collector) collect() {
 	// run build, whose allow rule takes any package: pnpm --filter * run
 	// build), so the manifest grows with the scripts, not the packages.
 	named := map[string]bool{}
-	c.packages = map[string]int{}
+	packages := map[string]int{} // workspace script -> how many packages have it
 	// The package whose name a selector form uses: the first one that has
 	// the script and a name to select it by.
 	rep := map[string]Package{}
@@ -123,7 +126,7 @@ func (c *collector) collect() {
 			if pkg.Dir == "." {
 				continue
 			}
-			c.packages[sc.Name]++
+			packages[sc.Name]++
 			if r, ok := rep[sc.Name]; !ok || taskName(pkg.Name) && !taskName(r.Name) {
 				rep[sc.Name] = pkg
 			}
@@ -137,7 +140,16 @@ func (c *collector) collect() {
 				c.skip(fmt.Sprintf("%s run %q", p.PackageManager, sc.Name), pkg.File, "a script name that needs quoting")
 				continue
 			case pkg.Dir == ".":
-				forms = scriptForms(p.PackageManager, sc.Name)
+				for _, f := range scriptForms(p.PackageManager, sc.Name) {
+					c.add(f, pkg.File)
+				}
+				// pnpm test-unit runs the script too: optional, before any
+				// workspace script.
+				if short, ok := p.runShorthand(sc.Name); ok {
+					c.group, c.weight = "shorthand "+sc.Name, shorthandWeight
+					c.add(short, pkg.File)
+					c.group = ""
+				}
 			case named[sc.Name] || rep[sc.Name].Dir != pkg.Dir && !p.lifecycle(sc.Name):
 				continue
 			case p.lifecycle(sc.Name):
@@ -147,12 +159,12 @@ func (c *collector) collect() {
 			default:
 				named[sc.Name] = true
 				forms = workspaceForms(p.PackageManager, pkg, sc.Name)
-				c.script = sc.Name
+				c.group, c.weight = "script "+sc.Name, packages[sc.Name]*taskWeight(sc.Name)
 			}
 			for _, f := range forms {
 				c.add(f, pkg.File)
 			}
-			c.script = ""
+			c.group = ""
 		}
 	}
 	for _, w := range p.Workflows {
@@ -180,21 +192,39 @@ func (c *collector) collect() {
 			c.add("make", "Makefile")
 		}
 	}
+	// A task runner's tasks are proposed by name, those the workflows do
+	// not run optional: tests first, then checks and builds, then the rest;
+	// a target that another runs under a shorter name (common-lint, which
+	// make lint runs by %: common-% ;) last.
+	via := map[string]bool{}
 	for _, t := range p.MakeTargets {
-		c.add("make "+t.Name, "Makefile")
+		if t.Via != "" {
+			via[t.Via] = true
+		}
+	}
+	task := func(text, source, name string) {
+		c.group, c.weight = "task "+text, taskWeight(name)
+		if via[name] {
+			c.weight = 0
+		}
+		c.add(text, source)
+		c.group = ""
+	}
+	for _, t := range p.MakeTargets {
+		task("make "+t.Name, "Makefile", t.Name)
 	}
 	for _, t := range p.NoxSessions {
-		c.add("nox -s "+t.Name, "noxfile.py")
+		task("nox -s "+t.Name, "noxfile.py", t.Name)
 	}
 	for _, t := range p.ToxEnvs {
-		c.add("tox -e "+t.Name, p.ToxFile)
+		task("tox -e "+t.Name, p.ToxFile, t.Name)
 	}
 	if len(p.JustRecipes) > 0 && p.JustRecipes[0].Required == 0 && !p.JustRecipes[0].Private {
 		c.add("just", "justfile")
 	}
 	for _, t := range p.JustRecipes {
 		if !t.Private && t.Required == 0 {
-			c.add("just "+t.Name, "justfile")
+			task("just "+t.Name, "justfile", t.Name)
 		}
 	}
 	for _, l := range p.Languages {
@@ -206,20 +236,40 @@ func (c *collector) collect() {
 
 // maxProjectPrefixes bounds the argv prefixes of the rules for the
 // project's own commands, so that the manifest fits on a screen or two
-// whatever the size of a monorepo: with git, exploration and the deny
-// rules, about 60 patterns. Only workspace scripts are left out for it.
+// whatever the size of a monorepo or a Makefile: with git, exploration and
+// the deny rules, about 60 patterns.
 const maxProjectPrefixes = 45
 
-// keepShort leaves out the workspace scripts past maxProjectPrefixes: the
-// commands found at the root, in workflows and task runners come first,
-// then the workspace scripts by how many packages have them (a script of
-// one playground package last). A script left out is named once in the
-// manifest's list of what was not proposed.
+// shorthandWeight puts the package manager's shorthand for a root script
+// (pnpm test-unit) before every workspace script.
+const shorthandWeight = 1 << 20
+
+// taskWeight orders a task runner's tasks by what their name says.
+func taskWeight(name string) int {
+	switch nameCategory(name) {
+	case CatTest:
+		return 3
+	case CatLint, CatBuild:
+		return 2
+	}
+	return 1
+}
+
+// keepShort leaves out what would take the project's rules past
+// maxProjectPrefixes: the commands found at the root package.json, in
+// workflows and for the languages are always kept; then the groups (the
+// run shorthand of a root script, a workspace script's forms, a task
+// runner's task) are kept by weight while they fit: a root script's
+// shorthand first, then workspace scripts by how many packages have them
+// (a test counting thrice, a build or check twice), task runners' tasks by
+// what they are. A group left out is named once in the manifest's list of
+// what was not proposed.
 func (c *collector) keepShort() {
 	kept := map[Category][][]string{}
 	count := 0
 	// cost is how many prefixes the commands add to the rules, as
-	// projectRule writes them (a prefix that a kept one covers is free).
+	// projectRule and riskyRule write them (a prefix that a kept one
+	// covers is free).
 	cost := func(cmds []*Command, commit bool) int {
 		n := 0
 		added := map[Category][][]string{}
@@ -229,7 +279,7 @@ func (c *collector) keepShort() {
 			}
 			pre := runnerPrefix(cmd.Argv)
 			if cmd.Category == CatRisky {
-				pre = anySelector(cmd.Argv)
+				pre = riskyPrefix(cmd.Argv)
 			}
 			covered := false
 			for _, k := range append(kept[cmd.Category], added[cmd.Category]...) {
@@ -249,24 +299,24 @@ func (c *collector) keepShort() {
 		return n
 	}
 	var core []*Command
-	byScript := map[string][]*Command{}
-	var scripts []string
+	byGroup := map[string][]*Command{}
+	var groups []string
 	for i := range c.cmds {
 		cmd := &c.cmds[i]
-		if cmd.script == "" {
+		if cmd.group == "" {
 			core = append(core, cmd)
 			continue
 		}
-		if byScript[cmd.script] == nil {
-			scripts = append(scripts, cmd.script)
+		if byGroup[cmd.group] == nil {
+			groups = append(groups, cmd.group)
 		}
-		byScript[cmd.script] = append(byScript[cmd.script], cmd)
+		byGroup[cmd.group] = append(byGroup[cmd.group], cmd)
 	}
 	cost(core, true)
-	sort.SliceStable(scripts, func(i, j int) bool { return c.packages[scripts[i]] > c.packages[scripts[j]] })
+	sort.SliceStable(groups, func(i, j int) bool { return byGroup[groups[i]][0].weight > byGroup[groups[j]][0].weight })
 	drop := map[*Command]bool{}
-	for _, name := range scripts {
-		cmds := byScript[name]
+	for _, g := range groups {
+		cmds := byGroup[g]
 		if count+cost(cmds, false) <= maxProjectPrefixes {
 			cost(cmds, true)
 			continue
@@ -286,7 +336,11 @@ func (c *collector) keepShort() {
 			}
 		}
 		if proposed(*say) {
-			say.Category, say.Why = "", fmt.Sprintf("a script of %d workspace package(s), left out to keep the policy short", c.packages[name])
+			why := "left out to keep the policy short"
+			if name, ok := strings.CutPrefix(g, "script "); ok {
+				why = fmt.Sprintf("a script of %d workspace package(s), %s", c.packages(name), why)
+			}
+			say.Category, say.Why = "", why
 		}
 	}
 	if len(drop) == 0 {
@@ -299,6 +353,19 @@ func (c *collector) keepShort() {
 		}
 	}
 	c.cmds = out
+}
+
+// packages is how many workspace packages have a script.
+func (c *collector) packages(name string) int {
+	n := 0
+	for _, pkg := range c.p.Packages {
+		for _, sc := range pkg.Scripts {
+			if pkg.Dir != "." && sc.Name == name {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // proposed: a command that a project rule's prefixes will hold.
@@ -322,6 +389,18 @@ func scriptForms(pm, name string) []string {
 		return []string{"npm " + name, "npm run " + name}
 	}
 	return []string{"npm run " + name}
+}
+
+// runShorthand is the package manager's shorthand for running a root
+// script, pnpm NAME or yarn NAME, when no builtin of the name comes first
+// and the script neither publishes nor is a lifecycle script.
+func (p *Project) runShorthand(name string) (string, bool) {
+	switch {
+	case p.lifecycle(name) || risky(name):
+	case p.PackageManager == "pnpm" && !pnpmBuiltins[name], p.PackageManager == "yarn" && !yarnBuiltins[name]:
+		return p.PackageManager + " " + name, true
+	}
+	return "", false
 }
 
 // workspaceForms run a workspace package's script: in every package that

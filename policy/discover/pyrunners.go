@@ -158,6 +158,9 @@ func ToxINI(data []byte) (envs []Task, defaults []string) {
 	}
 	for _, l := range list {
 		for _, entry := range splitEnvList(l) {
+			if entry == "" {
+				continue
+			}
 			for _, name := range expandFactors(entry) {
 				defaults = append(defaults, name)
 				add(name)
