@@ -146,7 +146,10 @@ func (c *collector) collect() {
 				// pnpm test-unit runs the script too: optional, before any
 				// workspace script.
 				if short, ok := p.runShorthand(sc.Name); ok {
-					c.group, c.weight = "shorthand "+sc.Name, shorthandWeight
+					c.group, c.weight = "shorthand "+sc.Name, shorthandWeight*taskWeight(sc.Name)
+					if nameCategory(sc.Name) == CatTask {
+						c.weight = 1 // pnpm dev: after the workspace scripts
+					}
 					c.add(short, pkg.File)
 					c.group = ""
 				}
@@ -240,8 +243,9 @@ func (c *collector) collect() {
 // the deny rules, about 60 patterns.
 const maxProjectPrefixes = 45
 
-// shorthandWeight puts the package manager's shorthand for a root script
-// (pnpm test-unit) before every workspace script.
+// shorthandWeight puts the package manager's shorthand for a root test,
+// check or build script (pnpm test-unit) before every workspace script;
+// that of another task (pnpm dev) comes after them.
 const shorthandWeight = 1 << 20
 
 // taskWeight orders a task runner's tasks by what their name says.
@@ -259,10 +263,10 @@ func taskWeight(name string) int {
 // maxProjectPrefixes: the commands found at the root package.json, in
 // workflows and for the languages are always kept; then the groups (the
 // run shorthand of a root script, a workspace script's forms, a task
-// runner's task) are kept by weight while they fit: a root script's
-// shorthand first, then workspace scripts by how many packages have them
-// (a test counting thrice, a build or check twice), task runners' tasks by
-// what they are. A group left out is named once in the manifest's list of
+// runner's task) are kept by weight while they fit: the shorthand of a
+// root test, check or build script first, then workspace scripts by how
+// many packages have them (a test counting thrice, a build or check twice),
+// task runners' tasks by what they are. A group left out is named once in the manifest's list of
 // what was not proposed.
 func (c *collector) keepShort() {
 	kept := map[Category][][]string{}
