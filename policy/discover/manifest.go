@@ -437,7 +437,7 @@ func riskyRule(cmds []Command) (ruleSpec, bool) {
 	r := ruleSpec{
 		comment: []string{
 			"The project's publish, deploy and release tasks, from " + sourceList(in) + ".",
-			"policy.json does not list them, so with its allow list they are denied.",
+			"They ask whatever the default: a human decides.",
 		},
 		id: "project-release", action: "ask", reason: "publishes, deploys or changes shared state: a human decides",
 	}
@@ -614,8 +614,8 @@ func renderRule(r ruleSpec) string {
 	return b.String()
 }
 
-// notes lists, as comments, the dependency installs that only policy.json
-// allows and the commands that were not proposed, with why.
+// notes lists, as comments, the dependency installs (asked) and the
+// commands that were not proposed, with why.
 func notes(cmds []Command) string {
 	var b strings.Builder
 	var installs []string
@@ -625,8 +625,8 @@ func notes(cmds []Command) string {
 		}
 	}
 	if len(installs) > 0 {
-		b.WriteString("\n# Dependency installs are allowed by exact entries in policy.json only (a prefix\n" +
-			"# rule would also admit installing any package): " + strings.Join(installs, ", ") + ".\n")
+		b.WriteString("\n# Dependency installs ask: they run the dependencies' own install scripts, and a\n" +
+			"# prefix rule would also admit installing any package: " + strings.Join(installs, ", ") + ".\n")
 	}
 	var skipped []Command
 	for _, c := range cmds {

@@ -519,7 +519,8 @@ func TestManyWorkspacesGrouped(t *testing.T) {
 		t.Errorf("%d argv prefixes for 30 packages", n)
 	}
 	e := loadProposal(t, prop)
-	for _, cmd := range []string{"pnpm -r run test", "pnpm -r run build", "cd packages/p7 && pnpm run build", "cd packages/p7 && pnpm run lint"} {
+	for _, cmd := range []string{"pnpm -r run test", "pnpm -r run build", "cd packages/p7 && pnpm run build", "cd packages/p7 && pnpm run lint",
+		"pnpm --filter @acme/p7 run build", "pnpm -F p12 lint", "pnpm --filter p30 test -- -t x"} {
 		if d := e.Decide(cmd, ""); d.Action != policy.ActionAllow {
 			t.Errorf("%q: %s (%s)", cmd, d.Action, d.Reason)
 		}
