@@ -27,6 +27,12 @@ match = ["pnpm --filter web run build", "pnpm -F @acme/web test -- -t x"]
 not_match = ["pnpm --filter run build", "pnpm --filter a b run build", "pnpm --filter web exec rm -rf /"]
 
 [[rule]]
+id = "no-recursive-delete"
+action = "deny"
+match = { argv_prefix = ["rm", "-rf", "*"] }
+examples = { match = ["rm -rf /", "rm -rf *", "rm -rf ''"], not_match = ["rm -rf", "rm -r x"] }
+
+[[rule]]
 id = "no-exec-after-one-word"
 action = "deny"
 match = { argv_prefix = ["pnpm", "*", "exec"] }
@@ -66,6 +72,13 @@ func TestArgvPrefixAnyWord(t *testing.T) {
 		{"pnpm --filter * run build", ActionAsk, ""},
 		{"pnpm --filter '@acme/*' run build", ActionAsk, ""},
 		{"pnpm --filter web? run build", ActionAsk, ""},
+		// A "*" that ends the prefix: a glob is one word or more, so it
+		// fills it; a word only known at run time may be none.
+		{"rm -rf *", ActionDeny, "no-recursive-delete"},
+		{"rm -fr ./*", ActionDeny, "no-recursive-delete"},
+		{"rm -rf", ActionAsk, ""},
+		{"rm -rf $X", ActionAsk, "no-recursive-delete"},
+		{`rm -rf "$X"`, ActionAsk, "no-recursive-delete"},
 		// The deny rule: exactly one word before exec.
 		{"pnpm -r exec rm -rf dist", ActionDeny, "no-exec-after-one-word"},
 		{"pnpm --filter=web exec ls", ActionDeny, "no-exec-after-one-word"},

@@ -959,8 +959,9 @@ const anyWord = "*"
 // prefixHolds reports whether the layer starts with the matcher's
 // argv_prefix, as written or in canonical form: triYes when it does, triMaybe
 // when it does only if the words that a "*" stands for are single words at
-// run time (one holds a glob, which the shell may expand to no word or to
-// several, or a part only known at run time), triNo otherwise.
+// run time (one holds a part only known at run time, or a glob that the
+// shell may expand to several words before more of the prefix), triNo
+// otherwise.
 func (s *subject) prefixHolds(mt *Matcher) tri {
 	// A word is certain when the shell runs it as it is written: static, and
 	// with no glob character. In the canonical form, where words move, only
@@ -982,8 +983,10 @@ func (s *subject) prefixHolds(mt *Matcher) tri {
 }
 
 // prefixWords compares words with an argv_prefix whose "*" stands for any
-// one word: triYes when every word a "*" takes is certain (static says so,
-// and it holds no glob character), triMaybe when some is not.
+// one word: triYes when every word a "*" takes is certain, triMaybe when
+// some is not: only known at run time (static says which are known), or a
+// glob before more of the prefix (a glob is one word or more: at the end of
+// the prefix, it fills the "*" either way).
 func prefixWords(words, prefix []string, static func(i int) bool) tri {
 	if len(prefix) > len(words) {
 		return triNo
@@ -992,7 +995,7 @@ func prefixWords(words, prefix []string, static func(i int) bool) tri {
 	for i, p := range prefix {
 		switch {
 		case p == anyWord:
-			if words[i] == "" || !static(i) || strings.ContainsAny(words[i], "*?[") {
+			if !static(i) || i < len(prefix)-1 && strings.ContainsAny(words[i], "*?[") {
 				r = triMaybe
 			}
 		case words[i] != p:
