@@ -304,7 +304,7 @@ func nameWords(name string) []string {
 
 var (
 	testWords  = map[string]bool{"test": true, "tests": true, "spec": true, "specs": true, "e2e": true, "unit": true, "integration": true, "coverage": true, "cov": true, "bench": true, "benchmark": true}
-	lintWords  = map[string]bool{"lint": true, "eslint": true, "prettier": true, "format": true, "fmt": true, "style": true, "check": true, "vet": true, "typecheck": true, "types": true, "tsc": true, "ruff": true, "mypy": true, "clippy": true, "audit": true}
+	lintWords  = map[string]bool{"lint": true, "linting": true, "eslint": true, "prettier": true, "format": true, "fmt": true, "style": true, "check": true, "vet": true, "typecheck": true, "types": true, "tsc": true, "ruff": true, "mypy": true, "clippy": true, "audit": true}
 	buildWords = map[string]bool{"build": true, "compile": true, "bundle": true, "dist": true, "assemble": true, "package": true, "generate": true, "gen": true, "docs": true}
 )
 
