@@ -94,9 +94,18 @@ func mayMatch(sub *subject, source, rule string, ruleAction, unknownAction Actio
 }
 
 // runtimeParts names the words of a layer that are only known at run
-// time, for a reason: `$F`, `"$@"`, and the arguments appended to it.
+// time, for a reason: `$F`, `"$@"`, the arguments appended to it, and
+// the globs of a static layer, which the shell expands.
 func runtimeParts(layer, shape []string) string {
 	var parts []string
+	if shape == nil {
+		// A static layer's words that the shell expands: its globs.
+		for _, w := range layer[1:] {
+			if strings.ContainsAny(w, "*?[") {
+				parts = append(parts, w)
+			}
+		}
+	}
 	for i, w := range shape {
 		if strings.IndexAny(w, shapeMarkers) < 0 {
 			continue
@@ -145,7 +154,32 @@ func (s *subject) mayHavePrefix(mt *Matcher) bool {
 		return false
 	}
 	f := s.shapeForms()
-	return prefixMeets(strings.Join(mt.canonPrefix, " "), f.canonText) || prefixMeets(strings.Join(mt.ArgvPrefix, " "), f.text)
+	return prefixWordsMeet(mt.canonPrefix, f.canonText) || prefixWordsMeet(mt.ArgvPrefix, f.text)
+}
+
+// prefixWordsMeet is prefixMeets for the words of an argv_prefix, whose "*"
+// words stand for any run of text: more than the one word they match, which
+// can only make a maybe more likely.
+func prefixWordsMeet(prefix []string, template string) bool {
+	if !slices.Contains(prefix, anyWord) {
+		return prefixMeets(strings.Join(prefix, " "), template)
+	}
+	var b strings.Builder
+	var wild []int
+	for i, w := range prefix {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		if w == anyWord {
+			wild = append(wild, b.Len())
+		}
+		b.WriteString(w)
+	}
+	exact := b.String()
+	more := exact + " *"
+	isWild := func(i int) bool { return slices.Contains(wild, i) || i == len(more)-1 }
+	return meets(exact, wildcards{wild[0], wild[len(wild)-1], isWild}, template) ||
+		meets(more, wildcards{wild[0], len(more) - 1, isWild}, template)
 }
 
 // mayHaveArgument reports whether some wanted argument may be among the

@@ -898,9 +898,20 @@ func (mt *Matcher) matchStatic(s *subject) tri {
 		}
 		return holds
 	}
-	if len(mt.ArgvPrefix) > 0 && !hasPrefixWords(s.canon, mt.canonPrefix) && !hasPrefixWords(argv, mt.ArgvPrefix) &&
-		!(runtime && may(s.mayHavePrefix(mt))) {
-		return triNo
+	if len(mt.ArgvPrefix) > 0 {
+		switch s.prefixHolds(mt) {
+		case triYes:
+		case triMaybe:
+			// Only if a word that "*" stands for is one word at run time.
+			if !runtime {
+				return triNo
+			}
+			r = triMaybe
+		default:
+			if !(runtime && may(s.mayHavePrefix(mt))) {
+				return triNo
+			}
+		}
 	}
 	if len(mt.Argument) > 0 && !s.anyArgument(mt.Argument) && !(runtime && may(s.mayHaveArgument(mt.Argument))) {
 		return triNo
@@ -941,16 +952,57 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-func hasPrefixWords(argv, prefix []string) bool {
-	if len(prefix) > len(argv) {
-		return false
+// anyWord, a word of an argv_prefix, stands for any one word of the
+// command.
+const anyWord = "*"
+
+// prefixHolds reports whether the layer starts with the matcher's
+// argv_prefix, as written or in canonical form: triYes when it does, triMaybe
+// when it does only if the words that a "*" stands for are single words at
+// run time (one holds a part only known at run time, or a glob that the
+// shell may expand to several words before more of the prefix), triNo
+// otherwise.
+func (s *subject) prefixHolds(mt *Matcher) tri {
+	// A word is certain when the shell runs it as it is written: static, and
+	// with no glob character. In the canonical form, where words move, only
+	// a layer with no run-time part at all counts.
+	written := prefixWords(s.argv, mt.ArgvPrefix, func(i int) bool {
+		return s.shape == nil || i < len(s.shape) && s.shape[i] == s.argv[i]
+	})
+	if written == triYes {
+		return triYes
 	}
+	canon := prefixWords(s.canon, mt.canonPrefix, func(int) bool { return s.shape == nil })
+	switch {
+	case canon == triYes:
+		return triYes
+	case written == triMaybe || canon == triMaybe:
+		return triMaybe
+	}
+	return triNo
+}
+
+// prefixWords compares words with an argv_prefix whose "*" stands for any
+// one word: triYes when every word a "*" takes is certain, triMaybe when
+// some is not: only known at run time (static says which are known), or a
+// glob before more of the prefix (a glob is one word or more: at the end of
+// the prefix, it fills the "*" either way).
+func prefixWords(words, prefix []string, static func(i int) bool) tri {
+	if len(prefix) > len(words) {
+		return triNo
+	}
+	r := triYes
 	for i, p := range prefix {
-		if argv[i] != p {
-			return false
+		switch {
+		case p == anyWord:
+			if !static(i) || i < len(prefix)-1 && strings.ContainsAny(words[i], "*?[") {
+				r = triMaybe
+			}
+		case words[i] != p:
+			return triNo
 		}
 	}
-	return true
+	return r
 }
 
 // gitSubcommandIn reports whether the layer is git (in any case, git.exe

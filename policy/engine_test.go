@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agent-shell/agent-shell/hostapi"
+	"github.com/agent-shell/agent-shell/policy/shellcmd"
 )
 
 func mustEngine(t testing.TB, policyJSON, manifest string) *Engine {
@@ -360,6 +361,7 @@ func FuzzParseManifest(f *testing.F) {
 	f.Add([]byte(testManifest))
 	f.Add([]byte("version = 1\n"))
 	f.Add([]byte("version = 1\n[[rule]]\nid = \"a\"\naction = \"deny\"\nmatch = { not = { any = [] } }\n"))
+	f.Add([]byte(anyWordManifest))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := ParseManifest("agent-shell.toml", data)
 		if err != nil {
@@ -378,14 +380,27 @@ func FuzzParseManifest(f *testing.F) {
 }
 
 // FuzzDecide: deciding never panics, never allows a line that does not
-// parse under an allow list, and never allows what a deny-all pattern stops.
+// parse under an allow list, and never allows what a deny-all pattern stops;
+// an argv_prefix "*" allows only a line of commands whose words it covers
+// are one static word each.
 func FuzzDecide(f *testing.F) {
-	for _, s := range []string{"rm -rf /", "bash -c 'rm -rf /'", "echo $(id)", "a | b", "'", "ls", "cd / && rm -rf ."} {
+	for _, s := range []string{"rm -rf /", "bash -c 'rm -rf /'", "echo $(id)", "a | b", "'", "ls", "cd / && rm -rf .",
+		"pnpm --filter web run build", "pnpm -F $X test", "pnpm --filter a b run build; pnpm -F '*' test"} {
 		f.Add(s)
 	}
 	allowList := mustEngine(f, `{"allow":["ls *","echo *"],"deny":["rm -rf *"]}`, "")
 	denyAll := mustEngine(f, `{"deny":["*"]}`, "")
+	anyWord := mustEngine(f, "", anyWordManifest)
 	f.Fuzz(func(t *testing.T, command string) {
+		if d := anyWord.Decide(command, ""); d.Action == ActionAllow {
+			line := shellcmd.Parse(trimSpace(command)) // as Decide reads it
+			for _, c := range line.Commands {
+				if c.Unknown != "" || c.Dynamic || len(c.Argv) < 4 || c.Argv[0] != "pnpm" ||
+					c.Argv[1] != "--filter" && c.Argv[1] != "-F" || strings.ContainsAny(c.Argv[2], "*?[") {
+					t.Fatalf("%q allowed: command %q", command, c.Argv)
+				}
+			}
+		}
 		d := allowList.Decide(command, "")
 		if d.Action == ActionAllow && d.Unknown != "" {
 			t.Fatalf("%q allowed under an allow list although unknown: %s", command, d.Unknown)

@@ -118,7 +118,7 @@ type Matcher struct {
 	Program          stringList `toml:"program"`
 	Basename         stringList `toml:"basename"`
 	CommandName      stringList `toml:"command_name"`
-	ArgvPrefix       []string   `toml:"argv_prefix"`
+	ArgvPrefix       []string   `toml:"argv_prefix"` // a word "*" (anyWord) is any one word
 	Argument         stringList `toml:"argument"`
 	ArgumentContains stringList `toml:"argument_contains"`
 	ProgramRegex     string     `toml:"program_regex"`
@@ -318,6 +318,9 @@ func (mt *Matcher) compile() error {
 		return errors.New("empty matcher")
 	}
 	if len(mt.ArgvPrefix) > 0 {
+		if mt.ArgvPrefix[0] == anyWord {
+			return errors.New(`argv_prefix: the program cannot be "*" (basename, command_name or program_regex choose programs)`)
+		}
 		mt.canonPrefix = shellcmd.Canonical(mt.ArgvPrefix)
 	}
 	if mt.ProgramRegex != "" {

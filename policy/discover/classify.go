@@ -54,7 +54,7 @@ func (p *Project) classify(argv []string) (cat Category, why string) {
 		}
 		return "", "runs a Python script, not a known tool"
 	case pythonTools[prog] != "" || prog == "pip" || prog == "pip3" || prog == "uv" || prog == "poetry" ||
-		prog == "pipenv" || prog == "hatch" || prog == "pdm":
+		prog == "pipenv" || prog == "hatch" || prog == "pdm" || prog == "nox" || prog == "tox":
 		return p.classifyPython(argv)
 	case prog == "cargo":
 		return classifyCargo(args)
@@ -304,7 +304,7 @@ func nameWords(name string) []string {
 
 var (
 	testWords  = map[string]bool{"test": true, "tests": true, "spec": true, "specs": true, "e2e": true, "unit": true, "integration": true, "coverage": true, "cov": true, "bench": true, "benchmark": true}
-	lintWords  = map[string]bool{"lint": true, "eslint": true, "prettier": true, "format": true, "fmt": true, "style": true, "check": true, "vet": true, "typecheck": true, "types": true, "tsc": true, "ruff": true, "mypy": true, "clippy": true, "audit": true}
+	lintWords  = map[string]bool{"lint": true, "linting": true, "eslint": true, "prettier": true, "format": true, "fmt": true, "style": true, "check": true, "vet": true, "typecheck": true, "types": true, "tsc": true, "ruff": true, "mypy": true, "clippy": true, "audit": true}
 	buildWords = map[string]bool{"build": true, "compile": true, "bundle": true, "dist": true, "assemble": true, "package": true, "generate": true, "gen": true, "docs": true}
 )
 
@@ -432,7 +432,7 @@ func pythonVersion(v string) bool {
 }
 
 var pythonTools = map[string]Category{
-	"pytest": CatTest, "py.test": CatTest, "tox": CatTest, "nox": CatTest, "unittest": CatTest, "coverage": CatTest,
+	"pytest": CatTest, "py.test": CatTest, "unittest": CatTest, "coverage": CatTest,
 	"ruff": CatLint, "mypy": CatLint, "black": CatLint, "isort": CatLint, "flake8": CatLint, "pylint": CatLint,
 	"pyright": CatLint, "bandit": CatLint, "build": CatBuild,
 }
@@ -460,6 +460,10 @@ func (p *Project) classifyPython(argv []string) (Category, string) {
 		return p.classify(append([]string{path.Base(rest[0])}, rest[1:]...))
 	}
 	switch prog {
+	case "nox":
+		return p.classifyNox(args)
+	case "tox":
+		return p.classifyTox(args)
 	case "pip", "pip3":
 		return classifyPip(args)
 	case "uv":

@@ -59,6 +59,16 @@ type Project struct {
 	MiseTasks   []Task
 	MakeTargets []Task
 	JustRecipes []Task
+	// NoxSessions are noxfile.py's sessions; NoxDefault its
+	// nox.options.sessions (nil: every session).
+	NoxSessions []Task
+	NoxDefault  []string
+	// Tox reports a tox configuration (tox.ini, tox.toml or [tool.tox]),
+	// ToxFile which; ToxEnvs are its environments, ToxDefault its env_list.
+	Tox        bool
+	ToxFile    string
+	ToxEnvs    []Task
+	ToxDefault []string
 	// MakeDefault is the Makefile's default goal ("" when none).
 	MakeDefault string
 
@@ -108,6 +118,9 @@ type Task struct {
 	// mise task) are not offered.
 	Private bool
 	Run     []string // mise: the task's run commands, as written
+	// Via is the target a Makefile's match-anything rule makes this one
+	// run (lint for common-lint, by %: common-% ;).
+	Via string
 }
 
 // Scan reads the project at root. It fails only when root itself cannot be
@@ -124,6 +137,8 @@ func Scan(root string) (*Project, error) {
 	s.scanMise()
 	s.scanMake()
 	s.scanJust()
+	s.scanNox()
+	s.scanTox()
 	s.scanLanguages()
 	return s.p, nil
 }

@@ -59,6 +59,31 @@ func FuzzMakeTargets(f *testing.F) {
 	})
 }
 
+// FuzzNoxTox: nox sessions and tox environments are usable names, each
+// once, and a factor expansion stays bounded.
+func FuzzNoxTox(f *testing.F) {
+	seedFiles(f, "noxfile.py", "tox.ini")
+	f.Add([]byte("[tox]\nenvlist = py3{10,11}-{a,b}, lint\n[testenv:x]\n"))
+	f.Add([]byte("@nox.session(\n name='a-b')\n@x\ndef f(s): pass\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		sessions, _ := NoxSessions(data)
+		envs, defaults := ToxINI(data)
+		seen := map[string]bool{}
+		for _, list := range [][]Task{sessions, envs} {
+			clear(seen)
+			for _, s := range list {
+				if !taskName(s.Name) || seen[s.Name] {
+					t.Fatalf("bad or repeated name %q", s.Name)
+				}
+				seen[s.Name] = true
+			}
+		}
+		if len(defaults) > maxFactorNames*len(data) {
+			t.Fatalf("%d defaults from %d bytes", len(defaults), len(data))
+		}
+	})
+}
+
 // FuzzJustRecipes: recipes have names and sane parameter counts.
 func FuzzJustRecipes(f *testing.F) {
 	seedFiles(f, "justfile")

@@ -110,9 +110,10 @@ func (s *scanner) python(evidence string) {
 	if mentions("black") {
 		cmds = append(cmds, "black --check .")
 	}
-	// tox and nox run the project's own environments and sessions: the
-	// program is the prefix (tox -e lint, nox -s tests).
-	if s.exists("tox.ini") || mentions("[tool.tox") {
+	// tox and nox run their env_list or default sessions (asked: either
+	// alone would be a prefix of every environment and session); each
+	// environment and session is proposed by name (see collect).
+	if s.p.Tox {
 		cmds = append(cmds, "tox")
 	}
 	if s.exists("noxfile.py") {

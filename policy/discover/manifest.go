@@ -2,6 +2,7 @@ package discover
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -13,7 +14,8 @@ type ruleSpec struct {
 	comment            []string
 	id, action, reason string
 	inline             string     // a one-line match table, or
-	prefixes           [][]string // any of these argv prefixes,
+	programs           []string   // any of these programs (basename),
+	prefixes           [][]string // or any of these argv prefixes,
 	guards             []guard    // unless one of these holds
 	match, notMatch    []string   // examples
 }
@@ -23,6 +25,7 @@ type ruleSpec struct {
 // contains.
 type guard struct {
 	basename           string
+	prefix             []string // for commands with this argv prefix (python -m tox)
 	argument, contains []string
 	sample             string // an argument it stops, for a counter-example
 }
@@ -32,8 +35,8 @@ type guard struct {
 // an exec wrapper, another Makefile or config, a variable override.
 var programGuards = map[string][]guard{
 	"go":      {{contains: []string{"-exec", "-toolexec", "-vettool"}, sample: "-exec=sh"}},
-	"npm":     {npmGuard},
-	"pnpm":    {npmGuard},
+	"npm":     {npmGuard, npmDirGuard},
+	"pnpm":    {npmGuard, npmDirGuard},
 	"yarn":    {npmGuard},
 	"bun":     {npmGuard},
 	"npx":     {npmGuard},
@@ -46,11 +49,22 @@ var programGuards = map[string][]guard{
 	},
 	"just": {{contains: []string{"--justfile", "--working-directory", "--set", "--shell", "--dotenv", "--command"}, sample: "--shell=sh"},
 		{argument: []string{"-f", "-d", "-c"}}},
+	// Another noxfile or configuration, an override of what an environment
+	// runs. (nox -k and -t only narrow the sessions -s names.)
+	"nox": {{contains: []string{"--noxfile"}, sample: "--noxfile=evil.py"}, {argument: []string{"-f"}}},
+	"tox": {{contains: []string{"--conf", "--override", "--root", "--workdir"}, sample: "--override=testenv.commands=sh"},
+		{argument: []string{"-c", "-x"}}},
 }
 
+// moduleGuards are programGuards for a tool run as python -m TOOL.
+var moduleGuards = map[string]bool{"nox": true, "tox": true}
+
 var (
-	npmGuard = guard{contains: []string{"--script-shell", "--node-options", "--userconfig", "--globalconfig", "--prefix", "--registry"},
-		sample: "--script-shell=sh"}
+	// The directory options (--dir, --cwd, -C) would run another project's
+	// scripts; --config sets any of the others (--config.script-shell=sh).
+	npmGuard = guard{contains: []string{"--script-shell", "--node-options", "--userconfig", "--globalconfig", "--prefix", "--registry",
+		"--dir", "--cwd", "--config"}, sample: "--script-shell=sh"}
+	npmDirGuard = guard{argument: []string{"-C"}}
 	gradleGuard = guard{contains: []string{"--init-script", "--scan"}, sample: "--init-script=x.gradle"}
 )
 
@@ -64,16 +78,64 @@ func leafTool(prog string) bool {
 // runnerPrefix is the prefix a project command is allowed by: the command
 // itself, or for a toolchain's test, vet or build the toolchain and its
 // subcommand, so that the filters a run adds come before the packages
-// (go test -run TestX ./..., cargo test name); the program's guards keep
-// out what would run other code.
+// (go test -run TestX ./..., cargo test name), and what follows a "--" is
+// left to the command's own arguments; the program's guards keep out what
+// would run other code.
+//
+// A workspace selector's value becomes "*", any one word: pnpm --filter
+// web run build is allowed as pnpm --filter * run build, for every package
+// of the project, and the manifest grows with the scripts, not the
+// packages. The script after the selector stays the project's own.
 func runnerPrefix(argv []string) []string {
+	if i := slices.Index(argv, "--"); i > 1 {
+		argv = argv[:i] // what follows -- is passed on: more arguments
+	}
 	if len(argv) > 2 && (argv[0] == "go" || argv[0] == "cargo") {
 		switch argv[1] {
 		case "test", "vet", "build", "clippy", "check":
 			return argv[:2]
 		}
 	}
+	return anySelector(argv)
+}
+
+// riskyPrefix is the prefix an ask rule takes a risky command by: up to
+// its first "--", with any workspace selector.
+func riskyPrefix(argv []string) []string {
+	if i := slices.Index(argv, "--"); i > 1 {
+		argv = argv[:i]
+	}
+	return anySelector(argv)
+}
+
+// anySelector is argv with its workspace selector's value, if any, made
+// "*": pnpm --filter * run build.
+func anySelector(argv []string) []string {
+	if i := selectorValue(argv); i > 0 {
+		out := append([]string{}, argv...)
+		out[i] = "*"
+		return out
+	}
 	return argv
+}
+
+// selectorValue is the index of the workspace package a package manager's
+// command selects before the script it runs (pnpm --filter X, pnpm -F X,
+// yarn workspace X, npm -w X, npm --workspace X, bun run --filter X), 0
+// when there is none.
+func selectorValue(argv []string) int {
+	if len(argv) < 4 {
+		return 0
+	}
+	switch {
+	case argv[0] == "pnpm" && (argv[1] == "--filter" || argv[1] == "-F"),
+		argv[0] == "yarn" && argv[1] == "workspace",
+		argv[0] == "npm" && (argv[1] == "-w" || argv[1] == "--workspace"):
+		return 2
+	case argv[0] == "bun" && argv[1] == "run" && (argv[2] == "--filter" || argv[2] == "-F") && len(argv) > 4:
+		return 3
+	}
+	return 0
 }
 
 // maxExamples bounds the examples of one rule: enough to show what it is
@@ -133,7 +195,7 @@ unknown = "ask"
 	riskyNames := projectRiskyNames(p)
 	rules := []ruleSpec{gitRule(), exploreRule(p)}
 	for _, g := range groups {
-		if r, ok := projectRule(g.cat, g.id, g.reason, g.comment, cmds, riskyNames); ok {
+		if r, ok := projectRule(g.cat, g.id, g.reason, g.comment, cmds, riskyNames, riskyToxEnvs(p)); ok {
 			rules = append(rules, r)
 		}
 	}
@@ -157,8 +219,7 @@ unknown = "ask"
 // files, find without an action, and the toolchains' versions.
 func exploreRule(p *Project) ruleSpec {
 	// cd changes nothing itself; what runs after it is judged where it runs.
-	prefixes := [][]string{{"cd"}, {"ls"}, {"cat"}, {"head"}, {"tail"}, {"wc"}, {"grep"}, {"rg"}, {"pwd"}, {"tree"},
-		{"which"}, {"file"}, {"stat"}, {"du"}, {"find"}}
+	var prefixes [][]string
 	for _, tool := range versionedTools(p) {
 		if tool == "go" {
 			prefixes = append(prefixes, []string{"go", "version"}) // go has no --version
@@ -173,6 +234,7 @@ func exploreRule(p *Project) ruleSpec {
 			"still stops secrets (cat .env), and anything outside these forms asks.",
 		},
 		id: "read-only-exploration", action: "allow", reason: "reads the project only",
+		programs: []string{"cd", "ls", "cat", "head", "tail", "wc", "grep", "rg", "pwd", "tree", "which", "file", "stat", "du", "find"},
 		prefixes: prefixes,
 		guards: []guard{{basename: "find", argument: []string{"-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls"}, sample: "-delete"},
 			{basename: "tail", argument: []string{"-f", "-F", "--follow"}, sample: "-f"}},
@@ -243,7 +305,7 @@ func denyRules() []ruleSpec {
 
 // projectRule allows one category of the project's commands by argv
 // prefix, with guards against options that would run something else.
-func projectRule(cat Category, id, reason, comment string, cmds []Command, riskyNames []string) (ruleSpec, bool) {
+func projectRule(cat Category, id, reason, comment string, cmds []Command, riskyNames, riskyTox []string) (ruleSpec, bool) {
 	var in []Command
 	for _, c := range cmds {
 		if c.Category != cat {
@@ -295,24 +357,56 @@ func projectRule(cat Category, id, reason, comment string, cmds []Command, risky
 	}
 	sort.Strings(names)
 	var samples []string
-	for _, prog := range names {
-		for _, g := range programGuards[prog] {
-			g.basename = prog
-			g.argument = unusedWords(g.argument, progs[prog], false)
-			g.contains = unusedWords(g.contains, progs[prog], true)
+	addGuards := func(prog string, prefix []string, list []guard, args [][]string) {
+		for _, g := range list {
+			g.basename, g.prefix = prog, prefix
+			if prefix != nil {
+				g.basename = ""
+			}
+			g.argument = unusedWords(g.argument, args, false)
+			g.contains = unusedWords(g.contains, args, true)
 			if len(g.argument)+len(g.contains) == 0 {
 				continue
 			}
 			r.guards = append(r.guards, g)
 			if g.sample != "" {
 				for _, c := range in {
-					if c.Argv[0] == prog {
+					if c.Argv[0] == prog && (prefix == nil || hasPrefix(c.Argv, prefix)) {
 						samples = append(samples, c.Text+" "+g.sample)
 						break
 					}
 				}
 			}
 		}
+	}
+	for _, prog := range names {
+		list := programGuards[prog]
+		if prog == "tox" && len(riskyTox) > 0 {
+			// tox -e lint,release: an environment list is one word.
+			list = append(list, guard{contains: riskyTox})
+		}
+		addGuards(prog, nil, list, progs[prog])
+	}
+	// A tool run as a module: python -m tox keeps tox's guards.
+	modules := map[string][][]string{}
+	var prefixes []string
+	for _, c := range in {
+		if len(c.Argv) > 2 && strings.HasPrefix(c.Argv[0], "python") && c.Argv[1] == "-m" && moduleGuards[c.Argv[2]] {
+			key := strings.Join(c.Argv[:3], " ")
+			if _, ok := modules[key]; !ok {
+				prefixes = append(prefixes, key)
+			}
+			modules[key] = append(modules[key], c.Argv[3:])
+		}
+	}
+	sort.Strings(prefixes)
+	for _, key := range prefixes {
+		prefix := strings.Fields(key)
+		list := programGuards[prefix[2]]
+		if prefix[2] == "tox" && len(riskyTox) > 0 {
+			list = append(list, guard{contains: riskyTox})
+		}
+		addGuards(prefix[0], prefix, list, modules[key])
 	}
 	var all [][]string
 	for _, c := range in {
@@ -343,12 +437,14 @@ func riskyRule(cmds []Command) (ruleSpec, bool) {
 	r := ruleSpec{
 		comment: []string{
 			"The project's publish, deploy and release tasks, from " + sourceList(in) + ".",
-			"policy.json does not list them, so with its allow list they are denied.",
+			"They ask whatever the default: a human decides.",
 		},
 		id: "project-release", action: "ask", reason: "publishes, deploys or changes shared state: a human decides",
 	}
 	for _, c := range in {
-		r.prefixes = append(r.prefixes, c.Argv)
+		if pre := riskyPrefix(c.Argv); !slices.ContainsFunc(r.prefixes, func(p []string) bool { return slices.Equal(p, pre) }) {
+			r.prefixes = append(r.prefixes, pre)
+		}
 		if len(r.match) < maxExamples {
 			r.match = append(r.match, c.Text)
 		}
@@ -371,7 +467,7 @@ func projectRiskyNames(p *Project) []string {
 			add(s.Name)
 		}
 	}
-	for _, list := range [][]Task{p.MakeTargets, p.JustRecipes, p.MiseTasks} {
+	for _, list := range [][]Task{p.MakeTargets, p.JustRecipes, p.MiseTasks, p.NoxSessions, p.ToxEnvs} {
 		for _, t := range list {
 			add(t.Name)
 		}
@@ -381,6 +477,18 @@ func projectRiskyNames(p *Project) []string {
 		out = append(out, n)
 	}
 	sort.Strings(out)
+	return out
+}
+
+// riskyToxEnvs are the names of the project's tox environments that
+// publish or release.
+func riskyToxEnvs(p *Project) []string {
+	var out []string
+	for _, t := range p.ToxEnvs {
+		if risky(t.Name) {
+			out = append(out, t.Name)
+		}
+	}
 	return out
 }
 
@@ -463,6 +571,9 @@ func renderRule(r ruleSpec) string {
 		return b.String()
 	}
 	b.WriteString("[rule.match]\nany = [\n")
+	if len(r.programs) > 0 {
+		fmt.Fprintf(&b, "  { basename = %s },\n", tomlList(r.programs))
+	}
 	for _, p := range r.prefixes {
 		fmt.Fprintf(&b, "  { argv_prefix = %s },\n", tomlList(p))
 	}
@@ -473,6 +584,9 @@ func renderRule(r ruleSpec) string {
 			var parts []string
 			if g.basename != "" {
 				parts = append(parts, "basename = "+tomlString(g.basename))
+			}
+			if len(g.prefix) > 0 {
+				parts = append(parts, "argv_prefix = "+tomlList(g.prefix))
 			}
 			if len(g.argument) > 0 {
 				parts = append(parts, "argument = "+tomlList(g.argument))
@@ -500,8 +614,8 @@ func renderRule(r ruleSpec) string {
 	return b.String()
 }
 
-// notes lists, as comments, the dependency installs that only policy.json
-// allows and the commands that were not proposed, with why.
+// notes lists, as comments, the dependency installs (asked) and the
+// commands that were not proposed, with why.
 func notes(cmds []Command) string {
 	var b strings.Builder
 	var installs []string
@@ -511,8 +625,8 @@ func notes(cmds []Command) string {
 		}
 	}
 	if len(installs) > 0 {
-		b.WriteString("\n# Dependency installs are allowed by exact entries in policy.json only (a prefix\n" +
-			"# rule would also admit installing any package): " + strings.Join(installs, ", ") + ".\n")
+		b.WriteString("\n# Dependency installs ask: they run the dependencies' own install scripts, and a\n" +
+			"# prefix rule would also admit installing any package: " + strings.Join(installs, ", ") + ".\n")
 	}
 	var skipped []Command
 	for _, c := range cmds {

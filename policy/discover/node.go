@@ -63,6 +63,8 @@ func (s *scanner) readPackage(dir string) (pkg packageJSON, workspaces []string,
 	if !ok {
 		return pkg, nil, false
 	}
+	// Node reads a package.json that starts with a byte order mark.
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
 		s.notef("%s: not valid JSON (%v); skipped", file, err)
@@ -163,8 +165,8 @@ func (s *scanner) detectPackageManager(field string) {
 }
 
 // expandWorkspaces turns workspace globs into package directories: one
-// path segment per glob segment (** counts as one level), no symbolic links,
-// no node_modules; "!" patterns remove.
+// path segment per glob segment, ** any number of them (none included), no
+// symbolic links, no node_modules or hidden folders; "!" patterns remove.
 func (s *scanner) expandWorkspaces(patterns []string) []string {
 	found := map[string]bool{}
 	for _, pat := range patterns {
@@ -200,14 +202,40 @@ func (s *scanner) expandWorkspaces(patterns []string) []string {
 	return dirs
 }
 
+// maxGlobDirs bounds the folders one workspace glob visits.
+const maxGlobDirs = maxWorkspaces * 10
+
 // glob expands a slash-separated pattern segment by segment.
 func (s *scanner) glob(pattern string) []string {
 	dirs := []string{"."}
+	visited := 0
 	for _, seg := range strings.Split(pattern, "/") {
-		if seg == "**" {
-			seg = "*"
-		}
 		var next []string
+		if seg == "**" {
+			// Each folder and every folder below it, breadth first.
+			seen := map[string]bool{}
+			queue := append([]string{}, dirs...)
+			for len(queue) > 0 && visited < maxGlobDirs {
+				d := queue[0]
+				queue = queue[1:]
+				if seen[d] {
+					continue
+				}
+				seen[d] = true
+				visited++
+				next = append(next, d)
+				for _, e := range s.readDir(d) {
+					if e.IsDir() && e.Name() != "node_modules" && !strings.HasPrefix(e.Name(), ".") {
+						queue = append(queue, path.Join(d, e.Name()))
+					}
+				}
+			}
+			if len(queue) > 0 {
+				s.notef("workspaces: %s reaches more than %d folders; only some were read", pattern, maxGlobDirs)
+			}
+			dirs = next
+			continue
+		}
 		for _, d := range dirs {
 			if !strings.ContainsAny(seg, "*?[") {
 				if p := path.Join(d, seg); s.isDir(p) {

@@ -16,6 +16,13 @@ type Command struct {
 	Category Category // "" when it is not proposed
 	Why      string   // why it is not proposed
 	Sources  []string // where it was found: package.json, a workflow, go.mod...
+
+	// group names the commands that are proposed or left out together
+	// when the manifest would grow too long (see keepShort): the forms of
+	// one workspace script, or one task of a task runner; "" for those
+	// always proposed. weight orders groups: the heaviest are kept.
+	group  string
+	weight int
 }
 
 // Proposal is the starter policy for a project.
@@ -52,6 +59,7 @@ func Propose(p *Project) Proposal {
 			}
 		}
 	}
+	c.keepShort()
 	prop.Commands = c.cmds
 	prop.Manifest, prop.Rules = manifest(p, c.cmds)
 	return prop
@@ -61,6 +69,9 @@ type collector struct {
 	p     *Project
 	cmds  []Command
 	index map[string]int // Text -> position in cmds
+
+	group  string // the group and weight of the commands being added
+	weight int
 }
 
 // add considers one command line found in source. text must be a single
@@ -72,7 +83,7 @@ func (c *collector) add(text, source string) {
 		}
 		return
 	}
-	cmd := Command{Text: text, Sources: []string{source}}
+	cmd := Command{Text: text, Sources: []string{source}, group: c.group, weight: c.weight}
 	line := shellcmd.Parse(text)
 	switch {
 	case line.Err != nil || len(line.Commands) != 1 || len(line.Pipelines) > 0 || len(line.Assigns) > 0:
@@ -98,37 +109,65 @@ func (c *collector) skip(text, source, why string) {
 	c.cmds = append(c.cmds, Command{Text: text, Why: why, Sources: []string{source}})
 }
 
-// maxNamedWorkspaces is how many workspace packages the proposal names one
-// by one (pnpm --filter @acme/web run build). Past it, a monorepo's scripts
-// are proposed as the package manager runs them in every package or in the
-// package's own folder (pnpm -r run build; cd packages/web && pnpm run build),
-// so that the manifest stays readable whatever the number of packages.
-const maxNamedWorkspaces = 5
-
 func (c *collector) collect() {
 	p := c.p
-	workspaces := 0
+	// A workspace package's script is proposed once by its name, however
+	// many packages have it: for every package, for the one whose folder it
+	// runs from, and for the package a selector names (pnpm --filter web
+	// run build, whose allow rule takes any package: pnpm --filter * run
+	// build), so the manifest grows with the scripts, not the packages.
+	named := map[string]bool{}
+	packages := map[string]int{} // workspace script -> how many packages have it
+	// The package whose name a selector form uses: the first one that has
+	// the script and a name to select it by.
+	rep := map[string]Package{}
 	for _, pkg := range p.Packages {
-		if pkg.Dir != "." {
-			workspaces++
+		for _, sc := range pkg.Scripts {
+			if pkg.Dir == "." {
+				continue
+			}
+			packages[sc.Name]++
+			if r, ok := rep[sc.Name]; !ok || taskName(pkg.Name) && !taskName(r.Name) {
+				rep[sc.Name] = pkg
+			}
 		}
 	}
 	for _, pkg := range p.Packages {
 		for _, sc := range pkg.Scripts {
-			forms := scriptForms(p.PackageManager, pkg, sc.Name)
-			if pkg.Dir != "." && workspaces > maxNamedWorkspaces && taskName(sc.Name) {
-				forms = allWorkspaceForms(p.PackageManager, sc.Name)
-			}
+			var forms []string
 			switch {
-			case len(forms) > 0:
 			case !taskName(sc.Name):
 				c.skip(fmt.Sprintf("%s run %q", p.PackageManager, sc.Name), pkg.File, "a script name that needs quoting")
+				continue
+			case pkg.Dir == ".":
+				for _, f := range scriptForms(p.PackageManager, sc.Name) {
+					c.add(f, pkg.File)
+				}
+				// pnpm test-unit runs the script too: optional, before any
+				// workspace script.
+				if short, ok := p.runShorthand(sc.Name); ok {
+					c.group, c.weight = "shorthand "+sc.Name, shorthandWeight*taskWeight(sc.Name)
+					if nameCategory(sc.Name) == CatTask {
+						c.weight = 1 // pnpm dev: after the workspace scripts
+					}
+					c.add(short, pkg.File)
+					c.group = ""
+				}
+			case named[sc.Name] || rep[sc.Name].Dir != pkg.Dir && !p.lifecycle(sc.Name):
+				continue
+			case p.lifecycle(sc.Name):
+				// The package manager runs it itself: said once, not proposed.
+				named[sc.Name] = true
+				forms = []string{p.PackageManager + " run " + sc.Name}
 			default:
-				c.skip(fmt.Sprintf("%s run %s", p.PackageManager, sc.Name), pkg.File, "its package has no usable name to select it by")
+				named[sc.Name] = true
+				forms = workspaceForms(p.PackageManager, pkg, sc.Name)
+				c.group, c.weight = "script "+sc.Name, packages[sc.Name]*taskWeight(sc.Name)
 			}
 			for _, f := range forms {
 				c.add(f, pkg.File)
 			}
+			c.group = ""
 		}
 	}
 	for _, w := range p.Workflows {
@@ -156,15 +195,39 @@ func (c *collector) collect() {
 			c.add("make", "Makefile")
 		}
 	}
+	// A task runner's tasks are proposed by name, those the workflows do
+	// not run optional: tests first, then checks and builds, then the rest;
+	// a target that another runs under a shorter name (common-lint, which
+	// make lint runs by %: common-% ;) last.
+	via := map[string]bool{}
 	for _, t := range p.MakeTargets {
-		c.add("make "+t.Name, "Makefile")
+		if t.Via != "" {
+			via[t.Via] = true
+		}
+	}
+	task := func(text, source, name string) {
+		c.group, c.weight = "task "+text, taskWeight(name)
+		if via[name] {
+			c.weight = 0
+		}
+		c.add(text, source)
+		c.group = ""
+	}
+	for _, t := range p.MakeTargets {
+		task("make "+t.Name, "Makefile", t.Name)
+	}
+	for _, t := range p.NoxSessions {
+		task("nox -s "+t.Name, "noxfile.py", t.Name)
+	}
+	for _, t := range p.ToxEnvs {
+		task("tox -e "+t.Name, p.ToxFile, t.Name)
 	}
 	if len(p.JustRecipes) > 0 && p.JustRecipes[0].Required == 0 && !p.JustRecipes[0].Private {
 		c.add("just", "justfile")
 	}
 	for _, t := range p.JustRecipes {
 		if !t.Private && t.Required == 0 {
-			c.add("just "+t.Name, "justfile")
+			task("just "+t.Name, "justfile", t.Name)
 		}
 	}
 	for _, l := range p.Languages {
@@ -174,27 +237,149 @@ func (c *collector) collect() {
 	}
 }
 
+// maxProjectPrefixes bounds the argv prefixes of the rules for the
+// project's own commands, so that the manifest fits on a screen or two
+// whatever the size of a monorepo or a Makefile: with git, exploration and
+// the deny rules, about 60 patterns.
+const maxProjectPrefixes = 45
+
+// shorthandWeight puts the package manager's shorthand for a root test,
+// check or build script (pnpm test-unit) before every workspace script;
+// that of another task (pnpm dev) comes after them.
+const shorthandWeight = 1 << 20
+
+// taskWeight orders a task runner's tasks by what their name says.
+func taskWeight(name string) int {
+	switch nameCategory(name) {
+	case CatTest:
+		return 3
+	case CatLint, CatBuild:
+		return 2
+	}
+	return 1
+}
+
+// keepShort leaves out what would take the project's rules past
+// maxProjectPrefixes: the commands found at the root package.json, in
+// workflows and for the languages are always kept; then the groups (the
+// run shorthand of a root script, a workspace script's forms, a task
+// runner's task) are kept by weight while they fit: the shorthand of a
+// root test, check or build script first, then workspace scripts by how
+// many packages have them (a test counting thrice, a build or check twice),
+// task runners' tasks by what they are. A group left out is named once in the manifest's list of
+// what was not proposed.
+func (c *collector) keepShort() {
+	kept := map[Category][][]string{}
+	count := 0
+	// cost is how many prefixes the commands add to the rules, as
+	// projectRule and riskyRule write them (a prefix that a kept one
+	// covers is free).
+	cost := func(cmds []*Command, commit bool) int {
+		n := 0
+		added := map[Category][][]string{}
+		for _, cmd := range cmds {
+			if !proposed(*cmd) {
+				continue
+			}
+			pre := runnerPrefix(cmd.Argv)
+			if cmd.Category == CatRisky {
+				pre = riskyPrefix(cmd.Argv)
+			}
+			covered := false
+			for _, k := range append(kept[cmd.Category], added[cmd.Category]...) {
+				covered = covered || hasPrefix(pre, k)
+			}
+			if !covered {
+				added[cmd.Category] = append(added[cmd.Category], pre)
+				n++
+			}
+		}
+		if commit {
+			for cat, list := range added {
+				kept[cat] = append(kept[cat], list...)
+			}
+			count += n
+		}
+		return n
+	}
+	var core []*Command
+	byGroup := map[string][]*Command{}
+	var groups []string
+	for i := range c.cmds {
+		cmd := &c.cmds[i]
+		if cmd.group == "" {
+			core = append(core, cmd)
+			continue
+		}
+		if byGroup[cmd.group] == nil {
+			groups = append(groups, cmd.group)
+		}
+		byGroup[cmd.group] = append(byGroup[cmd.group], cmd)
+	}
+	cost(core, true)
+	sort.SliceStable(groups, func(i, j int) bool { return byGroup[groups[i]][0].weight > byGroup[groups[j]][0].weight })
+	drop := map[*Command]bool{}
+	for _, g := range groups {
+		cmds := byGroup[g]
+		if count+cost(cmds, false) <= maxProjectPrefixes {
+			cost(cmds, true)
+			continue
+		}
+		// Left out: one of its forms (a selector's, when there is one) is
+		// kept as the line that says so.
+		say := cmds[len(cmds)-1]
+		for _, cmd := range cmds {
+			if selectorValue(cmd.Argv) > 0 {
+				say = cmd
+				break
+			}
+		}
+		for _, cmd := range cmds {
+			if cmd != say {
+				drop[cmd] = true
+			}
+		}
+		if proposed(*say) {
+			why := "left out to keep the policy short"
+			if name, ok := strings.CutPrefix(g, "script "); ok {
+				why = fmt.Sprintf("a script of %d workspace package(s), %s", c.packages(name), why)
+			}
+			say.Category, say.Why = "", why
+		}
+	}
+	if len(drop) == 0 {
+		return
+	}
+	out := c.cmds[:0]
+	for i := range c.cmds {
+		if !drop[&c.cmds[i]] {
+			out = append(out, c.cmds[i])
+		}
+	}
+	c.cmds = out
+}
+
+// packages is how many workspace packages have a script.
+func (c *collector) packages(name string) int {
+	n := 0
+	for _, pkg := range c.p.Packages {
+		for _, sc := range pkg.Scripts {
+			if pkg.Dir != "." && sc.Name == name {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// proposed: a command that a project rule's prefixes will hold.
+func proposed(c Command) bool {
+	return c.Category != "" && c.Category != CatInstall && (len(c.Argv) > 1 || leafTool(c.Argv[0]))
+}
+
 // scriptForms are the command lines that run a script with the project's
-// package manager: from the root, or for one workspace package by name.
-func scriptForms(pm string, pkg Package, name string) []string {
-	if !taskName(name) {
-		return nil
-	}
-	if pkg.Dir != "." {
-		ws := pkg.Name
-		if !taskName(ws) {
-			return nil
-		}
-		switch pm {
-		case "pnpm":
-			return []string{fmt.Sprintf("pnpm --filter %s run %s", ws, name)}
-		case "yarn":
-			return []string{fmt.Sprintf("yarn workspace %s run %s", ws, name)}
-		case "bun":
-			return []string{fmt.Sprintf("bun run --filter %s %s", ws, name)}
-		}
-		return []string{fmt.Sprintf("npm run %s --workspace=%s", name, ws)}
-	}
+// package manager, in the package whose folder they run from.
+func scriptForms(pm, name string) []string {
 	switch pm {
 	case "pnpm", "yarn":
 		if name == "test" {
@@ -210,19 +395,88 @@ func scriptForms(pm string, pkg Package, name string) []string {
 	return []string{"npm run " + name}
 }
 
-// allWorkspaceForms run a workspace script in every package that has it,
-// and in the package whose folder it is run from.
-func allWorkspaceForms(pm, name string) []string {
-	local := Package{Dir: "."}
+// runShorthand is the package manager's shorthand for running a root
+// script, pnpm NAME or yarn NAME, when no builtin of the name comes first
+// and the script neither publishes nor is a lifecycle script.
+func (p *Project) runShorthand(name string) (string, bool) {
+	switch {
+	case p.lifecycle(name) || risky(name):
+	case p.PackageManager == "pnpm" && !pnpmBuiltins[name], p.PackageManager == "yarn" && !yarnBuiltins[name]:
+		return p.PackageManager + " " + name, true
+	}
+	return "", false
+}
+
+// workspaceForms run a workspace package's script: in every package that
+// has it, in the package whose folder it runs from, and in the package a
+// selector names, with and without the run shorthand. The selector's value
+// is the package's name or folder; the rule written for it takes any (see
+// runnerPrefix).
+func workspaceForms(pm string, pkg Package, name string) []string {
+	forms := scriptForms(pm, name)
+	sel := pkg.Name
+	if !taskName(sel) {
+		sel = ""
+	}
+	dir, dirOK := "./"+pkg.Dir, taskName(pkg.Dir)
 	switch pm {
 	case "pnpm":
-		return append([]string{"pnpm -r run " + name}, scriptForms(pm, local, name)...)
+		forms = append(forms, "pnpm -r run "+name)
+		if sel == "" && dirOK {
+			sel = dir
+		}
+		if sel == "" {
+			break
+		}
+		forms = append(forms, fmt.Sprintf("pnpm --filter %s run %s", sel, name), fmt.Sprintf("pnpm -F %s run %s", sel, name))
+		if !pnpmBuiltins[name] || name == "test" || name == "start" {
+			forms = append(forms, fmt.Sprintf("pnpm --filter %s %s", sel, name), fmt.Sprintf("pnpm -F %s %s", sel, name))
+		}
 	case "yarn":
-		return append([]string{"yarn workspaces run " + name}, scriptForms(pm, local, name)...)
+		forms = append(forms, "yarn workspaces run "+name)
+		if sel == "" {
+			break
+		}
+		forms = append(forms, fmt.Sprintf("yarn workspace %s run %s", sel, name))
+		if !yarnBuiltins[name] || name == "test" || name == "start" {
+			forms = append(forms, fmt.Sprintf("yarn workspace %s %s", sel, name))
+		}
 	case "bun":
-		return scriptForms(pm, local, name)
+		if sel != "" {
+			forms = append(forms, fmt.Sprintf("bun run --filter %s %s", sel, name))
+		}
+	default:
+		// npm run build --workspaces and --workspace=web are the root form
+		// with more arguments; -w before the command is a form of its own.
+		forms = append(forms, fmt.Sprintf("npm run %s --workspaces", name))
+		if dirOK {
+			forms = append(forms, fmt.Sprintf("npm -w %s run %s", pkg.Dir, name))
+		}
 	}
-	return append([]string{"npm run " + name + " --workspaces"}, scriptForms(pm, local, name)...)
+	return forms
+}
+
+// pnpmBuiltins and yarnBuiltins are the package managers' own commands:
+// `pnpm NAME` runs the script NAME only when it is none of them (and when
+// the package has no script of that name, pnpm runs a program of the name
+// instead, as pnpm exec does).
+var (
+	pnpmBuiltins = wordSet("add approve-builds audit bin c cache cat-file cat-index clean completion config create dedupe deploy " +
+		"dlx doctor env exec fetch find-hash help i ignored-builds import init install install-test it la licenses link list ll ln ls " +
+		"m multi outdated pack patch patch-commit patch-remove pm prune publish r rb rebuild recursive remove restart rm root run " +
+		"run-script self-update server setup start store t test tst un uninstall unlink up update upgrade why x")
+	yarnBuiltins = wordSet("add audit autoclean bin cache check config constraints create dedupe dlx exec explain generate-lock-entry " +
+		"global help import info init install licenses link list login logout node npm outdated owner pack patch patch-commit " +
+		"plugin policies publish rebuild remove run search set stage tag team unlink unplug up upgrade upgrade-interactive " +
+		"version versions why workspace workspaces")
+)
+
+func wordSet(words string) map[string]bool {
+	set := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		set[w] = true
+	}
+	return set
 }
 
 // taskName: a script, task or package name that can be written unquoted

@@ -110,14 +110,41 @@ func stringsOf(list []any) []string {
 // makefiles are the names GNU make looks for, in its order.
 var makefiles = []string{"GNUmakefile", "makefile", "Makefile"}
 
+// Limits on the files a Makefile includes that the scan reads.
+const (
+	maxMakeIncludes     = 16
+	maxMakeIncludeDepth = 4
+)
+
 func (s *scanner) scanMake() {
 	for _, f := range makefiles {
 		if !s.present(f) {
 			continue
 		}
-		if data, ok := s.read(f); ok {
-			s.p.MakeTargets, s.p.MakeDefault = MakeTargets(data)
+		data, ok := s.read(f)
+		if !ok {
+			return
 		}
+		// make reads an included Makefile where the include is: its targets
+		// are the Makefile's (the Prometheus projects define build, test and
+		// lint in Makefile.common). Only static paths inside the project are
+		// followed, each once.
+		read := map[string]bool{f: true}
+		mf := makefile{include: func(inc string, depth int) []byte {
+			inc = path.Clean(inc)
+			if read[inc] || !cleanRelative(inc) {
+				return nil
+			}
+			if len(read) > maxMakeIncludes || depth > maxMakeIncludeDepth {
+				s.notef("%s: includes more than %d Makefiles or %d deep; %s was not read", f, maxMakeIncludes, maxMakeIncludeDepth, inc)
+				return nil
+			}
+			read[inc] = true
+			data, _ := s.read(inc)
+			return data
+		}}
+		mf.parse(data, 0)
+		s.p.MakeTargets, s.p.MakeDefault = mf.result()
 		return
 	}
 }
@@ -126,11 +153,32 @@ func (s *scanner) scanMake() {
 // words (letters, digits, _ and -: file targets such as bin/app or x.o and
 // pattern rules are left out), in file order, and its default goal: the
 // first target, or .DEFAULT_GOAL. Recipes, define blocks, conditionals and
-// assignments are skipped. It never fails: a line it does not understand
-// is not a target.
+// assignments are skipped; a match-anything rule that makes each NAME from
+// PREFIX-NAME (%: common-% ;) adds those names. It never fails: a line it
+// does not understand is not a target.
 func MakeTargets(data []byte) (targets []Task, defaultGoal string) {
-	seen := map[string]bool{}
-	explicit := ""
+	var mf makefile
+	mf.parse(data, 0)
+	return mf.result()
+}
+
+// makefile gathers what one or more Makefiles (an included one read where
+// the include is) define.
+type makefile struct {
+	targets   []Task
+	seen      map[string]bool
+	firstGoal string
+	explicit  string      // .DEFAULT_GOAL
+	anything  [][2]string // match-anything rules: prefix, suffix of the one prerequisite
+	// include returns the text of a file an include directive names (nil
+	// when it is not read), depth includes deep.
+	include func(file string, depth int) []byte
+}
+
+func (mf *makefile) parse(data []byte, depth int) {
+	if mf.seen == nil {
+		mf.seen = map[string]bool{}
+	}
 	inDefine := 0
 	for _, line := range logicalLines(string(data)) {
 		if strings.HasPrefix(line, "\t") {
@@ -140,7 +188,7 @@ func MakeTargets(data []byte) (targets []Task, defaultGoal string) {
 		if t == "" {
 			continue
 		}
-		first, _, _ := strings.Cut(t, " ")
+		first, rest, _ := strings.Cut(t, " ")
 		switch first {
 		case "define":
 			inDefine++
@@ -153,7 +201,16 @@ func MakeTargets(data []byte) (targets []Task, defaultGoal string) {
 			continue
 		}
 		switch first {
-		case "ifeq", "ifneq", "ifdef", "ifndef", "else", "endif", "include", "-include", "sinclude",
+		case "include", "-include", "sinclude":
+			for _, f := range strings.Fields(rest) {
+				if mf.include != nil && !strings.ContainsAny(f, "$*?[") {
+					if text := mf.include(f, depth+1); text != nil {
+						mf.parse(text, depth+1)
+					}
+				}
+			}
+			continue
+		case "ifeq", "ifneq", "ifdef", "ifndef", "else", "endif",
 			"export", "unexport", "override", "vpath", "undefine", "private", "load", "-load":
 			continue
 		}
@@ -162,28 +219,57 @@ func MakeTargets(data []byte) (targets []Task, defaultGoal string) {
 		if eq >= 0 && (colon < 0 || eq < colon || strings.HasPrefix(t[colon:], ":=") || strings.HasPrefix(t[colon:], "::=")) {
 			// An assignment: NAME = v, NAME := v, NAME ?= v, ...
 			if name := strings.TrimRight(t[:eq], ":?+! \t"); name == ".DEFAULT_GOAL" {
-				explicit = firstField(t[eq+1:])
+				mf.explicit = firstField(t[eq+1:])
 			}
 			continue
 		}
 		if colon < 0 {
 			continue
 		}
-		for _, tg := range strings.Fields(t[:colon]) {
-			if defaultGoal == "" && !strings.HasPrefix(tg, ".") && !strings.ContainsAny(tg, "%$") {
-				defaultGoal = tg
+		names := strings.Fields(t[:colon])
+		if len(names) == 1 && names[0] == "%" {
+			prereq, _, _ := strings.Cut(strings.TrimLeft(t[colon:], ":"), ";")
+			if p := strings.Fields(prereq); len(p) == 1 && strings.Count(p[0], "%") == 1 && !strings.Contains(p[0], "$") {
+				pre, suf, _ := strings.Cut(p[0], "%")
+				mf.anything = append(mf.anything, [2]string{pre, suf})
 			}
-			if !plainName(tg) || seen[tg] {
-				continue
+			continue
+		}
+		for _, tg := range names {
+			if mf.firstGoal == "" && !strings.HasPrefix(tg, ".") && !strings.ContainsAny(tg, "%$") {
+				mf.firstGoal = tg
 			}
-			seen[tg] = true
-			targets = append(targets, Task{Name: tg})
+			mf.add(tg)
 		}
 	}
-	if explicit != "" {
-		defaultGoal = explicit
+}
+
+// add adds a target, and reports whether it is new.
+func (mf *makefile) add(name string) bool {
+	if !plainName(name) || mf.seen[name] {
+		return false
 	}
-	return targets, defaultGoal
+	mf.seen[name] = true
+	mf.targets = append(mf.targets, Task{Name: name})
+	return true
+}
+
+// result is the targets, those a match-anything rule makes included, and
+// the default goal.
+func (mf *makefile) result() ([]Task, string) {
+	for _, a := range mf.anything {
+		for _, t := range mf.targets {
+			if len(t.Name) > len(a[0])+len(a[1]) && strings.HasPrefix(t.Name, a[0]) && strings.HasSuffix(t.Name, a[1]) && (a[0] != "" || a[1] != "") {
+				if stem := t.Name[len(a[0]) : len(t.Name)-len(a[1])]; mf.add(stem) {
+					mf.targets[len(mf.targets)-1].Via = t.Name
+				}
+			}
+		}
+	}
+	if mf.explicit != "" {
+		return mf.targets, mf.explicit
+	}
+	return mf.targets, mf.firstGoal
 }
 
 // indexOutsideRefs is the index of the first c in t that is not inside a

@@ -1,0 +1,384 @@
+package discover
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/pelletier/go-toml/v2"
+)
+
+// Sessions of nox and environments of tox are the project's tasks, as
+// Makefile targets are: each is proposed by name (nox -s lint, tox -e
+// docs), and one that publishes or releases (nox -s upload-release, tox -e
+// release) asks. The runner alone is no prefix: `nox` or `tox` followed by
+// anything would admit those too.
+
+// scanNox reads noxfile.py's sessions and nox.options.sessions.
+func (s *scanner) scanNox() {
+	data, ok := s.read("noxfile.py")
+	if !ok {
+		return
+	}
+	s.p.NoxSessions, s.p.NoxDefault = NoxSessions(data)
+}
+
+var (
+	noxOptionSessions = regexp.MustCompile(`(?m)^nox\.options\.sessions\s*=\s*[\[(]([^\])]*)[\])]`)
+	pyString          = regexp.MustCompile(`["']([^"'\n]+)["']`)
+	noxNameArg        = regexp.MustCompile(`\bname\s*=\s*["']([^"'\n]+)["']`)
+	pyDef             = regexp.MustCompile(`^(?:async\s+)?def\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(`)
+)
+
+// NoxSessions reads a noxfile's sessions, in file order: each function
+// decorated with @nox.session (or @session), named by its name= argument or
+// the function's name; Params counts the Pythons it is parametrized on
+// (nox -s test-3.12). defaults are nox.options.sessions, nil when the file
+// does not set them (nox then runs every session). It never fails: a
+// session it cannot read is not one.
+func NoxSessions(data []byte) (sessions []Task, defaults []string) {
+	src := strings.ReplaceAll(string(data), "\r\n", "\n")
+	if m := noxOptionSessions.FindStringSubmatch(src); m != nil {
+		defaults = []string{}
+		for _, q := range pyString.FindAllStringSubmatch(m[1], -1) {
+			defaults = append(defaults, q[1])
+		}
+	}
+	lines := strings.Split(src, "\n")
+	seen := map[string]bool{}
+	for i := 0; i < len(lines); i++ {
+		t := strings.TrimSpace(lines[i])
+		if !strings.HasPrefix(t, "@nox.session") && !strings.HasPrefix(t, "@session") {
+			continue
+		}
+		// The decorator, up to its closing parenthesis.
+		deco := t
+		for depth := strings.Count(t, "(") - strings.Count(t, ")"); depth > 0 && i+1 < len(lines); {
+			i++
+			deco += " " + strings.TrimSpace(lines[i])
+			depth += strings.Count(lines[i], "(") - strings.Count(lines[i], ")")
+		}
+		// The function, past any other decorators.
+		name := ""
+		for i+1 < len(lines) {
+			next := strings.TrimSpace(lines[i+1])
+			if m := pyDef.FindStringSubmatch(next); m != nil {
+				name = m[1]
+				i++
+				break
+			}
+			if !strings.HasPrefix(next, "@") && !strings.HasPrefix(next, "#") && next != "" {
+				break
+			}
+			i++
+		}
+		if name == "" {
+			continue
+		}
+		if m := noxNameArg.FindStringSubmatch(deco); m != nil {
+			name = m[1]
+		}
+		if seen[name] || !taskName(name) {
+			continue
+		}
+		seen[name] = true
+		session := Task{Name: name}
+		if strings.Contains(deco, "python=") || strings.Contains(deco, "python =") {
+			session.Params = 1
+		}
+		sessions = append(sessions, session)
+	}
+	return sessions, defaults
+}
+
+// scanTox reads tox's environments from tox.ini, tox.toml or pyproject.toml
+// ([tool.tox], native or legacy_tox_ini), the first that configures tox.
+func (s *scanner) scanTox() {
+	if data, ok := s.read("tox.ini"); ok {
+		s.p.ToxEnvs, s.p.ToxDefault = ToxINI(data)
+		s.p.Tox, s.p.ToxFile = true, "tox.ini"
+		return
+	}
+	for _, f := range []string{"tox.toml", "pyproject.toml"} {
+		data, ok := s.read(f)
+		if !ok {
+			continue
+		}
+		envs, defaults, found, err := ToxTOML(data, f == "pyproject.toml")
+		if err != nil {
+			s.notef("%s: %v; its tox environments are not read", f, err)
+			continue
+		}
+		if found {
+			s.p.ToxEnvs, s.p.ToxDefault, s.p.Tox, s.p.ToxFile = envs, defaults, true, f
+			return
+		}
+	}
+}
+
+// ToxINI reads a tox.ini: its [testenv:NAME] sections and the env_list (or
+// envlist) of [tox], whose factor braces are expanded (py3{11,12}-lint).
+// defaults is the env_list, nil when there is none.
+func ToxINI(data []byte) (envs []Task, defaults []string) {
+	section, key := "", ""
+	var list []string
+	inList := false
+	seen := map[string]bool{}
+	add := func(name string) {
+		if name != "" && !seen[name] && taskName(name) {
+			seen[name] = true
+			envs = append(envs, Task{Name: name})
+		}
+	}
+	for _, raw := range strings.Split(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n") {
+		t := strings.TrimSpace(raw)
+		if t == "" || t[0] == '#' || t[0] == ';' {
+			continue
+		}
+		continued := raw[0] == ' ' || raw[0] == '\t'
+		if !continued {
+			inList = false
+		}
+		switch {
+		case strings.HasPrefix(t, "[") && strings.HasSuffix(t, "]"):
+			section = strings.TrimSpace(t[1 : len(t)-1])
+			if name, ok := strings.CutPrefix(section, "testenv:"); ok && !strings.ContainsAny(name, "{},") {
+				add(strings.TrimSpace(name))
+			}
+		case continued && inList:
+			list = append(list, t)
+		case section == "tox" && !continued:
+			k, v, ok := strings.Cut(t, "=")
+			if key = strings.TrimSpace(k); ok && (key == "envlist" || key == "env_list") {
+				inList, defaults = true, []string{}
+				list = append(list, strings.TrimSpace(v))
+			}
+		}
+	}
+	for _, l := range list {
+		for _, entry := range splitEnvList(l) {
+			if entry == "" {
+				continue
+			}
+			for _, name := range expandFactors(entry) {
+				defaults = append(defaults, name)
+				add(name)
+			}
+		}
+	}
+	return envs, defaults
+}
+
+// ToxTOML reads tox's native TOML configuration: env_list and [env.NAME]
+// (in pyproject.toml under [tool.tox]), or a legacy_tox_ini string there.
+// found is false when the file does not configure tox.
+func ToxTOML(data []byte, pyproject bool) (envs []Task, defaults []string, found bool, err error) {
+	var doc map[string]any
+	if err := toml.Unmarshal(data, &doc); err != nil {
+		return nil, nil, false, fmt.Errorf("not valid TOML (%s)", firstLine(strings.TrimPrefix(err.Error(), "toml: ")))
+	}
+	if pyproject {
+		tool, _ := doc["tool"].(map[string]any)
+		if doc, found = tool["tox"].(map[string]any); !found {
+			return nil, nil, false, nil
+		}
+	}
+	if legacy, ok := doc["legacy_tox_ini"].(string); ok {
+		envs, defaults = ToxINI([]byte(legacy))
+		return envs, defaults, true, nil
+	}
+	seen := map[string]bool{}
+	add := func(name string) {
+		if name != "" && !seen[name] && taskName(name) {
+			seen[name] = true
+			envs = append(envs, Task{Name: name})
+		}
+	}
+	if list, ok := doc["env_list"].([]any); ok {
+		defaults = []string{}
+		for _, name := range stringsOf(list) {
+			defaults = append(defaults, name)
+			add(name)
+		}
+	}
+	if tables, ok := doc["env"].(map[string]any); ok {
+		names := make([]string, 0, len(tables))
+		for name := range tables {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			add(name)
+		}
+	}
+	return envs, defaults, true, nil
+}
+
+// splitEnvList splits one line of an env_list at commas outside braces.
+func splitEnvList(s string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i, r := range s {
+		switch r {
+		case '{':
+			depth++
+		case '}':
+			depth = max(0, depth-1)
+		case ',':
+			if depth == 0 {
+				out = append(out, strings.TrimSpace(s[start:i]))
+				start = i + 1
+			}
+		}
+	}
+	return append(out, strings.TrimSpace(s[start:]))
+}
+
+// maxFactorNames bounds what one env_list entry expands to.
+const maxFactorNames = 64
+
+// expandFactors expands tox's factor braces: py3{11,12}-{a,b} is
+// py311-a, py311-b, py312-a, py312-b.
+func expandFactors(entry string) []string {
+	open := strings.IndexByte(entry, '{')
+	if open < 0 {
+		return []string{entry}
+	}
+	end := strings.IndexByte(entry[open:], '}')
+	if end < 0 {
+		return nil
+	}
+	end += open
+	var out []string
+	for _, alt := range strings.Split(entry[open+1:end], ",") {
+		for _, rest := range expandFactors(entry[:open] + strings.TrimSpace(alt) + entry[end+1:]) {
+			if len(out) == maxFactorNames {
+				return out
+			}
+			out = append(out, rest)
+		}
+	}
+	return out
+}
+
+var pythonFactor = regexp.MustCompile(`^(py|pypy)?\d+(\.?\d+)*t?$|^py$|^pypy$`)
+
+// classifyNox: nox [-s|-e|--session(s) NAME...] [-- args]. The sessions
+// must be the noxfile's; a keyword or tag selection, or another noxfile, is
+// not proposed.
+func (p *Project) classifyNox(args []string) (Category, string) {
+	if opt := hasOption(args, "f", "noxfile", "k", "keywords", "t", "tags"); opt != "" {
+		return "", opt + " chooses sessions or a noxfile the scan did not read"
+	}
+	var names []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			break
+		}
+		if a == "-s" || a == "-e" || a == "--session" || a == "--sessions" {
+			for i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+				i++
+				names = append(names, args[i])
+			}
+			continue
+		}
+		if v, ok := strings.CutPrefix(a, "--sessions="); ok {
+			names = append(names, v)
+		} else if v, ok := strings.CutPrefix(a, "--session="); ok {
+			names = append(names, v)
+		}
+	}
+	if len(names) == 0 {
+		names = p.NoxDefault
+		if names == nil {
+			for _, t := range p.NoxSessions {
+				names = append(names, t.Name)
+			}
+		}
+		if len(names) == 0 {
+			return "", "no nox session found in noxfile.py"
+		}
+	}
+	for i, n := range names {
+		names[i] = noxBase(n, p.NoxSessions)
+	}
+	return p.taskList(names, p.NoxSessions, "nox session")
+}
+
+// noxBase is the session a name runs: test-3.12 runs test on Python 3.12.
+func noxBase(name string, sessions []Task) string {
+	for _, t := range sessions {
+		if rest, ok := strings.CutPrefix(name, t.Name+"-"); ok && t.Params > 0 && pythonFactor.MatchString(rest) {
+			return t.Name
+		}
+	}
+	return name
+}
+
+// classifyTox: tox [run|r|p|run-parallel] [-e|--env ENV[,ENV...]] [-- args].
+// The environments must be the configuration's (a name made of known
+// factors, py312-xdist, counts); another configuration, an override, or
+// a subcommand that runs a command of its own (tox exec) is not proposed.
+func (p *Project) classifyTox(args []string) (Category, string) {
+	if opt := hasOption(args, "c", "conf", "x", "override", "root", "workdir"); opt != "" {
+		return "", opt + " runs another configuration or overrides it"
+	}
+	pos, _, _ := splitArgs(args, map[string]bool{"-e": true, "--env": true, "-m": true, "-f": true, "-p": true, "--parallel": true})
+	if len(pos) > 0 {
+		switch pos[0] {
+		case "run", "r", "p", "run-parallel":
+		default:
+			return "", "tox " + pos[0] + " is not a run of the project's environments"
+		}
+	}
+	if hasOption(args, "m", "f", "labels", "factors") != "" {
+		return "", "selects environments by label or factor"
+	}
+	var names []string
+	if v := optionValue(args, "-e", "--env"); v != "" {
+		names = strings.Split(v, ",")
+	} else {
+		names = p.ToxDefault
+		if len(names) == 0 {
+			return "", "no tox env_list to run"
+		}
+	}
+	factors := map[string]bool{}
+	for _, t := range p.ToxEnvs {
+		for _, f := range strings.Split(t.Name, "-") {
+			factors[f] = true
+		}
+	}
+	cat := Category("")
+	for _, n := range names {
+		if _, ok := findTask(p.ToxEnvs, n); !ok {
+			for _, f := range strings.Split(n, "-") {
+				if !factors[f] && !pythonFactor.MatchString(f) {
+					return "", "no tox environment " + n
+				}
+			}
+		}
+		c := nameCategory(n)
+		if c == CatRisky {
+			return CatRisky, ""
+		}
+		if cat == "" || cat == CatTask {
+			cat = c
+		}
+	}
+	if cat == CatTask && allPythonFactors(names) {
+		cat = CatTest // py312: the test suite on Python 3.12
+	}
+	return cat, ""
+}
+
+func allPythonFactors(names []string) bool {
+	for _, n := range names {
+		if !pythonFactor.MatchString(strings.Split(n, "-")[0]) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,3 @@
+module github.com/prometheus/node_exporter
+
+go 1.25.0
