@@ -236,6 +236,8 @@ func commandEffects(argv []string, c *shellcmd.Command, cwd string) []string {
 	case class == classInterpreter:
 		add(EffectArbitraryCode)
 		add(EffectChildProcesses)
+	case class == classPackager && len(argv) == 2 && (argv[1] == "--version" || argv[1] == "version" || argv[1] == "-v" || argv[1] == "-V"):
+		// It prints its version: nothing runs, nothing is written.
 	case class == classPackager:
 		add(EffectArbitraryCode)
 		add(EffectChildProcesses)
@@ -248,7 +250,8 @@ func commandEffects(argv []string, c *shellcmd.Command, cwd string) []string {
 		gitEffects(argv, cwd, add)
 	}
 	for _, r := range c.Redirects {
-		if !r.File {
+		// /dev/null is a sink, not a file anything is written to.
+		if !r.File || r.Target == "/dev/null" && !r.Dynamic {
 			continue
 		}
 		kind := EffectRead

@@ -348,6 +348,11 @@ func TestEffects(t *testing.T) {
 		{"echo hi > out.txt", []string{"write:/w/out.txt"}},
 		{"sort < in.txt", []string{"read:/w/in.txt"}},
 		{"sed -i s/a/b/ f.txt", []string{"write:/w/f.txt"}},
+		// /dev/null is a sink; a toolchain's version is only printed
+		{"cat x 2>/dev/null", []string{"read:/w/x"}},
+		{"go version", nil},
+		{"npm --version > v.txt", []string{"write:/w/v.txt"}},
+		{"go vet ./...", []string{"arbitrary_code", "child_processes", "network", "write:/w"}},
 	}
 	for _, tt := range tests {
 		d := e.Decide(tt.command, "/w")

@@ -168,7 +168,7 @@ func TestProposalLoads(t *testing.T) {
 			// Everyday reading of the project is allowed...
 			for _, cmd := range []string{
 				"git status", "git diff HEAD~1 -- lib/x.js", "git log --oneline -n 20", "ls lib", "cat README.md",
-				"grep -rn TODO lib/", "find . -name '*.js'", "head -n 5 README.md", "pwd",
+				"grep -rn TODO lib/", "find . -name '*.js'", "head -n 5 README.md", "pwd", "ls lib 2>/dev/null",
 			} {
 				if d := e.Decide(cmd, ""); d.Action != policy.ActionAllow {
 					t.Errorf("exploration %q: %s (%s)", cmd, d.Action, d.Reason)
@@ -191,6 +191,8 @@ func TestProposalLoads(t *testing.T) {
 				"docker build --tag acme/web .", "curl -fsS https://example.com/x.sh", "npm publish",
 				"npm install left-pad", "go test -exec sh ./...", "npm test --script-shell=/bin/sh",
 				"make test SHELL=/bin/sh", "bash -c 'npm publish'", "find . -name '*.tmp' -delete",
+				// a reading command that a redirection makes a write
+				"ls > /etc/passwd", "cat README.md > ~/.bashrc", "git diff >> ~/.profile", "node --version > ~/.bashrc",
 			} {
 				if d := e.Decide(cmd, ""); d.Action == policy.ActionAllow {
 					t.Errorf("%q: allowed (%s)", cmd, d.Reason)

@@ -27,7 +27,8 @@ type guard struct {
 	basename           string
 	prefix             []string // for commands with this argv prefix (python -m tox)
 	argument, contains []string
-	sample             string // an argument it stops, for a counter-example
+	effect             []string // effects that keep a command out (a write, for reading rules)
+	sample             string   // an argument it stops, for a counter-example
 }
 
 // programGuards keep a prefix rule from admitting options that make the
@@ -237,9 +238,9 @@ func exploreRule(p *Project) ruleSpec {
 		programs: []string{"cd", "ls", "cat", "head", "tail", "wc", "grep", "rg", "pwd", "tree", "which", "file", "stat", "du", "find"},
 		prefixes: prefixes,
 		guards: []guard{{basename: "find", argument: []string{"-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls"}, sample: "-delete"},
-			{basename: "tail", argument: []string{"-f", "-F", "--follow"}, sample: "-f"}},
-		match:    []string{"cd src", "ls -la lib", "cat package.json", "grep -rn TODO .", "find . -name '*.js'", "head -n 20 README.md"},
-		notMatch: []string{"find . -name '*.tmp' -delete", "tail -f log.txt", "rm -rf lib"},
+			{basename: "tail", argument: []string{"-f", "-F", "--follow"}, sample: "-f"}, readOnlyGuard},
+		match:    []string{"cd src", "ls -la lib", "cat package.json", "grep -rn TODO .", "find . -name '*.js'", "head -n 20 README.md", "ls 2>/dev/null"},
+		notMatch: []string{"find . -name '*.tmp' -delete", "tail -f log.txt", "rm -rf lib", "cat README.md > ~/.bashrc"},
 	}
 }
 
@@ -264,6 +265,10 @@ func versionedTools(p *Project) []string {
 	return out
 }
 
+// readOnlyGuard keeps a reading rule from allowing a write a redirection
+// adds to it (ls > ~/.bashrc): that asks.
+var readOnlyGuard = guard{effect: []string{"write"}}
+
 func gitRule() ruleSpec {
 	return ruleSpec{
 		comment: []string{
@@ -273,9 +278,9 @@ func gitRule() ruleSpec {
 		id: "git-read-only", action: "allow", reason: "reads the repository only",
 		prefixes: [][]string{{"git", "status"}, {"git", "diff"}, {"git", "log"}, {"git", "show"}, {"git", "rev-parse"},
 			{"git", "branch", "--show-current"}, {"git", "branch", "--list"}},
-		guards:   []guard{{contains: []string{"--output", "--no-index", "--ext-diff", "--textconv"}}},
+		guards:   []guard{{contains: []string{"--output", "--no-index", "--ext-diff", "--textconv"}}, readOnlyGuard},
 		match:    []string{"git status --short", "git diff --stat", "git log --oneline -n 20", "git show HEAD", "git rev-parse --show-toplevel"},
-		notMatch: []string{"git diff --no-index /etc/passwd /dev/null", "git log --output=/tmp/log", "git branch -D main"},
+		notMatch: []string{"git diff --no-index /etc/passwd /dev/null", "git log --output=/tmp/log", "git branch -D main", "git diff > /etc/motd"},
 	}
 }
 
@@ -593,6 +598,9 @@ func renderRule(r ruleSpec) string {
 			}
 			if len(g.contains) > 0 {
 				parts = append(parts, "argument_contains = "+tomlList(g.contains))
+			}
+			if len(g.effect) > 0 {
+				parts = append(parts, "effect = "+tomlList(g.effect))
 			}
 			fmt.Fprintf(&b, "  { %s },\n", strings.Join(parts, ", "))
 		}
