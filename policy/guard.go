@@ -281,6 +281,7 @@ var guardedEnv = map[string]string{
 	"AGENTSHELL_POLICY_PATH": "would make agent-shell read another policy",
 	"AGENTSHELL_LOG_DIR":     "would move agent-shell's flight recorder",
 	"AGENTSHELL_ACTOR":       "would make the flight recorder name another actor",
+	"AGENTSHELL_RECORD_FD":   "would send what agent-shell records to a descriptor of the command's choosing instead of the flight recorder",
 }
 
 // userHome is the user's home folder; a variable so that tests can move it.
