@@ -299,7 +299,7 @@ var (
 	scriptShellRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)script[-_]shell`) })
 	npmrcLineRE   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?im)^[ \t]*["']?script[-_]shell["']?[ \t]*=`) })
 	envWriteRE    = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`\b(AGENTSHELL_(?:PASSTHROUGH|POLICY_PATH|LOG_DIR|ACTOR))[ \t]*\+?=`)
+		return regexp.MustCompile(`\b(AGENTSHELL_(?:PASSTHROUGH|POLICY_PATH|LOG_DIR|ACTOR|RECORD_FD))[ \t]*\+?=`)
 	})
 )
 
