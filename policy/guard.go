@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 
@@ -298,8 +300,10 @@ var userHome = func() string {
 var (
 	scriptShellRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)script[-_]shell`) })
 	npmrcLineRE   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?im)^[ \t]*["']?script[-_]shell["']?[ \t]*=`) })
-	envWriteRE    = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`\b(AGENTSHELL_(?:PASSTHROUGH|POLICY_PATH|LOG_DIR|ACTOR|RECORD_FD))[ \t]*\+?=`)
+	// envWriteRE finds an assignment of one of guardedEnv's variables.
+	envWriteRE = sync.OnceValue(func() *regexp.Regexp {
+		names := slices.Sorted(maps.Keys(guardedEnv))
+		return regexp.MustCompile(`\b(` + strings.Join(names, "|") + `)[ \t]*\+?=`)
 	})
 )
 
