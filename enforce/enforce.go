@@ -48,6 +48,9 @@ type Plan struct {
 	nested  bool // inside a sandbox already: its mounts hold
 }
 
+// maxInherit bounds the descriptors a plan passes on.
+const maxInherit = 16
+
 // planMessage is a Plan as the sandbox's first process receives it.
 type planMessage struct {
 	Plan
@@ -115,15 +118,23 @@ func encodePlan(p Plan) string {
 	return string(b)
 }
 
+// decodePlan takes the plan out of the environment.
 func decodePlan() (Plan, error) {
-	var m planMessage
 	raw := os.Getenv(planEnv)
 	os.Unsetenv(planEnv)
+	return parsePlan(raw)
+}
+
+func parsePlan(raw string) (Plan, error) {
+	var m planMessage
 	if raw == "" {
 		return m.Plan, fmt.Errorf("%s is not set: the sandbox is started by agent-shell exec", planEnv)
 	}
 	if err := json.Unmarshal([]byte(raw), &m); err != nil {
 		return m.Plan, fmt.Errorf("%s: %v", planEnv, err)
+	}
+	if m.Inherit < 0 || m.Inherit > maxInherit {
+		return m.Plan, fmt.Errorf("%s: %d descriptors to pass on (at most %d)", planEnv, m.Inherit, maxInherit)
 	}
 	m.Plan.inherit, m.Plan.nested = m.Inherit, m.Nested
 	return m.Plan, nil

@@ -135,6 +135,9 @@ func Enter() {
 	syscall.CloseOnExec(3)
 	argv := os.Args[2:]
 	plan, err := decodePlan()
+	if err == nil && len(argv) == 0 {
+		err = errors.New("no command to run")
+	}
 	if err == nil {
 		err = setup(plan)
 	}

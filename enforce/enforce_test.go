@@ -50,7 +50,7 @@ func TestPlanTransport(t *testing.T) {
 	if err != nil || !slices.Equal(got.ReadOnly, p.ReadOnly) || !got.DenyNetwork || got.inherit != 2 || !got.nested || os.Getenv(planEnv) != "" {
 		t.Errorf("decoded %+v, %v", got, err)
 	}
-	for _, bad := range []string{"", "{", `{"read_only": 3}`} {
+	for _, bad := range []string{"", "{", `{"read_only": 3}`, `{"inherit": 1000000}`, `{"inherit": -1}`} {
 		t.Setenv(planEnv, bad)
 		if _, err := decodePlan(); err == nil {
 			t.Errorf("plan %q: no error", bad)
@@ -133,5 +133,39 @@ func BenchmarkSandboxTrue(b *testing.B) {
 		if err := c.Run(); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// FuzzDecodePlan: any plan text decodes to a plan or an error, never a
+// panic, and a plan decodes to itself.
+func FuzzDecodePlan(f *testing.F) {
+	f.Add(encodePlan(Plan{ReadOnly: []string{"/a"}, Write: []string{"/w"}, DenyNetwork: true, inherit: 1}))
+	f.Add(`{"read_only":null,"inherit":-1}`)
+	f.Add("")
+	f.Fuzz(func(t *testing.T, raw string) {
+		p, err := parsePlan(raw)
+		if err != nil {
+			return
+		}
+		p.Bound()
+		again, err := parsePlan(encodePlan(p))
+		if err != nil || !slices.Equal(again.ReadOnly, p.ReadOnly) || again.inherit != p.inherit || again.DenyNetwork != p.DenyNetwork {
+			t.Fatalf("%q: decodes to %+v, then %+v, %v", raw, p, again, err)
+		}
+	})
+}
+
+// The sandbox's first process with no command says so and exits 126.
+func TestEnterWithoutCommand(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := exec.Command(self, enterArg)
+	c.Env = append(os.Environ(), planEnv+"="+encodePlan(Plan{}))
+	out, err := c.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 126 || !strings.Contains(string(out), "no command to run") {
+		t.Errorf("got %v: %s", err, out)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"os"
 	"strconv"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // RelayEnv names the file descriptor over which an agent-shell inside the
@@ -68,17 +70,37 @@ func (r *Relay) Send(e *Event) error {
 	return err
 }
 
+// atEnd reports, after a read of nothing, whether that was the end: every
+// sender has closed its end and no message with anything in it is left.
+func atEnd(f *os.File) bool {
+	fds := []unix.PollFd{{Fd: int32(f.Fd()), Events: unix.POLLRDHUP}}
+	n, err := unix.Poll(fds, 0)
+	if err != nil || n == 0 || fds[0].Revents&(unix.POLLRDHUP|unix.POLLHUP) == 0 {
+		return err != nil
+	}
+	queued, err := unix.IoctlGetInt(int(f.Fd()), unix.SIOCINQ)
+	return err != nil || queued == 0
+}
+
 // ServeRelay reads relayed events until every sender has closed its end,
 // and hands each to add; a message that is not an event is handed on as a
 // shim_error saying so, never dropped unsaid.
 func ServeRelay(f *os.File, add func(*Event)) {
 	buf := make([]byte, maxRelayed)
+	fd := int(f.Fd())
 	for {
-		n, err := f.Read(buf)
+		// Not f.Read, which turns an empty message into io.EOF.
+		n, err := syscall.Read(fd, buf)
+		if errors.Is(err, syscall.EINTR) {
+			continue
+		}
+		if n == 0 && err == nil && !atEnd(f) {
+			// An empty message, which reads as the end would: a sender
+			// could otherwise stop the relay for the messages after it.
+			add(&Event{Event: EventShimError, Error: "an empty relayed message"})
+			continue
+		}
 		if n == 0 || err != nil {
-			if errors.Is(err, syscall.EINTR) {
-				continue
-			}
 			return
 		}
 		var e Event
