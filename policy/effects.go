@@ -267,17 +267,9 @@ func commandEffects(argv []string, c *shellcmd.Command, cwd string) []string {
 }
 
 func gitEffects(argv []string, cwd string, add func(string)) {
-	sub := ""
-	for i := 1; i < len(argv); i++ {
-		a := argv[i]
-		if a == "-C" || a == "-c" || a == "--git-dir" || a == "--work-tree" {
-			i++
-			continue
-		}
-		if !strings.HasPrefix(a, "-") {
-			sub = a
-			break
-		}
+	globals, sub, _ := shellcmd.GitSplit(argv[1:])
+	for _, dir := range shellcmd.GitChdirs(globals) {
+		cwd = effectPath(dir, cwd)
 	}
 	root := effectPath(".", cwd)
 	switch {

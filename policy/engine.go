@@ -609,24 +609,22 @@ func gitWithoutConfig(argv []string) ([]string, bool) {
 	out := []string{argv[0]}
 	dropped := false
 	i := 1
-	for ; i < len(argv) && strings.HasPrefix(argv[i], "-"); i++ {
-		a := argv[i]
-		switch {
-		case a == "-c" || a == "--config-env" || a == "--exec-path":
-			dropped = true
-			if a != "--exec-path" { // --exec-path alone prints the path
-				i++
-			}
-		case strings.HasPrefix(a, "-c") || strings.HasPrefix(a, "--config-env=") || strings.HasPrefix(a, "--exec-path="):
-			dropped = true
-		default:
-			out = append(out, a)
+	for i < len(argv) {
+		n, runsCode := shellcmd.GitGlobal(argv[i:])
+		if n == 0 {
+			break
 		}
+		if runsCode {
+			dropped = true
+		} else {
+			out = append(out, argv[i:i+n]...)
+		}
+		i += n
 	}
 	if !dropped {
 		return nil, false
 	}
-	return append(out, argv[min(i, len(argv)):]...), true
+	return append(out, argv[i:]...), true
 }
 
 func compilePatterns(raws []string) []filePattern {

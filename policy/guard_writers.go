@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/agent-shell/agent-shell/policy/shellcmd"
 )
 
 // The write forms of the programs the guard knows: layerOps, per program,
@@ -422,36 +424,23 @@ func remoteRsync(s string) bool {
 	return i > 0 && !strings.Contains(s[:i], "/")
 }
 
-// gitGlobal are git's options before the subcommand that take a value.
-var gitGlobal = map[string]bool{"-C": true, "-c": true, "--git-dir": true, "--work-tree": true, "--namespace": true,
-	"--config-env": true, "--super-prefix": true, "--exec-path": false}
-
-// gitSubcommand finds git's subcommand after its global options, and the
-// index of the word after it.
+// gitSubcommand finds git's subcommand after its global options (the one
+// table of them, shellcmd.GitSplit), and the index of the word after it.
 func gitSubcommand(args []string) (string, int) {
-	i := 0
-	for ; i < len(args) && strings.HasPrefix(args[i], "-"); i++ {
-		if gitGlobal[args[i]] {
-			i++
-		}
-	}
-	if i >= len(args) {
+	_, sub, rest := shellcmd.GitSplit(args)
+	if sub == "" {
 		return "", len(args)
 	}
-	return args[i], i + 1
+	return sub, len(args) - len(rest)
 }
 
 // gitOps checks git subcommands that write the work tree by path:
 // checkout and restore of protected paths, rm, mv, clean -x, apply, am,
 // config --file.
 func (g *guarder) gitOps(args []string, cwds []string) *GuardDenial {
-	for i := 0; i < len(args)-1 && strings.HasPrefix(args[i], "-"); i++ {
-		if args[i] == "-C" {
-			cwds = g.rebase(cwds, args[i+1])
-		}
-		if gitGlobal[args[i]] {
-			i++
-		}
+	globals, _, _ := shellcmd.GitSplit(args)
+	for _, dir := range shellcmd.GitChdirs(globals) {
+		cwds = g.rebase(cwds, dir)
 	}
 	sub, next := gitSubcommand(args)
 	if sub == "" {

@@ -274,6 +274,31 @@ func gitGlobal(args []string) (n int, keep bool) {
 	return 0, false
 }
 
+// GitGlobal is gitGlobal for the other packages: how many words the global
+// option of git at args[0] takes (0 when it is none), and whether it can
+// run code.
+func GitGlobal(args []string) (n int, runsCode bool) { return gitGlobal(args) }
+
+// GitChdirs lists the folders git's -C options in globals (as GitSplit
+// returns them) move into, in order: each relative to the one before.
+func GitChdirs(globals []string) []string {
+	var dirs []string
+	for i := 0; i < len(globals); {
+		n, _ := gitGlobal(globals[i:])
+		if n == 0 {
+			break
+		}
+		switch a := globals[i]; {
+		case a == "-C" && n == 2:
+			dirs = append(dirs, globals[i+1])
+		case len(a) > 2 && strings.HasPrefix(a, "-C"):
+			dirs = append(dirs, a[2:])
+		}
+		i += n
+	}
+	return dirs
+}
+
 // GitSplit splits the arguments of git (its argv without the program) into
 // its global options as written (-C DIR, -c NAME=VALUE, --git-dir[=]DIR,
 // --work-tree, --namespace, --super-prefix, --config-env, --exec-path[=],

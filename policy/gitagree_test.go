@@ -1,0 +1,75 @@
+package policy
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/agent-shell/agent-shell/policy/shellcmd"
+)
+
+// The guard, the effects and the matchers read git's subcommand from the
+// one table of its global options (shellcmd.GitSplit), so they agree on
+// every spelling of the options before it.
+func TestGitSubcommandAgrees(t *testing.T) {
+	m := mustManifest(t, `version = 1
+[[rule]]
+id = "network-asks"
+action = "ask"
+match = { effect = "network" }
+[[rule]]
+id = "push-denied"
+action = "deny"
+match = { git_subcommand = "push", argument = "--force" }
+`)
+	e, err := NewEngine(nil, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{
+		"git push --force origin main",
+		"git --namespace foo push --force origin main",
+		"git --super-prefix sub/ push --force",
+		"git -C web push --force",
+		"git -Cweb push --force",
+		"git --git-dir .git --work-tree . push --force",
+		"git --git-dir=.git push --force",
+		"git --no-pager -P --bare push --force",
+		"git -c user.name=x push --force",
+		"git --config-env core.x=V push --force",
+		"git --exec-path=/usr/lib/git-core push --force",
+		"git --no-optional-locks --literal-pathspecs push --force",
+	} {
+		argv := strings.Fields(line)
+		_, sub, _ := shellcmd.GitSplit(argv[1:])
+		if sub != "push" {
+			t.Fatalf("%q: GitSplit reads %q", line, sub)
+		}
+		if got, _ := gitSubcommand(argv[1:]); got != sub {
+			t.Errorf("%q: the guard reads %q, GitSplit %q", line, got, sub)
+		}
+		d := e.Decide(line, "/repo")
+		if !slices.Contains(d.Effects, EffectNetwork) {
+			t.Errorf("%q: effects %v, without network", line, d.Effects)
+		}
+		if d.Action != ActionDeny || d.Rule != "push-denied" {
+			t.Errorf("%q: %s by %q, want deny by push-denied", line, d.Action, d.Rule)
+		}
+	}
+	// The issue's case: a rule on the effect alone asks for the push
+	// behind --namespace, as for the plain one.
+	m2 := mustManifest(t, "version = 1\n[[rule]]\nid = \"network-asks\"\naction = \"ask\"\nmatch = { effect = \"network\" }\n")
+	e2, err := NewEngine(nil, m2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{"git push --force origin main", "git --namespace foo push --force origin main"} {
+		if d := e2.Decide(line, "/repo"); d.Action != ActionAsk {
+			t.Errorf("%q: %s, want ask", line, d.Action)
+		}
+	}
+	// -C moves where git writes, relative to the folder before.
+	if d := e.Decide("git -C web -C app commit -m x", "/repo"); !slices.Contains(d.Effects, "write:/repo/web/app") {
+		t.Errorf("git -C web -C app commit: effects %v", d.Effects)
+	}
+}
