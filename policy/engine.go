@@ -17,6 +17,8 @@ import (
 	"github.com/agent-shell/agent-shell/policy/shellcmd"
 	"github.com/agent-shell/agent-shell/state"
 	"github.com/agent-shell/agent-shell/telemetry"
+
+	"github.com/agent-shell/agent-shell/internal/textcut"
 )
 
 // maxCommandBytes bounds the command line that is parsed; a longer one is
@@ -1267,7 +1269,7 @@ const maxReasonCommand = 200
 
 // reasonCommand is the command line as a reason quotes it.
 func reasonCommand(raw string) string {
-	if cut, ok := truncateUTF8(raw, maxReasonCommand); ok {
+	if cut, ok := textcut.Cut(raw, maxReasonCommand); ok {
 		return cut + "…"
 	}
 	return raw

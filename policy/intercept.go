@@ -20,6 +20,8 @@ import (
 	"github.com/agent-shell/agent-shell/policy/shellcmd"
 	"github.com/agent-shell/agent-shell/runtime"
 	"github.com/agent-shell/agent-shell/telemetry"
+
+	"github.com/agent-shell/agent-shell/internal/textcut"
 )
 
 // Interceptors: [[interceptor]] script = "ID", phase = "before" | "after".
@@ -577,7 +579,7 @@ func respondReason(raw string, it *Interception) string {
 		if s.text == "" {
 			continue
 		}
-		text, cut := truncateUTF8(s.text, maxReasonOutput)
+		text, cut := textcut.Cut(s.text, maxReasonOutput)
 		fmt.Fprintf(&b, "\n%s:\n%s", s.name, text)
 		if cut {
 			b.WriteString("\n[truncated]")
@@ -655,7 +657,7 @@ func RewriteInput(input json.RawMessage, command string) (json.RawMessage, bool)
 // redacted, then cut to limit bytes (true when cut).
 func FinalizeOutput(s string, limit int) (string, bool) {
 	s = telemetry.Redact(sanitizeTerminal(s))
-	return truncateUTF8(s, limit)
+	return textcut.Cut(s, limit)
 }
 
 func sanitizeTerminal(s string) string {
@@ -696,18 +698,6 @@ func sanitizeTerminal(s string) string {
 		}
 	}
 	return b.String()
-}
-
-// truncateUTF8 cuts s to at most n bytes on a rune boundary.
-func truncateUTF8(s string, n int) (string, bool) {
-	if len(s) <= n {
-		return s, false
-	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut], true
 }
 
 // CommandResult is a finished command as after-interceptors see it.
@@ -905,7 +895,7 @@ func PostToolResult(ev *hostapi.Event) (CommandResult, bool) {
 	}
 	for _, p := range []*string{&r.Stdout, &r.Stderr} {
 		if len(*p) > MaxInterceptOutput {
-			*p, _ = truncateUTF8(*p, MaxInterceptOutput)
+			*p, _ = textcut.Cut(*p, MaxInterceptOutput)
 			if p == &r.Stdout {
 				r.StdoutTruncated = true
 			} else {
@@ -948,7 +938,7 @@ func (e *Engine) AfterEvent(ev *hostapi.Event, cov hostapi.Coverage) (hostapi.Ve
 			var b strings.Builder
 			fmt.Fprintf(&b, "agent-shell: interceptor %s replaced this command's output; read this instead of the output shown:", out.Interceptor)
 			for _, s := range []struct{ name, text string }{{"stdout", out.Stdout}, {"stderr", out.Stderr}} {
-				text, cut := truncateUTF8(s.text, maxReasonOutput)
+				text, cut := textcut.Cut(s.text, maxReasonOutput)
 				fmt.Fprintf(&b, "\n%s:\n%s", s.name, text)
 				if cut {
 					b.WriteString("\n[truncated]")

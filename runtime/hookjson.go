@@ -19,6 +19,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/agent-shell/agent-shell/builtins"
+
+	"github.com/agent-shell/agent-shell/internal/textcut"
 )
 
 // HookVersion is the protocol version every request carries and every
@@ -873,13 +875,8 @@ func syntaxErr(err error) error {
 
 // clipString cuts s to 64 bytes (on a rune boundary) for an error message.
 func clipString(s string) string {
-	const n = 64
-	if len(s) <= n {
-		return s
+	if t, cut := textcut.Cut(s, 64); cut {
+		return t + "..."
 	}
-	i := n
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + "..."
+	return s
 }

@@ -4,7 +4,8 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/agent-shell/agent-shell/internal/textcut"
 )
 
 // Actor labels that are not agent names.
@@ -249,19 +250,10 @@ func CaptureTags(environ []string) map[string]string {
 // truncateValue cuts v to maxCapturedValueBytes without splitting a UTF-8
 // sequence and appends truncatedSuffix. It reports whether it cut.
 func truncateValue(v string) (string, bool) {
-	if len(v) <= maxCapturedValueBytes {
-		return v, false
+	if t, cut := textcut.Cut(v, maxCapturedValueBytes); cut {
+		return t + truncatedSuffix, true
 	}
-	cut := maxCapturedValueBytes
-	// Back up over at most three continuation bytes to the start of the
-	// code point; in invalid UTF-8 there may be none, so keep the byte cut.
-	for back := cut; back > cut-utf8.UTFMax && back > 0; back-- {
-		if utf8.RuneStart(v[back]) {
-			cut = back
-			break
-		}
-	}
-	return v[:cut] + truncatedSuffix, true
+	return v, false
 }
 
 // maxSessionIDBytes bounds a session id: it becomes a file name.

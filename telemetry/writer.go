@@ -12,7 +12,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
-	"unicode/utf8"
+
+	"github.com/agent-shell/agent-shell/internal/textcut"
 )
 
 // MaxCommandBytes caps the command text kept in an event, so that one
@@ -174,15 +175,12 @@ func redactEvent(e *Event) {
 	}
 }
 
+// truncateUTF8 cuts s to max bytes, marked.
 func truncateUTF8(s string, max int) string {
-	if len(s) <= max {
-		return s
+	if t, cut := textcut.Cut(s, max); cut {
+		return t + truncatedMarker
 	}
-	cut := max
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + truncatedMarker
+	return s
 }
 
 // loadTail sets the chain state from the end of the file (see readTail).
