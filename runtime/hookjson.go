@@ -21,6 +21,8 @@ import (
 	"github.com/agent-shell/agent-shell/builtins"
 
 	"github.com/agent-shell/agent-shell/internal/textcut"
+
+	"github.com/agent-shell/agent-shell/internal/jsonstr"
 )
 
 // HookVersion is the protocol version every request carries and every
@@ -226,37 +228,15 @@ func writeJSON(w *limitedBuffer, v any, depth int) error {
 	return fmt.Errorf("Go type %T is not data", v)
 }
 
-// writeJSONString quotes s, escaping only '"', '\\' and control characters.
-// A string that is not valid UTF-8 is an error: the hook must see exactly
-// what the caller meant, never a silently replaced character.
+// writeJSONString quotes s. A string that is not valid UTF-8 is an error:
+// the hook must see exactly what the caller meant, never a silently
+// replaced character.
 func writeJSONString(w *limitedBuffer, s string) error {
-	if !utf8.ValidString(s) {
+	b, err := jsonstr.AppendExact(nil, s)
+	if err != nil {
 		return fmt.Errorf("string %q is not valid UTF-8", clipString(s))
 	}
-	var b strings.Builder
-	b.Grow(len(s) + 2)
-	b.WriteByte('"')
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '"':
-			b.WriteString(`\"`)
-		case c == '\\':
-			b.WriteString(`\\`)
-		case c == '\n':
-			b.WriteString(`\n`)
-		case c == '\r':
-			b.WriteString(`\r`)
-		case c == '\t':
-			b.WriteString(`\t`)
-		case c < 0x20:
-			fmt.Fprintf(&b, `\u%04x`, c)
-		default:
-			b.WriteByte(c)
-		}
-	}
-	b.WriteByte('"')
-	return w.WriteString(b.String())
+	return w.WriteString(string(b))
 }
 
 // hookStatus is a process status on the wire: {"exited":N} or {"signaled":N}.

@@ -39,7 +39,7 @@ func TestHookRequestEncoding(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `{"hook_id":"h","kind":"audit_filter","payload":{"a":{"k1":"\"\\\n\t\u0001é","k2":"v"},` +
-		`"b":[{"x":true,"y":null},1.5,-2,"<&>` + "\u2028" + `"],"c":["p","q"],"d":1786579200.123,"e":{},"f":[]},"request_id":"r","version":1}`
+		`"b":[{"x":true,"y":null},1.5,-2,"<&>\u2028"],"c":["p","q"],"d":1786579200.123,"e":{},"f":[]},"request_id":"r","version":1}`
 	if string(got) != want {
 		t.Errorf("request\n\t%s\nwant\n\t%s", got, want)
 	}

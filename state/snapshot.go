@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/agent-shell/agent-shell/internal/jsonstr"
 )
 
 const (
@@ -204,39 +206,15 @@ func appendFloat(b []byte, f float64) ([]byte, error) {
 	return b, nil
 }
 
-const hexDigits = "0123456789abcdef"
-
 // appendString writes s as a JSON string. Invalid UTF-8 is an error: it
 // could only be written by replacing bytes, and state must come back as it
 // was committed.
 func appendString(b []byte, s string) ([]byte, error) {
-	if !utf8.ValidString(s) {
+	b, err := jsonstr.AppendExact(b, s)
+	if err != nil {
 		return nil, errors.New("state holds a string that is not valid UTF-8")
 	}
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
-		}
-		b = append(b, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			b = append(b, '\\', c)
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		case '\t':
-			b = append(b, '\\', 't')
-		default:
-			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-		}
-		start = i + 1
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"'), nil
+	return b, nil
 }
 
 // decodeEnvelope parses a snapshot file's envelope strictly: one JSON

@@ -7,7 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"time"
-	"unicode/utf8"
+
+	"github.com/agent-shell/agent-shell/internal/jsonstr"
 )
 
 // Event types of schema v1.
@@ -359,58 +360,9 @@ func appendStringMap(b []byte, m map[string]string) []byte {
 	return append(b, '}')
 }
 
-const hexDigits = "0123456789abcdef"
-
-// appendString writes s as a JSON string. Invalid UTF-8 becomes U+FFFD, and
-// control characters, U+2028 and U+2029 are escaped, so a line never contains
-// a raw newline and always decodes.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
+// appendString writes s as a JSON string (jsonstr.Append: invalid UTF-8
+// becomes U+FFFD, and a line never holds a raw newline).
+func appendString(b []byte, s string) []byte { return jsonstr.Append(b, s) }
 
 // Millis is a duration in whole milliseconds. The reference tool wrote
 // fractional values (9.232238000000024); they are still read, rounded.
