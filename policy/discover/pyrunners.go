@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/pelletier/go-toml/v2"
 )
@@ -24,12 +25,19 @@ func (s *scanner) scanNox() {
 	s.p.NoxSessions, s.p.NoxDefault = NoxSessions(data)
 }
 
+// The noxfile's regexps are compiled on first use: every agent-shell
+// process links this package, and only policy --init reads a noxfile.
 var (
-	noxOptionSessions = regexp.MustCompile(`(?m)^nox\.options\.sessions\s*=\s*[\[(]([^\])]*)[\])]`)
-	pyString          = regexp.MustCompile(`["']([^"'\n]+)["']`)
-	noxNameArg        = regexp.MustCompile(`\bname\s*=\s*["']([^"'\n]+)["']`)
-	pyDef             = regexp.MustCompile(`^(?:async\s+)?def\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(`)
+	noxOptionSessions = lazyRegexp(`(?m)^nox\.options\.sessions\s*=\s*[\[(]([^\])]*)[\])]`)
+	pyString          = lazyRegexp(`["']([^"'\n]+)["']`)
+	noxNameArg        = lazyRegexp(`\bname\s*=\s*["']([^"'\n]+)["']`)
+	pyDef             = lazyRegexp(`^(?:async\s+)?def\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(`)
+	pythonFactor      = lazyRegexp(`^(py|pypy)?\d+(\.?\d+)*t?$|^py$|^pypy$`)
 )
+
+func lazyRegexp(pattern string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
+}
 
 // NoxSessions reads a noxfile's sessions, in file order: each function
 // decorated with @nox.session (or @session), named by its name= argument or
@@ -39,9 +47,9 @@ var (
 // session it cannot read is not one.
 func NoxSessions(data []byte) (sessions []Task, defaults []string) {
 	src := strings.ReplaceAll(string(data), "\r\n", "\n")
-	if m := noxOptionSessions.FindStringSubmatch(src); m != nil {
+	if m := noxOptionSessions().FindStringSubmatch(src); m != nil {
 		defaults = []string{}
-		for _, q := range pyString.FindAllStringSubmatch(m[1], -1) {
+		for _, q := range pyString().FindAllStringSubmatch(m[1], -1) {
 			defaults = append(defaults, q[1])
 		}
 	}
@@ -63,7 +71,7 @@ func NoxSessions(data []byte) (sessions []Task, defaults []string) {
 		name := ""
 		for i+1 < len(lines) {
 			next := strings.TrimSpace(lines[i+1])
-			if m := pyDef.FindStringSubmatch(next); m != nil {
+			if m := pyDef().FindStringSubmatch(next); m != nil {
 				name = m[1]
 				i++
 				break
@@ -76,7 +84,7 @@ func NoxSessions(data []byte) (sessions []Task, defaults []string) {
 		if name == "" {
 			continue
 		}
-		if m := noxNameArg.FindStringSubmatch(deco); m != nil {
+		if m := noxNameArg().FindStringSubmatch(deco); m != nil {
 			name = m[1]
 		}
 		if seen[name] || !taskName(name) {
@@ -262,8 +270,6 @@ func expandFactors(entry string) []string {
 	return out
 }
 
-var pythonFactor = regexp.MustCompile(`^(py|pypy)?\d+(\.?\d+)*t?$|^py$|^pypy$`)
-
 // classifyNox: nox [-s|-e|--session(s) NAME...] [-- args]. The sessions
 // must be the noxfile's; a keyword or tag selection, or another noxfile, is
 // not proposed.
@@ -310,7 +316,7 @@ func (p *Project) classifyNox(args []string) (Category, string) {
 // noxBase is the session a name runs: test-3.12 runs test on Python 3.12.
 func noxBase(name string, sessions []Task) string {
 	for _, t := range sessions {
-		if rest, ok := strings.CutPrefix(name, t.Name+"-"); ok && t.Params > 0 && pythonFactor.MatchString(rest) {
+		if rest, ok := strings.CutPrefix(name, t.Name+"-"); ok && t.Params > 0 && pythonFactor().MatchString(rest) {
 			return t.Name
 		}
 	}
@@ -355,7 +361,7 @@ func (p *Project) classifyTox(args []string) (Category, string) {
 	for _, n := range names {
 		if _, ok := findTask(p.ToxEnvs, n); !ok {
 			for _, f := range strings.Split(n, "-") {
-				if !factors[f] && !pythonFactor.MatchString(f) {
+				if !factors[f] && !pythonFactor().MatchString(f) {
 					return "", "no tox environment " + n
 				}
 			}
@@ -376,7 +382,7 @@ func (p *Project) classifyTox(args []string) (Category, string) {
 
 func allPythonFactors(names []string) bool {
 	for _, n := range names {
-		if !pythonFactor.MatchString(strings.Split(n, "-")[0]) {
+		if !pythonFactor().MatchString(strings.Split(n, "-")[0]) {
 			return false
 		}
 	}
