@@ -135,7 +135,8 @@ func newRootCmd(a *app) *cobra.Command {
 		Use:   "agent-shell",
 		Short: "Record and police what AI coding agents and npm scripts run",
 		Long: `agent-shell records every npm script run and agent tool call as append-only,
-hash-chained JSONL under .agent-shell/events/, and lets you query it.
+hash-chained JSONL under .agent-shell/events/, and lets you query it (log),
+decide it again under another policy (replay) and read it as a page (report).
 
 As npm's script-shell it is invoked as: agent-shell -c COMMAND [ARG0 ARG...]`,
 		// The real version is read from the build info only when asked for

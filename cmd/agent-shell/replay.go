@@ -55,7 +55,7 @@ and when the configuration does not load.`,
 	f.StringVar(&o.session, "session", "", "only session `ID`")
 	f.StringVar(&o.last, "last", "", "only calls from the last `DURATION` (30s, 15m, 2h, 7d)")
 	f.StringVar(&o.config, "config", "", "decide under the configuration of the checkout in `DIR` (a folder holding "+policy.ConfigFolder+"/, or that folder itself)")
-	f.StringVar(&o.failOn, "fail-on-change", "", "exit 1 when a change loosens a decision (`loosen`), or on any change (any)")
+	f.StringVar(&o.failOn, "fail-on-change", "", "exit 1 on a change of `KIND`: loosen (a decision gets less strict) or any")
 	f.BoolVar(&o.json, "json", false, "print one JSON object: the totals, the groups, every changed call, the calls not replayed and the damaged lines")
 	return cmd
 }
