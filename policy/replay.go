@@ -14,7 +14,12 @@ import (
 // would once authorized ([guard] allow_agent_edits included). The built-in
 // guards protect root. AGENTSHELL_POLICY_PATH applies to root's own
 // configuration only: another checkout's policy.json is the one it holds.
-func LoadReplay(configRoot, root, stateDir string, getenv func(string) string) *Engine {
+//
+// Executable extensions are programs the configuration names: a checkout's
+// are whatever its author put there. They run only with runExecutables;
+// otherwise each fails as ErrExecutableNotRun (runtime.FailSkipped) and
+// takes its declared failure outcome.
+func LoadReplay(configRoot, root, stateDir string, getenv func(string) string, runExecutables bool) *Engine {
 	if configRoot != root {
 		getenv = withoutPolicyOverride(getenv)
 	}
@@ -24,5 +29,8 @@ func LoadReplay(configRoot, root, stateDir string, getenv func(string) string) *
 	}
 	e := loadWith(configRoot, root, getenv, opts)
 	e.Authorized = e.LoadErr == nil
+	if e.Manifest != nil {
+		e.Manifest.skipExecutables = !runExecutables
+	}
 	return e
 }

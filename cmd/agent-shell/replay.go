@@ -17,7 +17,7 @@ import (
 
 type replayOptions struct {
 	session, last, config, failOn string
-	json                          bool
+	json, runExecutables          bool
 }
 
 func newReplayCmd(a *app) *cobra.Command {
@@ -37,8 +37,11 @@ Nothing of the repository's state is used or changed: scripts are compiled
 from source, and their state and approval grants start empty in a scratch
 folder (so a decision a grant allowed may come back as ask). npm scripts are
 decided as the shim decides them: by its interceptors only, since the rules
-are not enforced there. Damaged lines, and calls that cannot be decided again,
-are counted and reported, never dropped.
+are not enforced there. Executable extensions are programs the configuration
+names, which a proposed checkout's author chose: they are not run unless
+--run-executables says so, and each takes its declared failure outcome
+instead (the calls that met one are counted). Damaged lines, and calls that
+cannot be decided again, are counted and reported, never dropped.
 
 Every session is replayed unless --session or --last narrows it. Exits 1
 with --fail-on-change when a change loosens (loosen) or on any change (any),
@@ -56,6 +59,7 @@ and when the configuration does not load.`,
 	f.StringVar(&o.last, "last", "", "only calls from the last `DURATION` (30s, 15m, 2h, 7d)")
 	f.StringVar(&o.config, "config", "", "decide under the configuration of the checkout in `DIR` (a folder holding "+policy.ConfigFolder+"/, or that folder itself)")
 	f.StringVar(&o.failOn, "fail-on-change", "", "exit 1 on a change of `KIND`: loosen (a decision gets less strict) or any")
+	f.BoolVar(&o.runExecutables, "run-executables", false, "run the configuration's executable extensions (programs it names, which run as you: only for a configuration you trust)")
 	f.BoolVar(&o.json, "json", false, "print one JSON object: the totals, the groups, every changed call, the calls not replayed and the damaged lines")
 	return cmd
 }
@@ -117,7 +121,7 @@ func (a *app) runReplay(cmd *cobra.Command, o *replayOptions) error {
 		return fmt.Errorf("scratch folder for script state: %w", err)
 	}
 	defer os.RemoveAll(scratch)
-	engine := policy.LoadReplay(cfgRoot, root, scratch, a.getenv)
+	engine := policy.LoadReplay(cfgRoot, root, scratch, a.getenv, o.runExecutables)
 	if engine.LoadErr != nil {
 		return fmt.Errorf("%s does not load, so nothing can be decided under it: %v", what, engine.LoadErr)
 	}
@@ -207,6 +211,10 @@ func writeReplayText(w *bufio.Writer, what string, res *replay.Result) {
 			}
 			fmt.Fprintf(w, "  %s:%d  %s: %s\n", sanitize(s.Session, 40), s.Line, s.Event, sanitize(s.Reason, 200))
 		}
+	}
+	if res.ExecutablesNotRun > 0 {
+		fmt.Fprintf(w, "\n%d %s met executable extensions that were not run, and took their failure outcomes (--run-executables runs them, for a configuration you trust).\n",
+			res.ExecutablesNotRun, plural(res.ExecutablesNotRun, "call", "calls"))
 	}
 	if res.NoCwd > 0 {
 		fmt.Fprintf(w, "\n%d %s recorded no cwd (written before decisions kept it) and %s judged at the repository root.\n",

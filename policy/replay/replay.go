@@ -17,6 +17,7 @@ import (
 
 	"github.com/agent-shell/agent-shell/hostapi"
 	"github.com/agent-shell/agent-shell/policy"
+	"github.com/agent-shell/agent-shell/runtime"
 	"github.com/agent-shell/agent-shell/telemetry"
 )
 
@@ -77,8 +78,11 @@ type Call struct {
 	Change      Change  `json:"change"`
 	// Inexact says why the replayed call may not be the recorded one
 	// exactly: "redacted" (a secret in the command was replaced before it
-	// was written), "truncated" (the command was cut), "no cwd recorded".
+	// was written), "truncated" (the command was cut), "no cwd recorded",
+	// "executable not run".
 	Inexact []string `json:"inexact,omitempty"`
+	// executables is set when an executable extension was not run.
+	executables bool
 }
 
 // Skip is a recorded call that cannot be decided again.
@@ -111,10 +115,13 @@ type Result struct {
 	RuleChanged int `json:"rule_changed"`
 	// NoCwd counts the calls judged at the repository root because their
 	// line recorded no cwd.
-	NoCwd   int      `json:"no_cwd"`
-	Changed []Call   `json:"changes"`
-	Skipped []Skip   `json:"skipped"`
-	Damaged []Damage `json:"damaged"`
+	NoCwd int `json:"no_cwd"`
+	// ExecutablesNotRun counts the calls decided without running an
+	// executable extension they met (see policy.LoadReplay).
+	ExecutablesNotRun int      `json:"executables_not_run"`
+	Changed           []Call   `json:"changes"`
+	Skipped           []Skip   `json:"skipped"`
+	Damaged           []Damage `json:"damaged"`
 }
 
 // DamagedLines is the number of damaged lines in every file.
@@ -185,6 +192,10 @@ func (res *Result) add(session string, line int, ev *telemetry.Event, c *Call, s
 	}
 	if strings.HasSuffix(c.Command, "…[truncated]") {
 		c.Inexact = append(c.Inexact, "truncated")
+	}
+	if c.executables {
+		res.ExecutablesNotRun++
+		c.Inexact = append(c.Inexact, "executable not run")
 	}
 	c.Change = compare(c.Was, c.Now)
 	res.Calls++
@@ -264,6 +275,7 @@ func hookCall(o Options, ev *telemetry.Event) (*Call, string) {
 	}
 	d := o.Engine.DecideEvent(hev)
 	c.Now = Outcome{Decision: string(d.Action), Rule: d.Rule, Reason: d.Reason}
+	c.executables = skippedExecutable(d)
 	return c, ""
 }
 
@@ -287,6 +299,7 @@ func scriptCall(o Options, ev *telemetry.Event) (*Call, string) {
 		req.Context = ctx
 	}
 	d := o.Engine.DecideShim(ev.Command, req)
+	c.executables = skippedExecutable(d)
 	c.Now = Outcome{Decision: "allow", Reason: "the script runs"}
 	if it := d.Intercept; it != nil {
 		switch it.Outcome {
@@ -299,6 +312,17 @@ func scriptCall(o Options, ev *telemetry.Event) (*Call, string) {
 		}
 	}
 	return c, ""
+}
+
+// skippedExecutable reports whether the decision met an executable
+// extension that was not run.
+func skippedExecutable(d policy.Decision) bool {
+	for _, r := range d.Extensions {
+		if r.Outcome == string(runtime.FailSkipped) {
+			return true
+		}
+	}
+	return false
 }
 
 // Group is the changed calls that changed alike: from one decision and

@@ -131,7 +131,7 @@ var commands = []string{
 func TestReplaySameConfigurationChangesNothing(t *testing.T) {
 	root := repo(t, oldManifest)
 	files := record(t, root, commands)
-	res, err := Run(Options{Engine: policy.LoadReplay(root, root, t.TempDir(), noenv), Root: root, Files: files})
+	res, err := Run(Options{Engine: policy.LoadReplay(root, root, t.TempDir(), noenv, false), Root: root, Files: files})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func TestReplayAnotherConfiguration(t *testing.T) {
 	root := repo(t, oldManifest)
 	files := record(t, root, commands)
 	proposal := repo(t, newManifest)
-	res, err := Run(Options{Engine: policy.LoadReplay(proposal, root, t.TempDir(), noenv), Root: root, Files: files})
+	res, err := Run(Options{Engine: policy.LoadReplay(proposal, root, t.TempDir(), noenv, false), Root: root, Files: files})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +190,7 @@ func TestReplayOldLineWithoutCwd(t *testing.T) {
 	dir := filepath.Join(root, ".agent-shell", "events")
 	writeFile(t, filepath.Join(dir, "old.jsonl"),
 		`{"v":1,"session_id":"old","event":"policy_decision","command":"rm -rf /tmp/x","decision":"deny","matched_rule":"no-rm-rf","actor":"copilot","timestamp":"2025-01-01T00:00:00.000Z","env":{},"tags":{}}`+"\n")
-	res, err := Run(Options{Engine: policy.LoadReplay(root, root, "", noenv), Root: root, Files: []string{filepath.Join(dir, "old.jsonl")}})
+	res, err := Run(Options{Engine: policy.LoadReplay(root, root, "", noenv, false), Root: root, Files: []string{filepath.Join(dir, "old.jsonl")}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +202,7 @@ func TestReplayOldLineWithoutCwd(t *testing.T) {
 func TestReplayRefusesAConfigurationThatDoesNotLoad(t *testing.T) {
 	root := repo(t, oldManifest)
 	bad := repo(t, "version = 1\n[[rule]]\nid = 3\n")
-	_, err := Run(Options{Engine: policy.LoadReplay(bad, root, "", noenv), Root: root})
+	_, err := Run(Options{Engine: policy.LoadReplay(bad, root, "", noenv, false), Root: root})
 	if !errors.Is(err, ErrNotLoaded) {
 		t.Fatalf("err %v", err)
 	}
@@ -232,7 +232,7 @@ id = "no-vitest"
 action = "deny"
 match = { basename = "vitest" }
 `)
-	res, err := Run(Options{Engine: policy.LoadReplay(proposal, root, "", noenv), Root: root, Files: files})
+	res, err := Run(Options{Engine: policy.LoadReplay(proposal, root, "", noenv, false), Root: root, Files: files})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,7 +253,7 @@ script = "stop-vitest"
 phase = "before"
 match = { basename = "vitest" }
 `)
-	res, err = Run(Options{Engine: policy.LoadReplay(proposal, root, "", noenv), Root: root, Files: files})
+	res, err = Run(Options{Engine: policy.LoadReplay(proposal, root, "", noenv, false), Root: root, Files: files})
 	if err != nil {
 		t.Fatal(err)
 	}
