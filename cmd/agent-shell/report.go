@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agent-shell/agent-shell/internal/atomicfile"
 	"github.com/agent-shell/agent-shell/telemetry"
 	"github.com/agent-shell/agent-shell/telemetry/report"
 )
@@ -81,23 +83,12 @@ func (a *app) runReport(cmd *cobra.Command, session, last, output string) error 
 		}
 	} else {
 		// Written whole or not at all: a reader never sees half a page.
-		tmp, err := os.CreateTemp(filepath.Dir(output), "."+filepath.Base(output)+".*")
-		if err != nil {
-			return fmt.Errorf("write %s: %w", output, err)
+		var page bytes.Buffer
+		if sum, err = report.Write(&page, o); err != nil {
+			return err
 		}
-		defer os.Remove(tmp.Name()) // gone once renamed
-		sum, err = report.Write(tmp, o)
-		if err == nil {
-			err = tmp.Chmod(0o644)
-		}
-		if cerr := tmp.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil {
-			err = os.Rename(tmp.Name(), output)
-		}
-		if err != nil {
-			return fmt.Errorf("write %s: %w", output, err)
+		if err := atomicfile.Write(output, page.Bytes(), 0); err != nil {
+			return err
 		}
 		fmt.Fprintf(a.stderr, "wrote %s: %d %s in %d %s, %s\n", displayPath(output), sum.Events, plural(sum.Events, "event", "events"),
 			sum.Sessions, plural(sum.Sessions, "session", "sessions"), formatBytes(sum.Bytes))
