@@ -106,10 +106,10 @@ func (a *app) runReplay(cmd *cobra.Command, o *replayOptions) error {
 	if o.json {
 		a.stdout = io.Discard // sessionFiles' notes; the JSON says it all
 	}
-	files, skipped, _, err := a.sessionFiles(dir, ids)
+	files, skipped, ok, err := a.sessionFiles(dir, ids)
 	a.stdout = out
-	if err != nil {
-		return err
+	if err != nil || (!ok && !o.json) {
+		return err // !ok: nothing recorded, as sessionFiles said
 	}
 	for _, s := range skipped {
 		a.errorf("skipped %s: %s, not a regular file", displayPath(s.Path), s.Kind())
