@@ -68,6 +68,10 @@ type Engine struct {
 	// DryRun decides events as policy explain does: the grants reviewers
 	// give are not stored (Request.DryRun).
 	DryRun bool
+	// Now is the time hook events are decided at (scripts' ctx.timestamp,
+	// grants' creation and expiry); nil is the clock's. Replay sets it to
+	// each recorded call's time.
+	Now func() time.Time
 }
 
 // Load reads the policy under root. It never fails: a load error is kept on
@@ -80,6 +84,13 @@ func Load(root string, getenv func(string) string) *Engine {
 // stateRoot (used as pins say: see RuntimeOptions) and grants and script
 // state in stateRoot's StateDir, and computes the configuration digest.
 func loadFrom(root, stateRoot string, getenv func(string) string, pins map[string]string) *Engine {
+	cache := filepath.Join(stateRoot, StateSubpath, "cache")
+	return loadWith(root, stateRoot, getenv, RuntimeOptions{CacheDir: cache, CachePins: pins, Store: stateStore(stateRoot, getenv)})
+}
+
+// loadWith reads the configuration under root for the repository at
+// stateRoot, compiling its scripts as opts say.
+func loadWith(root, stateRoot string, getenv func(string) string, opts RuntimeOptions) *Engine {
 	e := &Engine{Root: stateRoot} // the repository's root, also for an authorized copy loaded from elsewhere
 	pf, err := LoadPolicyFile(root, getenv)
 	switch {
@@ -99,8 +110,7 @@ func loadFrom(root, stateRoot string, getenv func(string) string, pins map[strin
 	default:
 		e.Manifest = m
 	}
-	cache := filepath.Join(stateRoot, StateSubpath, "cache")
-	if err := e.compile(RuntimeOptions{CacheDir: cache, CachePins: pins, Store: stateStore(stateRoot, getenv)}); err != nil {
+	if err := e.compile(opts); err != nil {
 		e.LoadErr = err
 	}
 	if e.LoadErr == nil {
@@ -207,6 +217,9 @@ func (e *Engine) decideEvent(ev *hostapi.Event) Decision {
 		return Decision{Action: ActionDeny, Reason: ev.CommandErr.Error()}
 	}
 	req := Request{Cwd: ev.Cwd, Home: e.Home, SessionID: ev.SessionID, Agent: ev.Agent, Tool: ev.Tool, DryRun: e.DryRun}
+	if e.Now != nil {
+		req.Time = e.Now()
+	}
 	if e.EventTimeout > 0 {
 		ctx, cancel := context.WithTimeout(context.Background(), e.EventTimeout)
 		defer cancel()

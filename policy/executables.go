@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -36,6 +37,10 @@ func (m *Manifest) compileExecutables() {
 	}
 }
 
+// ErrExecutableNotRun is the failure of an executable extension that a
+// replay does not run (LoadReplay): it takes its declared failure outcome.
+var ErrExecutableNotRun = errors.New("executable extension not run: replay runs executables only when told to")
+
 // VerifyExecutables checks every executable extension against its pin
 // without running it: what policy check adds for them.
 func (m *Manifest) VerifyExecutables() error {
@@ -62,6 +67,9 @@ func (m *Manifest) kindOf(id string) builtins.Kind {
 // script needs is built.
 func (m *Manifest) invoke(ctx context.Context, id, session string, input func() (starlark.Value, error), payload func() map[string]any) runtime.Result {
 	if x := m.executables[id]; x != nil {
+		if m.skipExecutables {
+			return runtime.Result{Failure: runtime.FailSkipped, Err: ErrExecutableNotRun}
+		}
 		var b [8]byte
 		rand.Read(b[:]) //nolint:errcheck // never fails on Linux
 		return x.Run(ctx, "shell-hook-"+hex.EncodeToString(b[:]), payload()).Result

@@ -75,10 +75,13 @@ type Manifest struct {
 
 	runtime     *runtime.Runtime
 	executables map[string]*runtime.Executable // by script id
-	src         string
-	ruleLines   []int   // the line of each rule's [[rule]] header, for errors
-	packs       []*Pack // the packs taken in, in declaration order
-	inPack      bool    // the declarations of a pack.toml, being validated
+	// skipExecutables fails every executable extension without running
+	// it (LoadReplay without RunExecutables).
+	skipExecutables bool
+	src             string
+	ruleLines       []int   // the line of each rule's [[rule]] header, for errors
+	packs           []*Pack // the packs taken in, in declaration order
+	inPack          bool    // the declarations of a pack.toml, being validated
 }
 
 // PolicyConfig is the manifest's [policy] table.

@@ -77,6 +77,9 @@ import (
 const (
 	FailPin  Failure = "pin"  // the file is not the pinned, runnable one: it was not run
 	FailExit Failure = "exit" // the hook exited nonzero or was killed by a signal
+	// FailSkipped: the caller runs no executable (replay, unless told to):
+	// it was not run.
+	FailSkipped Failure = "skipped"
 )
 
 // Defaults of an Executable that sets none.

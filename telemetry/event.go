@@ -122,6 +122,11 @@ type Event struct {
 	// RequestID is the host's id of the tool call (Claude's tool_use_id):
 	// on a command_end, the call whose decision let the command run.
 	RequestID string `json:"request_id"`
+	// Cwd is the directory a call was decided or run in: on a hook's
+	// pre-tool decision, the payload's cwd as the decision used it (moved
+	// to the directory a shell tool's arguments name); on a script_end, the
+	// shim's working directory. Replay decides the call there again.
+	Cwd string `json:"cwd"`
 
 	// Chain fields, set by the Writer under its lock.
 	Seq        int64  `json:"seq"`
@@ -208,6 +213,7 @@ func (e *Event) AppendJSON(b []byte) []byte {
 	b = appendRaw(b, "input", e.Input)
 	b = appendRaw(b, "meta", e.Meta)
 	b = appendOptionalString(b, "request_id", e.RequestID)
+	b = appendOptionalString(b, "cwd", e.Cwd)
 	b = appendOptionalString(b, "rule", e.Rule)
 	b = appendOptionalString(b, "reason", e.Reason)
 	if len(e.Effects) > 0 {

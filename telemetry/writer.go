@@ -165,6 +165,7 @@ func flock(fd, how int) error {
 func redactEvent(e *Event) {
 	e.Command = truncateUTF8(Redact(e.Command), MaxCommandBytes)
 	e.Prompt = truncateUTF8(Redact(e.Prompt), MaxCommandBytes)
+	e.Cwd = truncateUTF8(Redact(e.Cwd), MaxCommandBytes)
 	e.Reason = Redact(e.Reason)
 	e.Error = Redact(e.Error)
 	for i := range e.Extensions {

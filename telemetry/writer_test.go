@@ -423,3 +423,37 @@ func benchEvent(env map[string]string) *Event {
 	return &Event{SessionID: "bench", Event: EventScriptEnd, Command: "npm test -- --coverage",
 		Actor: "claude-code", DurationMS: 1234, Env: env, Tags: map[string]string{}, Script: "test"}
 }
+
+// The cwd of a decision or a script run is optional: written after the
+// request id when set, left out when not, and read back.
+func TestWriterKeepsCwd(t *testing.T) {
+	dir := t.TempDir()
+	w, err := OpenWriter(dir, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	for _, e := range []*Event{
+		{SessionID: "s1", Event: EventPolicyDecision, Command: "ls", Decision: "allow", RequestID: "r1", Cwd: "/work/app"},
+		{SessionID: "s1", Event: EventPolicyDecision, Command: "ls", Decision: "allow"},
+	} {
+		if err := w.Append(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data, err := os.ReadFile(w.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	if !strings.Contains(lines[0], `"request_id":"r1","cwd":"/work/app"`) {
+		t.Errorf("first line lacks its cwd after the request id: %s", lines[0])
+	}
+	if strings.Contains(lines[1], `"cwd"`) {
+		t.Errorf("second line has a cwd it was not given: %s", lines[1])
+	}
+	var e Event
+	if err := json.Unmarshal([]byte(lines[0]), &e); err != nil || e.Cwd != "/work/app" {
+		t.Errorf("decoded cwd %q, %v", e.Cwd, err)
+	}
+}

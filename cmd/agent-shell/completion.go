@@ -12,7 +12,8 @@ import (
 
 // addCompletions tells the shell's completion (agent-shell completion
 // bash|zsh|fish) what to offer: agent names for every --agent, session ids
-// for --session and log verify, event types for --event.
+// for --session and log verify, event types for --event, replay's
+// --fail-on-change values.
 func addCompletions(c *cobra.Command, a *app) {
 	fixed := func(values []string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
@@ -24,6 +25,7 @@ func addCompletions(c *cobra.Command, a *app) {
 	}
 	for name, complete := range map[string]func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective){
 		"agent": fixed(hostapi.Names()), "session": sessions, "event": fixed(telemetry.EventTypes),
+		"fail-on-change": fixed([]string{"loosen", "any"}),
 	} {
 		if c.Flags().Lookup(name) != nil {
 			_ = c.RegisterFlagCompletionFunc(name, complete)

@@ -341,6 +341,7 @@ func decisionEvent(ad hostapi.Adapter, ev *hostapi.Event, d policy.Decision) *te
 			e.Command = policy.TrimCommand(ev.Command)
 		}
 		e.RequestID = ev.RequestID()
+		e.Cwd = ev.Cwd // where the decision judged the call: replay judges it there again
 	}
 	return e
 }

@@ -219,6 +219,7 @@ func (si *shimInterception) releaseUnseen() {
 
 // finish records the run's events and its end.
 func (si *shimInterception) finish(end *telemetry.Event) {
+	end.Cwd = si.req.Cwd
 	end.Script = si.a.getenv("npm_lifecycle_event")
 	end.Package = si.a.getenv("npm_package_name")
 	end.PackageVersion = si.a.getenv("npm_package_version")

@@ -135,7 +135,8 @@ func newRootCmd(a *app) *cobra.Command {
 		Use:   "agent-shell",
 		Short: "Record and police what AI coding agents and npm scripts run",
 		Long: `agent-shell records every npm script run and agent tool call as append-only,
-hash-chained JSONL under .agent-shell/events/, and lets you query it.
+hash-chained JSONL under .agent-shell/events/, and lets you query it (log),
+decide it again under another policy (replay) and read it as a page (report).
 
 As npm's script-shell it is invoked as: agent-shell -c COMMAND [ARG0 ARG...]`,
 		// The real version is read from the build info only when asked for
@@ -154,7 +155,7 @@ As npm's script-shell it is invoked as: agent-shell -c COMMAND [ARG0 ARG...]`,
 	cobra.AddTemplateFunc("buildVersion", version)
 	root.SetVersionTemplate("agent-shell {{buildVersion}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return err })
-	root.AddCommand(newLogCmd(a), newHookCmd(a), newPolicyCheckCmd(a), newRecordCmd(a), newPolicyCmd(a), newDemoCmd(a), newInitCmd(a), newScriptCmd(a), newAuthorizeCmd(a), newStatusCmd(a), newGrantsCmd(a), newPackCmd(a), newUninstallCmd(a), newDoctorCmd(a), newExecCmd(a))
+	root.AddCommand(newLogCmd(a), newReplayCmd(a), newReportCmd(a), newHookCmd(a), newPolicyCheckCmd(a), newRecordCmd(a), newPolicyCmd(a), newDemoCmd(a), newInitCmd(a), newScriptCmd(a), newAuthorizeCmd(a), newStatusCmd(a), newGrantsCmd(a), newPackCmd(a), newUninstallCmd(a), newDoctorCmd(a), newExecCmd(a))
 	// Only a completion request pays for registering completions.
 	if len(os.Args) > 1 && strings.HasPrefix(os.Args[1], cobra.ShellCompRequestCmd) {
 		addCompletions(root, a)

@@ -126,7 +126,10 @@ func runShim(a *app, args []string) int {
 		os.Exit(code)
 	}})
 	si.ran(code, sig) // after-interceptors, then the captured output goes out
+	// Where npm ran the script: replay decides it there again.
+	cwd, _ := os.Getwd()
 	e := &telemetry.Event{
+		Cwd:            cwd,
 		Event:          telemetry.EventScriptEnd,
 		Command:        command,
 		ExitCode:       code,
