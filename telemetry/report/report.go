@@ -26,6 +26,8 @@ import (
 	"time"
 
 	"github.com/agent-shell/agent-shell/telemetry"
+
+	"github.com/agent-shell/agent-shell/internal/textcut"
 )
 
 //go:embed page.html
@@ -244,16 +246,12 @@ func (d *data) str(s string) int {
 	return i
 }
 
-// cut keeps at most max bytes of s, on a character boundary.
+// cut keeps at most max bytes of s, on a character boundary, marked.
 func cut(s string, max int) (string, bool) {
-	if len(s) <= max {
-		return s, false
+	if t, cut := textcut.Cut(s, max); cut {
+		return t + "…", true
 	}
-	i := max
-	for i > 0 && (s[i]&0xc0) == 0x80 {
-		i--
-	}
-	return s[:i] + "…", true
+	return s, false
 }
 
 func collect(o Options) (*data, error) {
