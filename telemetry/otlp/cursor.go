@@ -2,9 +2,11 @@
 // Collector as OTLP/HTTP JSON log records, from a persisted cursor, so that
 // every event is sent at least once and in order per session.
 //
-// It is linked into the agent-shell binary but used only by the export
-// command (and status's backlog line): it has no package-level state that
-// needs initialising, so the hook and the shim pay nothing for it.
+// This package reads, maps and keeps the cursor; it does not touch the
+// network (otlphttp sends). It is linked into the agent-shell binary for
+// status's backlog line and the export command only, so it must stay free of
+// package initialisation and of heavy imports (net/http, crypto/tls): the
+// hook and the shim load every package the binary links.
 package otlp
 
 import (

@@ -14,12 +14,26 @@ import (
 // DefaultBatchSize is how many records go in one request.
 const DefaultBatchSize = 512
 
+// Response is what a 2xx said: how many records it rejected (OTLP partial
+// success) and why.
+type Response struct {
+	Rejected int64
+	Message  string
+}
+
+// Sender delivers one encoded ExportLogsRequest, retrying as it sees fit;
+// an error means the records were not acknowledged.
+type Sender interface {
+	Send(ctx context.Context, body []byte) (Response, error)
+}
+
 // Exporter sends what the session files of Dir hold past the cursor at
 // CursorPath.
 type Exporter struct {
 	Dir        string // the events folder
 	CursorPath string
-	Sender     *Sender
+	Endpoint   string // recorded in the cursor
+	Sender     Sender
 	Resource   ResourceInfo
 	BatchSize  int
 	Now        func() time.Time
@@ -68,9 +82,8 @@ func (x *Exporter) Run(ctx context.Context) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	endpoint := x.Sender.URL
 	if c.Endpoint == "" {
-		c.Endpoint = endpoint
+		c.Endpoint = x.Endpoint
 	}
 	names, err := sessionFiles(x.Dir)
 	if err != nil {

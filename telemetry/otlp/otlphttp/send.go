@@ -1,4 +1,8 @@
-package otlp
+// Package otlphttp sends OTLP/HTTP JSON export requests with retry, and
+// runs the export as the agent-shell-otlp helper. It links net/http and
+// crypto/tls, which is why it lives apart from the agent-shell binary: the
+// hook and the shim never load it.
+package otlphttp
 
 import (
 	"bytes"
@@ -11,101 +15,16 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
-	"net/url"
 	"os"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/agent-shell/agent-shell/telemetry/otlp"
 )
 
-// Config is where and how logs are sent.
-type Config struct {
-	URL     string            // the full URL records are POSTed to (…/v1/logs)
-	Headers map[string]string // extra request headers
-	CAFile  string            // a PEM file of extra trusted CAs
-	Timeout time.Duration     // per request
-}
-
-// ConfigFromEnv reads the endpoint: AGENTSHELL_OTLP_ENDPOINT (+ /v1/logs),
-// else OTEL_EXPORTER_OTLP_LOGS_ENDPOINT (the full URL), else
-// OTEL_EXPORTER_OTLP_ENDPOINT (+ /v1/logs); headers from
-// OTEL_EXPORTER_OTLP_HEADERS then OTEL_EXPORTER_OTLP_LOGS_HEADERS (k=v,k=v,
-// percent-decoded); the CA from OTEL_EXPORTER_OTLP_LOGS_CERTIFICATE or
-// OTEL_EXPORTER_OTLP_CERTIFICATE; the timeout (milliseconds) from
-// OTEL_EXPORTER_OTLP_LOGS_TIMEOUT or OTEL_EXPORTER_OTLP_TIMEOUT, default
-// 10s. ok is false when no endpoint is set.
-func ConfigFromEnv(getenv func(string) string) (cfg Config, ok bool, err error) {
-	switch {
-	case getenv("AGENTSHELL_OTLP_ENDPOINT") != "":
-		cfg.URL = appendPath(getenv("AGENTSHELL_OTLP_ENDPOINT"))
-	case getenv("OTEL_EXPORTER_OTLP_LOGS_ENDPOINT") != "":
-		cfg.URL = getenv("OTEL_EXPORTER_OTLP_LOGS_ENDPOINT")
-	case getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "":
-		cfg.URL = appendPath(getenv("OTEL_EXPORTER_OTLP_ENDPOINT"))
-	default:
-		return cfg, false, nil
-	}
-	u, err := url.Parse(cfg.URL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return cfg, true, fmt.Errorf("OTLP endpoint %q is not an http(s) URL", cfg.URL)
-	}
-	cfg.Headers = map[string]string{}
-	for _, name := range []string{"OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_LOGS_HEADERS"} {
-		if err := parseHeaders(getenv(name), cfg.Headers); err != nil {
-			return cfg, true, fmt.Errorf("%s: %w", name, err)
-		}
-	}
-	cfg.CAFile = firstSet(getenv, "OTEL_EXPORTER_OTLP_LOGS_CERTIFICATE", "OTEL_EXPORTER_OTLP_CERTIFICATE")
-	cfg.Timeout = 10 * time.Second
-	if t := firstSet(getenv, "OTEL_EXPORTER_OTLP_LOGS_TIMEOUT", "OTEL_EXPORTER_OTLP_TIMEOUT"); t != "" {
-		ms, err := strconv.Atoi(t)
-		if err != nil || ms <= 0 {
-			return cfg, true, fmt.Errorf("OTLP timeout %q is not a positive number of milliseconds", t)
-		}
-		cfg.Timeout = time.Duration(ms) * time.Millisecond
-	}
-	return cfg, true, nil
-}
-
-func firstSet(getenv func(string) string, names ...string) string {
-	for _, n := range names {
-		if v := getenv(n); v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
-func appendPath(base string) string {
-	return strings.TrimRight(base, "/") + "/v1/logs"
-}
-
-// parseHeaders adds the k=v,k=v pairs of s (W3C baggage style: keys and
-// values percent-encoded) to h.
-func parseHeaders(s string, h map[string]string) error {
-	for _, pair := range strings.Split(s, ",") {
-		if strings.TrimSpace(pair) == "" {
-			continue
-		}
-		k, v, ok := strings.Cut(pair, "=")
-		if !ok {
-			return fmt.Errorf("%q is not key=value", pair)
-		}
-		k, err := url.PathUnescape(strings.TrimSpace(k))
-		if err != nil || k == "" {
-			return fmt.Errorf("bad header name in %q", pair)
-		}
-		v, err = url.PathUnescape(strings.TrimSpace(v))
-		if err != nil {
-			return fmt.Errorf("bad header value for %s", k)
-		}
-		h[k] = v
-	}
-	return nil
-}
-
-// HTTPClient builds the client: the system's CAs plus CAFile's.
-func (cfg Config) HTTPClient() (*http.Client, error) {
+// HTTPClient builds the client of cfg: the system's CAs plus CAFile's.
+func HTTPClient(cfg otlp.Config) (*http.Client, error) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	if cfg.CAFile != "" {
 		pem, err := os.ReadFile(cfg.CAFile)
@@ -177,13 +96,6 @@ func (e *TransientError) Error() string {
 
 func (e *TransientError) Unwrap() error { return e.Last }
 
-// Response is what a 2xx said: how many records it rejected (OTLP partial
-// success) and why.
-type Response struct {
-	Rejected int64
-	Message  string
-}
-
 // Sender POSTs export requests with the retry policy.
 type Sender struct {
 	URL     string
@@ -194,7 +106,7 @@ type Sender struct {
 
 // Send posts body until it is accepted, refused permanently, or the retries
 // are spent.
-func (s *Sender) Send(ctx context.Context, body []byte) (Response, error) {
+func (s *Sender) Send(ctx context.Context, body []byte) (otlp.Response, error) {
 	rp := s.Retry
 	if rp.Attempts < 1 {
 		rp.Attempts = 1
@@ -207,11 +119,11 @@ func (s *Sender) Send(ctx context.Context, body []byte) (Response, error) {
 		}
 		var perm *PermanentError
 		if errors.As(err, &perm) || ctx.Err() != nil {
-			return Response{}, err
+			return otlp.Response{}, err
 		}
 		last = err
 		if attempt >= rp.Attempts {
-			return Response{}, &TransientError{Attempts: attempt, Last: last}
+			return otlp.Response{}, &TransientError{Attempts: attempt, Last: last}
 		}
 		ceiling := rp.Initial << (attempt - 1)
 		if ceiling > rp.Max || ceiling <= 0 {
@@ -222,7 +134,7 @@ func (s *Sender) Send(ctx context.Context, body []byte) (Response, error) {
 			d = min(retryAfter, rp.Max)
 		}
 		if err := rp.Sleep(ctx, d); err != nil {
-			return Response{}, err
+			return otlp.Response{}, err
 		}
 	}
 }
@@ -230,10 +142,10 @@ func (s *Sender) Send(ctx context.Context, body []byte) (Response, error) {
 // maxBody bounds what is read of a response.
 const maxBody = 64 << 10
 
-func (s *Sender) post(ctx context.Context, body []byte) (Response, time.Duration, error) {
+func (s *Sender) post(ctx context.Context, body []byte) (otlp.Response, time.Duration, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.URL, bytes.NewReader(body))
 	if err != nil {
-		return Response{}, 0, &PermanentError{Body: err.Error()}
+		return otlp.Response{}, 0, &PermanentError{Body: err.Error()}
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "agent-shell")
@@ -242,7 +154,7 @@ func (s *Sender) post(ctx context.Context, body []byte) (Response, time.Duration
 	}
 	resp, err := s.Client.Do(req)
 	if err != nil {
-		return Response{}, 0, err
+		return otlp.Response{}, 0, err
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxBody))
@@ -254,17 +166,17 @@ func (s *Sender) post(ctx context.Context, body []byte) (Response, time.Duration
 				ErrorMessage       string      `json:"errorMessage"`
 			} `json:"partialSuccess"`
 		}
-		var r Response
+		var r otlp.Response
 		if json.Unmarshal(b, &ps) == nil {
 			r.Rejected, _ = ps.PartialSuccess.RejectedLogRecords.Int64()
 			r.Message = ps.PartialSuccess.ErrorMessage
 		}
 		return r, 0, nil
 	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
-		return Response{}, retryAfter(resp.Header.Get("Retry-After"), time.Now()),
+		return otlp.Response{}, retryAfter(resp.Header.Get("Retry-After"), time.Now()),
 			fmt.Errorf("HTTP %d %s", resp.StatusCode, snippet(b))
 	default:
-		return Response{}, 0, &PermanentError{Status: resp.StatusCode, Body: snippet(b)}
+		return otlp.Response{}, 0, &PermanentError{Status: resp.StatusCode, Body: snippet(b)}
 	}
 }
 
