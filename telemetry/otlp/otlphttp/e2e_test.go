@@ -77,7 +77,10 @@ func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	for _, rl := range req["resourceLogs"].([]any) {
 		rl := rl.(map[string]any)
-		rc.resource = flatten(rl["resource"].(map[string]any)["attributes"].([]any))
+		res := flatten(rl["resource"].(map[string]any)["attributes"].([]any))
+		if rc.resource == nil { // the first request's: the Exporter's, not Main's
+			rc.resource = res
+		}
 		for _, sl := range rl["scopeLogs"].([]any) {
 			for _, lr := range sl.(map[string]any)["logRecords"].([]any) {
 				lr := lr.(map[string]any)

@@ -65,6 +65,8 @@ func Main(args []string, stdout, stderr io.Writer, getenv func(string) string) i
 	res := otlp.ResourceInfo{}
 	if *root != "" {
 		res = otlp.DetectResource(*root)
+	} else {
+		res.HostName, _ = os.Hostname()
 	}
 	res.ServiceVersion = *version
 	x := &otlp.Exporter{
