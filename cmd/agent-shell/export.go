@@ -148,3 +148,57 @@ func (r *statusReport) exportBacklog() {
 	}
 	r.info("export: %d %s in %d session %s not yet sent to %s (agent-shell export)", n, plural(n, "event", "events"), files, plural(files, "file", "files"), cfg.URL)
 }
+
+// autoExportEvery is how often, at most, a session's end starts an export.
+const autoExportEvery = time.Minute
+
+// exportOnEnd starts the export helper detached when an endpoint is set:
+// at the end of an agent's session (session_end, stop) and of an npm
+// script. It is rate limited per repository and endpoint (a stamp file's
+// age, AGENTSHELL_OTLP_AUTO_EVERY, default 1m) and AGENTSHELL_OTLP_AUTO=0
+// turns it off. Nothing here waits for the network: the helper runs in its
+// own session with its standard streams on /dev/null, so the host reading
+// the hook's output never waits for it either; a failure is left for the
+// next export (or status) to report.
+func (a *app) exportOnEnd() {
+	if a.getenv("AGENTSHELL_OTLP_AUTO") == "0" {
+		return
+	}
+	if a.getenv("AGENTSHELL_OTLP_ENDPOINT") == "" && a.getenv("OTEL_EXPORTER_OTLP_LOGS_ENDPOINT") == "" && a.getenv("OTEL_EXPORTER_OTLP_ENDPOINT") == "" {
+		return // the common case: three lookups and nothing more
+	}
+	every := autoExportEvery
+	if v := a.getenv("AGENTSHELL_OTLP_AUTO_EVERY"); v != "" {
+		if d, err := time.ParseDuration(v); err == nil && d >= 0 {
+			every = d
+		}
+	}
+	root, dir, _, cursor, err := a.exportSetup()
+	if err != nil {
+		return
+	}
+	stamp := cursor + ".started"
+	if fi, err := os.Stat(stamp); err == nil && a.now().Sub(fi.ModTime()) < every {
+		return
+	}
+	helper, err := findExportHelper()
+	if err != nil {
+		return
+	}
+	if err := os.MkdirAll(filepath.Dir(stamp), 0o700); err != nil {
+		return
+	}
+	if err := os.WriteFile(stamp, nil, 0o600); err != nil {
+		return
+	}
+	now := a.now()
+	_ = os.Chtimes(stamp, now, now)
+	cmd := exec.Command(helper, "--events", dir, "--cursor", cursor, "--root", root, "--service-version", version())
+	cmd.Args[0] = exportHelper
+	cmd.Dir = root
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	// Stdin, Stdout and Stderr nil: /dev/null.
+	if err := cmd.Start(); err == nil {
+		_ = cmd.Process.Release()
+	}
+}
