@@ -224,3 +224,57 @@ func TestEndToEnd(t *testing.T) {
 		t.Fatalf("backlog at the end = %d", n)
 	}
 }
+
+// TestFollow runs the helper as a sidecar: what is recorded while it runs
+// is sent, and it stops with status 0 when told to.
+func TestFollow(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "events")
+	cursor := filepath.Join(t.TempDir(), "cursor.json")
+	rc := &receiver{okLeft: -1}
+	srv := httptest.NewServer(rc)
+	defer srv.Close()
+	w, err := telemetry.OpenWriter(dir, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	w.Now = time.Now
+	add := func(n int) {
+		for i := 0; i < n; i++ {
+			if err := w.Append(&telemetry.Event{SessionID: "s1", Event: telemetry.EventPrompt, Actor: "human", Prompt: "hi"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	waitFor := func(n int) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			if got, _ := rc.state(); len(got) == n {
+				return
+			}
+		}
+		got, _ := rc.state()
+		t.Fatalf("%d records received, want %d", len(got), n)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int)
+	var out, errb bytes.Buffer
+	env := map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": srv.URL}
+	add(3)
+	go func() {
+		done <- run(ctx, []string{"--events", dir, "--cursor", cursor, "--follow", "--interval", "10ms"}, &out, &errb, func(k string) string { return env[k] })
+	}()
+	waitFor(3)
+	add(2)
+	waitFor(5)
+	cancel()
+	if code := <-done; code != 0 {
+		t.Fatalf("run --follow ended with %d: %s", code, errb.String())
+	}
+	got, _ := rc.state()
+	for i, r := range got {
+		if r["agent_shell.seq"] != strconv.Itoa(i+1) {
+			t.Fatalf("record %d has seq %s", i, r["agent_shell.seq"])
+		}
+	}
+}

@@ -22,6 +22,16 @@ import (
 // the environment names, and returns the exit status (0 all sent, 1 not,
 // 2 usage).
 func Main(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return run(ctx, args, stdout, stderr, getenv)
+}
+
+// maxFollowWait bounds the wait between passes of --follow after failures.
+const maxFollowWait = 5 * time.Minute
+
+// run is Main until ctx ends (--follow stops then, with status 0).
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
 	fs := flag.NewFlagSet("agent-shell-otlp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	events := fs.String("events", "", "the events folder")
@@ -76,8 +86,7 @@ func Main(args []string, stdout, stderr io.Writer, getenv func(string) string) i
 		Sender:     &Sender{URL: cfg.URL, Headers: cfg.Headers, Client: client, Retry: retry},
 		Resource:   res,
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	wait := *interval
 	for {
 		r, err := x.Run(ctx)
 		if *follow && ctx.Err() != nil {
@@ -90,16 +99,23 @@ func Main(args []string, stdout, stderr io.Writer, getenv func(string) string) i
 			}
 			return 0
 		}
+		// A Collector that keeps failing is asked less and less often.
+		if err != nil {
+			wait = min(max(wait*2, *interval), maxFollowWait)
+		} else {
+			wait = *interval
+		}
 		select {
 		case <-ctx.Done():
 			return 0
-		case <-time.After(*interval):
+		case <-time.After(wait):
 		}
 	}
 }
 
 func report(stdout io.Writer, errorf func(string, ...any), url string, r otlp.Result, err error, asJSON, follow bool) {
-	if asJSON {
+	quiet := follow && err == nil && r.Sent == 0 && len(r.Restarts) == 0
+	if asJSON && !quiet {
 		out := struct {
 			otlp.Result
 			Error string `json:"error,omitempty"`
