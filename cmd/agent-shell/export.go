@@ -137,6 +137,9 @@ func (r *statusReport) exportBacklog() {
 		r.fail("export: %v", err)
 		return
 	}
+	if _, err := findExportHelper(); err != nil {
+		r.fail("export: %v", err)
+	}
 	n, files, err := otlp.Backlog(dir, cursor)
 	if err != nil {
 		r.fail("export: %v", err)
