@@ -199,6 +199,9 @@ func (a *app) handle(ad hostapi.Adapter, nativeEvent string, unreadable hostapi.
 		v, events := a.afterTool(ad, ev) // after-interceptors on a shell post-tool call (intercept.go)
 		code = a.answer(ad.Render(ev, v))
 		a.recordAll(append([]*telemetry.Event{observedEvent(ev)}, events...), ev.SessionID)
+		if ev.Kind == hostapi.KindSessionEnd || ev.Kind == hostapi.KindStop {
+			a.exportOnEnd() // export.go: only when an OTLP endpoint is set
+		}
 		return code
 	}
 	// Loading the policy in a goroutine while the payload is read was

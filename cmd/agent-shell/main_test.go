@@ -3,12 +3,16 @@ package main
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +22,7 @@ import (
 	"github.com/agent-shell/agent-shell/enforce"
 	"github.com/agent-shell/agent-shell/policy"
 	"github.com/agent-shell/agent-shell/telemetry"
+	"github.com/agent-shell/agent-shell/telemetry/otlp/otlphttp"
 )
 
 var update = flag.Bool("u", false, "rewrite testscript files with the actual output of cmp")
@@ -29,7 +34,11 @@ func TestMain(m *testing.M) {
 	if os.Getenv(runAsMainEnv) == "1" {
 		main()
 	}
-	testscript.Main(m, map[string]func(){"agent-shell": main})
+	testscript.Main(m, map[string]func(){
+		"agent-shell": main,
+		// The export helper, which agent-shell export runs.
+		"agent-shell-otlp": func() { os.Exit(otlphttp.Main(os.Args[1:], os.Stdout, os.Stderr, os.Getenv)) },
+	})
 }
 
 const runAsMainEnv = "AGENT_SHELL_TEST_RUN_MAIN"
@@ -107,6 +116,12 @@ func TestScripts(t *testing.T) {
 				}()
 				ts.Setenv(args[0], fmt.Sprint(l.Addr().(*net.TCPAddr).Port))
 			},
+			// otlp-receiver VAR CODE...: an OTLP/HTTP logs endpoint on
+			// loopback, its URL in VAR, until the script ends. It answers
+			// the n-th request with the n-th CODE (the last one repeated)
+			// and appends each accepted record's session/seq to
+			// $WORK/otlp-received.
+			"otlp-receiver": otlpReceiver,
 			// pinexe FILE...: replace every HOOKEXE_PIN in each file with
 			// the SHA-256 of $WORK/hookexe, so a manifest can pin it.
 			"pinexe": func(ts *testscript.TestScript, neg bool, args []string) {
@@ -155,4 +170,70 @@ func buildHookexe(t *testing.T) (path, sum string) {
 	}
 	h := sha256.Sum256(b)
 	return path, hex.EncodeToString(h[:])
+}
+
+func otlpReceiver(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: otlp-receiver VAR CODE...")
+	}
+	var codes []int
+	for _, c := range args[1:] {
+		n, err := strconv.Atoi(c)
+		ts.Check(err)
+		codes = append(codes, n)
+	}
+	out := ts.MkAbs("otlp-received")
+	var mu sync.Mutex
+	calls := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		code := codes[min(calls, len(codes)-1)]
+		calls++
+		if code/100 != 2 {
+			http.Error(w, "refused by the test receiver", code)
+			return
+		}
+		var req struct {
+			ResourceLogs []struct {
+				ScopeLogs []struct {
+					LogRecords []struct {
+						Attributes []struct {
+							Key   string
+							Value map[string]any
+						}
+					}
+				}
+			}
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || r.URL.Path != "/v1/logs" {
+			http.Error(w, "bad request", 400)
+			return
+		}
+		f, err := os.OpenFile(out, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err != nil {
+			http.Error(w, err.Error(), 500)
+			return
+		}
+		defer f.Close()
+		for _, rl := range req.ResourceLogs {
+			for _, sl := range rl.ScopeLogs {
+				for _, lr := range sl.LogRecords {
+					var sess, seq any
+					for _, a := range lr.Attributes {
+						switch a.Key {
+						case "agent_shell.session_id":
+							sess = a.Value["stringValue"]
+						case "agent_shell.seq":
+							seq = a.Value["intValue"]
+						}
+					}
+					fmt.Fprintf(f, "%v/%v\n", sess, seq)
+				}
+			}
+		}
+		w.Write([]byte("{}"))
+	}))
+	ts.Defer(srv.Close)
+	ts.Setenv(args[0], srv.URL)
 }

@@ -140,6 +140,7 @@ func runShim(a *app, args []string) int {
 		PackageVersion: a.getenv("npm_package_version"),
 	}
 	rec.write(append(si.recorded(), e)...)
+	a.exportOnEnd() // export.go: only when an OTLP endpoint is set
 	return code
 }
 

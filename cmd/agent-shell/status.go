@@ -119,6 +119,7 @@ func (a *app) finishStatus(r *statusReport, root string) error {
 	au := r.configuration(root)
 	r.hosts(root, au)
 	r.events(root)
+	r.exportBacklog()
 	r.grants(root)
 	if r.asJSON {
 		enc := json.NewEncoder(a.stdout)
