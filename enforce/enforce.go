@@ -35,9 +35,9 @@ import (
 type Plan struct {
 	// ReadOnly are the paths made read-only, absolute.
 	ReadOnly []string `json:"read_only"`
-	// Writable are folders inside a read-only one that stay writable
-	// (agent-shell's own events, which a run of agent-shell inside the
-	// sandbox appends to).
+	// Writable are folders the command writes to whatever Write says
+	// (the folder of the file where agent-shell exec --cwd-file reports
+	// the working directory), kept writable even inside a read-only one.
 	Writable []string `json:"writable,omitempty"`
 	// Write, when not empty, are the only folders writes may go to.
 	Write []string `json:"write,omitempty"`
