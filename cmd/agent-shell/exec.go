@@ -4,10 +4,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -117,32 +115,17 @@ func (a *app) runSandboxed(argv []string, command, request, session, cwdFile str
 	}
 	cmd := sb.cmd.Cmd
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	cmd.SysProcAttr.Setpgid = true
-	foreground := ownsTerminal()
-	if foreground {
-		cmd.SysProcAttr.Foreground = true
-		cmd.SysProcAttr.Ctty = 0
-	}
-	sigs := make(chan os.Signal, 16)
-	signal.Notify(sigs, forwardedSignals...)
+	group := newChildGroup(cmd)
 	start := time.Now()
-	if err := sb.start(); err != nil {
+	if err := group.start(sb.start); err != nil {
 		a.errorf("sandbox: %v", err)
 		a.record(&telemetry.Event{Event: telemetry.EventShimError, Command: command, RequestID: request, Error: "sandbox: " + err.Error()}, session)
 		return 126
 	}
-	pgid := cmd.Process.Pid
-	go func() {
-		for s := range sigs {
-			_ = syscall.Kill(-pgid, s.(syscall.Signal))
-		}
-	}()
 	rec := a.startRecording(session)
 	err = cmd.Wait()
 	elapsed := time.Since(start)
-	if foreground {
-		reclaimTerminal()
-	}
+	group.done()
 	code, _ := exitStatus(cmd.ProcessState, err)
 	rec.write(&telemetry.Event{
 		Event:      telemetry.EventCommandEnd,

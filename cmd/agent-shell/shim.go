@@ -78,43 +78,18 @@ func runShim(a *app, args []string) int {
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	si.capture(cmd)
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
-	cmd.SysProcAttr.Setpgid = true
-	// A script in a background process group is stopped when it reads the
-	// terminal, so when we own the terminal the script's group takes it over.
-	foreground := ownsTerminal()
-	if foreground {
-		cmd.SysProcAttr.Foreground = true
-		cmd.SysProcAttr.Ctty = 0
-	}
-
-	sigs := make(chan os.Signal, 16)
-	signal.Notify(sigs, forwardedSignals...)
+	group := newChildGroup(cmd)
 	start := time.Now()
-	err = startCmd()
-	if err != nil {
-		signal.Stop(sigs)
+	if err := group.start(startCmd); err != nil {
 		a.errorf("start %s: %v", shell, err)
 		si.recording(a).write(append(si.recorded(), &telemetry.Event{Event: telemetry.EventShimError, Command: command, Error: "start " + shell + ": " + err.Error()})...)
 		return 127
 	}
-	pgid := cmd.Process.Pid
-	go func() {
-		for s := range sigs {
-			_ = syscall.Kill(-pgid, s.(syscall.Signal))
-		}
-	}()
 	// While the script runs, get everything ready to record it.
 	rec := si.recording(a)
 	err = si.wait(cmd)
 	elapsed := time.Since(start)
-	// Signals stay caught and forwarded until we exit: stopping them costs
-	// time, and a signal now must not cut the recording short.
-	if foreground {
-		reclaimTerminal()
-	}
+	group.done()
 
 	code, sig := exitStatus(cmd.ProcessState, err)
 	if sb != nil {
@@ -164,6 +139,54 @@ func (a *app) shimSandbox(argv []string) (*sandboxRun, error) {
 		return nil, nil
 	}
 	return a.sandboxCommand(a.enforcePlan(root, e), argv)
+}
+
+// childGroup is a child run in a process group of its own, which takes
+// over our terminal when we own it (a script in a background group is
+// stopped when it reads the terminal), with the signals we get passed on
+// to its group.
+type childGroup struct {
+	cmd        *exec.Cmd
+	foreground bool
+	sigs       chan os.Signal
+}
+
+func newChildGroup(cmd *exec.Cmd) *childGroup {
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setpgid = true
+	g := &childGroup{cmd: cmd, foreground: ownsTerminal(), sigs: make(chan os.Signal, 16)}
+	if g.foreground {
+		cmd.SysProcAttr.Foreground = true
+		cmd.SysProcAttr.Ctty = 0
+	}
+	return g
+}
+
+// start starts the child with startCmd and passes signals on to its group.
+// Signals stay caught and passed on until we exit: stopping them costs
+// time, and a signal after the child must not cut the recording short.
+func (g *childGroup) start(startCmd func() error) error {
+	signal.Notify(g.sigs, forwardedSignals...)
+	if err := startCmd(); err != nil {
+		signal.Stop(g.sigs)
+		return err
+	}
+	pgid := g.cmd.Process.Pid
+	go func() {
+		for s := range g.sigs {
+			_ = syscall.Kill(-pgid, s.(syscall.Signal))
+		}
+	}()
+	return nil
+}
+
+// done takes the terminal back once the child has ended.
+func (g *childGroup) done() {
+	if g.foreground {
+		reclaimTerminal()
+	}
 }
 
 // exitStatus maps how the script ended to a shell exit code and signal name.
