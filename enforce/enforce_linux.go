@@ -88,7 +88,9 @@ func Command(plan Plan, argv []string, inherit ...*os.File) (*Cmd, error) {
 	c.Args[0] = "agent-shell"
 	c.Env = append(os.Environ(), planEnv+"="+encodePlan(plan))
 	c.ExtraFiles = append([]*os.File{w}, inherit...)
-	c.SysProcAttr = &syscall.SysProcAttr{}
+	// Should agent-shell exec be killed, the sandbox goes with it: its
+	// first process ending ends every process of its PID namespace.
+	c.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if !plan.nested {
 		uid, gid := os.Getuid(), os.Getgid()
 		c.SysProcAttr.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID
@@ -154,8 +156,12 @@ func Enter() {
 	for i := range plan.inherit {
 		files = append(files, os.NewFile(uintptr(4+i), "inherited"))
 	}
-	sigs := make(chan os.Signal, 16)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2)
+	// The command is in this process's group, which the terminal and
+	// agent-shell signal as a whole: passing a signal on would deliver it
+	// twice (a second Ctrl-C forces what the first asks). Caught here only
+	// because the first process of a PID namespace is not stopped by a
+	// signal it does not handle; the command starts with the defaults.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	p, err := os.StartProcess(path, argv, &os.ProcAttr{Files: files})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "agent-shell: %v\n", err)
@@ -164,11 +170,6 @@ func Enter() {
 	for _, f := range files[3:] {
 		f.Close() // the command's now: the recorder sees the end of its relay when the command's processes are gone
 	}
-	go func() {
-		for s := range sigs {
-			_ = p.Signal(s)
-		}
-	}()
 	for {
 		var ws unix.WaitStatus
 		pid, err := unix.Wait4(-1, &ws, 0, nil)
