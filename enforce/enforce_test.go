@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // TestMain makes the test binary the sandbox's first process when Command
@@ -167,5 +169,37 @@ func TestEnterWithoutCommand(t *testing.T) {
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 126 || !strings.Contains(string(out), "no command to run") {
 		t.Errorf("got %v: %s", err, out)
+	}
+}
+
+// A signal to the sandbox's process group reaches the command once: the
+// sandbox's first process does not pass it on a second time.
+func TestSandboxSignalOnce(t *testing.T) {
+	if l := Probe(); !l.Sandbox() {
+		t.Skip("no sandbox here: " + l.String())
+	}
+	out := filepath.Join(t.TempDir(), "got")
+	c, err := Command(Plan{}, []string{"/bin/sh", "-c", `trap 'echo INT >> "$0"' INT; touch "$0.ready"; i=0; while [ $i -lt 10 ]; do sleep 0.1; i=$((i+1)); done`, out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SysProcAttr.Setpgid = true
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 100; i++ {
+		if _, err := os.Stat(out + ".ready"); err == nil {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := syscall.Kill(-c.Process.Pid, syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(out); string(b) != "INT\n" {
+		t.Errorf("the command caught %q, want one INT", b)
 	}
 }
