@@ -159,50 +159,9 @@ func (a *app) printExplain(command string, e *policy.Engine, d policy.Decision) 
 }
 
 func (a *app) printExplainJSON(command string, e *policy.Engine, d policy.Decision) error {
-	type match struct {
-		Action policy.Action `json:"action"`
-		Source string        `json:"source"`
-		Rule   string        `json:"rule,omitempty"`
-		Reason string        `json:"reason"`
-	}
-	type simple struct {
-		Argv    []string      `json:"argv"`
-		Layer   int           `json:"layer"`
-		Effects []string      `json:"effects"`
-		Matches []match       `json:"matches"`
-		Action  policy.Action `json:"action"`
-	}
-	out := struct {
-		Command    string                   `json:"command"`
-		Decision   policy.Action            `json:"decision"`
-		Guard      string                   `json:"guard,omitempty"`
-		Rule       string                   `json:"rule,omitempty"`
-		Reason     string                   `json:"reason"`
-		Unknown    string                   `json:"unknown,omitempty"`
-		LoadError  string                   `json:"load_error,omitempty"`
-		Commands   []simple                 `json:"commands"`
-		Extensions []telemetry.ExtensionRun `json:"extensions,omitempty"`
-		Packs      []string                 `json:"packs,omitempty"`
-	}{Command: command, Decision: d.Action, Guard: d.Guard, Rule: d.Rule, Reason: d.Reason, Unknown: d.Unknown,
-		Commands: []simple{}, Extensions: d.Extensions}
-	if e.LoadErr != nil {
-		out.LoadError = e.LoadErr.Error()
-	}
-	for _, c := range d.Commands {
-		s := simple{Argv: c.Argv, Layer: c.Layer, Effects: c.Effects, Matches: []match{}, Action: c.Action}
-		for _, m := range c.Matches {
-			s.Matches = append(s.Matches, match{m.Action, m.Source, m.Rule, m.Reason})
-		}
-		out.Commands = append(out.Commands, s)
-	}
-	if e.Manifest != nil {
-		for _, p := range e.Manifest.LoadedPacks() {
-			out.Packs = append(out.Packs, p.Decl.Name)
-		}
-	}
 	enc := json.NewEncoder(a.stdout)
 	enc.SetEscapeHTML(false)
-	return enc.Encode(out)
+	return enc.Encode(policy.Explain(command, e, d))
 }
 
 func (a *app) runPolicyCheck(asJSON bool) error {
