@@ -184,3 +184,59 @@ func DecodeModelReview(data []byte, offered []string) (*builtins.Action, error) 
 	}
 	return a, nil
 }
+
+// ParseStrictJSON parses exactly one JSON object with nothing but
+// whitespace around it: invalid UTF-8, a duplicate key in any object,
+// trailing data or deep nesting is an error. Numbers stay json.Numbers.
+func ParseStrictJSON(data []byte) (map[string]any, error) {
+	o, err := parseResponse(data)
+	if err != nil {
+		if t := strings.TrimSpace(string(data)); strings.HasPrefix(t, "```") {
+			return nil, hookErr(CodeProtocol, "the answer is fenced (```): want one bare JSON object")
+		}
+		return nil, err
+	}
+	return o.fields, nil
+}
+
+// Program is a program run once with a request on stdin, like a model
+// reviewer: its own process group, killed on timeout and when it exits,
+// stdout bounded.
+type Program struct {
+	Label     string // how errors name it
+	Argv      []string
+	Dir       string
+	Env       []string // nil: this process's environment
+	Timeout   time.Duration
+	MaxOutput int
+}
+
+// Run runs the program and returns its stdout, or an error saying why it
+// failed (a timeout, a nonzero exit, a signal, too much output), and its
+// stderr (bounded) either way.
+func (p *Program) Run(ctx context.Context, stdin []byte) (stdout []byte, stderr string, err error) {
+	if len(p.Argv) == 0 || p.Argv[0] == "" {
+		return nil, "", fmt.Errorf("%s: no command", p.Label)
+	}
+	path := p.Argv[0]
+	if !strings.Contains(path, "/") {
+		if path, err = exec.LookPath(path); err != nil {
+			return nil, "", fmt.Errorf("%s: %v", p.Label, err)
+		}
+	} else if !filepath.IsAbs(path) {
+		path = filepath.Join(p.Dir, path)
+	}
+	env := p.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	timeout := p.Timeout
+	if timeout <= 0 {
+		timeout = DefaultModelTimeout
+	}
+	out := runProc(ctx, procSpec{label: p.Label, path: path, args: p.Argv, env: env, dir: p.Dir, timeout: timeout, maxOut: max(p.MaxOutput, 1)}, stdin)
+	if out.fail != nil {
+		return nil, out.stderr, out.fail
+	}
+	return out.stdout, out.stderr, nil
+}
