@@ -2,9 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -15,14 +17,20 @@ import (
 
 func newPolicyCmd(a *app) *cobra.Command {
 	var initPolicy, write, yes bool
+	var refineWith string
+	var refineTimeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "policy",
 		Short: "Propose, explain and check the project's policy",
 		Example: `  agent-shell policy --init      # propose policy.json and agent-shell.toml from the project
+  agent-shell policy --init --refine-with './ask-model.sh'   # and have a model refine it
   agent-shell policy explain 'CMD'
   agent-shell policy check`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
+			if refineWith != "" && !initPolicy {
+				return &runtimeError{err: errors.New("--refine-with goes with --init"), code: exitUsage}
+			}
 			if !initPolicy {
 				return cmd.Help()
 			}
@@ -30,12 +38,14 @@ func newPolicyCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.runPolicyInit(telemetry.FindRoot(cwd), write, yes)
+			return a.runPolicyInit(telemetry.FindRoot(cwd), write, yes, refiner{cmd: refineWith, timeout: refineTimeout})
 		}),
 	}
 	cmd.Flags().BoolVar(&initPolicy, "init", false, "scan the project and propose an agent-shell.toml (written where none exists)")
 	cmd.Flags().BoolVar(&write, "write", false, "with --init: merge the proposal into an existing agent-shell.toml, showing the change and asking on a terminal")
 	cmd.Flags().BoolVar(&yes, "yes", false, "with --init --write: write without asking")
+	cmd.Flags().StringVar(&refineWith, "refine-with", "", "with --init: ask the program `CMD` (run by /bin/sh -c; a wrapper around a model) to refine the proposal; applied only with --write")
+	cmd.Flags().DurationVar(&refineTimeout, "refine-timeout", 2*time.Minute, "with --refine-with: how long the refiner may take")
 	var cwd, agent string
 	var asJSON bool
 	explain := &cobra.Command{

@@ -285,6 +285,12 @@ var rank = map[policy.Action]int{policy.ActionAllow: 0, policy.ActionAsk: 1, pol
 // applyChange returns the proposal with one change, or why it is rejected.
 func applyChange(cur Proposal, c Change, rule map[string]any, draftAction map[string]policy.Action, base *policy.Engine, corpus []string) (Proposal, string) {
 	idx := slices.IndexFunc(cur.Rules, func(b RuleBlock) bool { return b.ID == c.ID })
+	if c.Op != "add" && idx < 0 {
+		if _, ok := draftAction[c.ID]; ok {
+			return cur, fmt.Sprintf("rule %s is a pack's: the safety pack's rules cannot be changed", c.ID)
+		}
+		return cur, fmt.Sprintf("the draft has no rule %s", c.ID)
+	}
 	var text string
 	if rule != nil {
 		action, _ := rule["action"].(string)
@@ -309,12 +315,6 @@ func applyChange(cur Proposal, c Change, rule map[string]any, draftAction map[st
 			return cur, fmt.Sprintf("the draft already has a rule %s: change it instead", c.ID)
 		}
 	case "change", "remove":
-		if idx < 0 {
-			if _, ok := draftAction[c.ID]; ok {
-				return cur, fmt.Sprintf("rule %s is a pack's (the safety pack's rules cannot be changed)", c.ID)
-			}
-			return cur, fmt.Sprintf("the draft has no rule %s", c.ID)
-		}
 		switch old := draftAction[c.ID]; {
 		case old == policy.ActionDeny:
 			return cur, fmt.Sprintf("rule %s denies: a deny is never removed or changed", c.ID)
