@@ -52,3 +52,11 @@ func TestModelReviewerManifest(t *testing.T) {
 		t.Errorf("defaults: %+v", r)
 	}
 }
+
+// A pack cannot declare a model reviewer.
+func TestModelReviewerNotInPack(t *testing.T) {
+	_, err := ParsePackFile("pack.toml", []byte("version = \"1.0.0\"\nname = \"team\"\n\n[[reviewer]]\nkind = \"model\"\nid = \"llm\"\ncommand = [\"x\"]\n"))
+	if err == nil || !strings.Contains(err.Error(), "a pack cannot declare a model reviewer") {
+		t.Fatalf("err = %v", err)
+	}
+}
