@@ -280,7 +280,19 @@ func parseChange(o map[string]any) (Change, map[string]any, error) {
 	return c, rule, nil
 }
 
-var rank = map[policy.Action]int{policy.ActionAllow: 0, policy.ActionAsk: 1, policy.ActionDeny: 2}
+// rank orders actions from the loosest; -1 for none. A function, not a map:
+// a package-level map would be built on every start of agent-shell.
+func rank(a policy.Action) int {
+	switch a {
+	case policy.ActionAllow:
+		return 0
+	case policy.ActionAsk:
+		return 1
+	case policy.ActionDeny:
+		return 2
+	}
+	return -1
+}
 
 // applyChange returns the proposal with one change, or why it is rejected.
 func applyChange(cur Proposal, c Change, rule map[string]any, draftAction map[string]policy.Action, base *policy.Engine, corpus []string) (Proposal, string) {
@@ -294,7 +306,7 @@ func applyChange(cur Proposal, c Change, rule map[string]any, draftAction map[st
 	var text string
 	if rule != nil {
 		action, _ := rule["action"].(string)
-		if old, ok := draftAction[c.ID]; ok && c.Op == "change" && rankOK(action) && rank[policy.Action(action)] < rank[old] {
+		if old, ok := draftAction[c.ID]; ok && c.Op == "change" && rankOK(action) && rank(policy.Action(action)) < rank(old) {
 			return cur, fmt.Sprintf("it would lower rule %s from %s to %s", c.ID, old, action)
 		}
 		ex, _ := rule["examples"].(map[string]any)
@@ -369,7 +381,7 @@ func applyChange(cur Proposal, c Change, rule map[string]any, draftAction map[st
 	}
 	for _, cmd := range probes {
 		was, now := base.Decide(cmd, "").Action, e.Decide(cmd, "").Action
-		if rank[now] < rank[was] {
+		if rank(now) < rank(was) {
 			return cur, fmt.Sprintf("it would loosen %q from %s to %s (by the rules, the default aside)", cmd, was, now)
 		}
 	}
@@ -434,7 +446,4 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-func rankOK(action string) bool {
-	_, ok := rank[policy.Action(action)]
-	return ok
-}
+func rankOK(action string) bool { return rank(policy.Action(action)) >= 0 }
