@@ -24,6 +24,7 @@ import (
 
 	"github.com/agent-shell/agent-shell/policy"
 	"github.com/agent-shell/agent-shell/runtime"
+	"github.com/agent-shell/agent-shell/telemetry"
 )
 
 // Versions and limits of refinement.
@@ -94,6 +95,16 @@ func NewRefineRequest(p *Project, prop Proposal, mcpCommand []string) RefineRequ
 					Match: rule.Examples.Match, NotMatch: rule.Examples.NotMatch})
 			}
 		}
+	}
+	// Secrets a script or workflow may hold are not sent.
+	r.Draft.Manifest = telemetry.Redact(r.Draft.Manifest)
+	for i := range r.Draft.Rules {
+		d := &r.Draft.Rules[i]
+		d.Match, d.NotMatch = redactAll(d.Match), redactAll(d.NotMatch)
+	}
+	for i := range r.Scan.FeedbackLoops.Commands {
+		c := &r.Scan.FeedbackLoops.Commands[i]
+		c.Command, c.Argv, c.Why = telemetry.Redact(c.Command), redactAll(c.Argv), telemetry.Redact(c.Why)
 	}
 	r.MCP.Command = mcpCommand
 	r.MCP.Tools = []string{"explain_policy", "query_log", "discover_feedback_loops", "discover_environment"}
@@ -447,3 +458,14 @@ func oneLine(s string) string {
 }
 
 func rankOK(action string) bool { return rank(policy.Action(action)) >= 0 }
+
+func redactAll(xs []string) []string {
+	if xs == nil {
+		return nil
+	}
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = telemetry.Redact(x)
+	}
+	return out
+}

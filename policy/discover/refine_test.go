@@ -15,7 +15,7 @@ func refineDraft(t *testing.T) (*Project, Proposal) {
 	root := t.TempDir()
 	for name, body := range map[string]string{
 		"go.mod":       "module x\n\ngo 1.22\n",
-		"package.json": `{"name":"web","scripts":{"test":"vitest run","lint":"eslint .","deploy":"./deploy.sh"}}`,
+		"package.json": `{"name":"web","scripts":{"test":"vitest run","lint":"eslint .","deploy":"./deploy.sh","seed":"curl -H 'Authorization: Bearer abcdefghijklmnopqrstuvwxyz0123' https://example.com"}}`,
 	} {
 		if err := os.WriteFile(filepath.Join(root, name), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
@@ -41,6 +41,9 @@ func TestRefineRequest(t *testing.T) {
 		if !strings.Contains(s, want) {
 			t.Errorf("request lacks %s:\n%s", want, s)
 		}
+	}
+	if strings.Contains(s, "abcdefghijklmnopqrstuvwxyz0123") {
+		t.Errorf("the request holds the secret:\n%s", s)
 	}
 	if strings.Contains(s, `"id":"safety/`) {
 		t.Errorf("the safety pack's rules are listed as draft rules")
