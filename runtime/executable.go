@@ -339,8 +339,38 @@ func (x *Executable) exchange(ctx context.Context, exe *os.File, req []byte) (ou
 	if dir == "" {
 		dir = filepath.Dir(x.Path)
 	}
+	// Limits first, then exec exactly the verified bytes (fd 3). &&: a
+	// shell without one of the options fails the run rather than run the
+	// hook unlimited.
+	script := fmt.Sprintf("unset PWD OLDPWD; ulimit -c 0 && ulimit -t %d && ulimit -d %d && exec /proc/self/fd/3",
+		cpu, max(mem>>10, 1))
+	return runProc(ctx, procSpec{
+		label: fmt.Sprintf("hook %q", x.ID), path: "/bin/sh", args: []string{"sh", "-c", script}, env: hookEnv, dir: dir,
+		extra: []*os.File{exe}, timeout: timeout, cpu: cpu, maxOut: MaxHookResponse,
+	}, req)
+}
+
+// procSpec is one process run by runProc.
+type procSpec struct {
+	label   string // how errors name it: hook "id"
+	path    string
+	args    []string
+	env     []string
+	dir     string
+	extra   []*os.File
+	timeout time.Duration
+	cpu     int // the CPU limit it runs under, for the exit message; 0 when none
+	maxOut  int // stdout beyond this fails the run (the process group is killed)
+}
+
+// runProc runs one process in its own process group with req on stdin,
+// reading stdout up to spec.maxOut and stderr up to MaxHookStderr, and
+// kills the group on timeout, cancellation, oversized output and when the
+// leader exits.
+func runProc(ctx context.Context, spec procSpec, req []byte) (out exchanged) {
+	timeout, cpu := spec.timeout, spec.cpu
 	failed := func(f Failure, code, format string, args ...any) exchanged {
-		out.failure, out.fail = f, hookErr(code, "hook %q: %s", x.ID, fmt.Sprintf(format, args...))
+		out.failure, out.fail = f, hookErr(code, "%s: %s", spec.label, fmt.Sprintf(format, args...))
 		return out
 	}
 
@@ -363,20 +393,15 @@ func (x *Executable) exchange(ctx context.Context, exe *os.File, req []byte) (ou
 		return failed(FailError, CodeExecution, "pipes: %v", err)
 	}
 
-	// Limits first, then exec exactly the verified bytes (fd 3). &&: a
-	// shell without one of the options fails the run rather than run the
-	// hook unlimited.
-	script := fmt.Sprintf("unset PWD OLDPWD; ulimit -c 0 && ulimit -t %d && ulimit -d %d && exec /proc/self/fd/3",
-		cpu, max(mem>>10, 1))
 	cmd := &exec.Cmd{
-		Path:        "/bin/sh",
-		Args:        []string{"sh", "-c", script},
-		Env:         hookEnv,
-		Dir:         dir,
+		Path:        spec.path,
+		Args:        spec.args,
+		Env:         spec.env,
+		Dir:         spec.dir,
 		Stdin:       inR,
 		Stdout:      outW,
 		Stderr:      errW,
-		ExtraFiles:  []*os.File{exe},
+		ExtraFiles:  spec.extra,
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
 	}
 	if err := cmd.Start(); err != nil {
@@ -400,7 +425,7 @@ func (x *Executable) exchange(ctx context.Context, exe *os.File, req []byte) (ou
 	})
 	var rw sync.WaitGroup
 	rw.Go(func() {
-		buf, over := readUpTo(outR, MaxHookResponse)
+		buf, over := readUpTo(outR, spec.maxOut)
 		out.stdout = buf
 		if over {
 			stdoutOver = true
@@ -482,7 +507,7 @@ func (x *Executable) exchange(ctx context.Context, exe *os.File, req []byte) (ou
 	case timedOut:
 		return failed(FailTimeout, CodeExecution, "timed out after %s (its process group was killed)", timeout)
 	case stdoutOver:
-		return failed(FailMalformed, CodeOutputLimit, "stdout is over %d bytes (the reply would be truncated)", MaxHookResponse)
+		return failed(FailMalformed, CodeOutputLimit, "stdout is over %d bytes (the reply would be truncated)", spec.maxOut)
 	}
 	if st := cmd.ProcessState; st == nil || !st.Success() {
 		return failed(FailExit, CodeNonzeroExit, "%s%s", describeExit(st, cpu), stderrNote(out.stderr))
@@ -512,6 +537,9 @@ func describeExit(st *os.ProcessState, cpu int) string {
 		return fmt.Sprintf("exit status %d", st.ExitCode())
 	}
 	msg := "killed by signal " + unix.SignalName(ws.Signal())
+	if cpu <= 0 {
+		return msg
+	}
 	// The kernel kills at the limit by its own tick accounting, which the
 	// usage reported at exit can trail by a good part of a second on a
 	// busy machine.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 
@@ -10,10 +11,12 @@ import (
 
 	"github.com/agent-shell/agent-shell/hostapi"
 	"github.com/agent-shell/agent-shell/setup"
+	"github.com/agent-shell/agent-shell/telemetry"
 )
 
 func newInitCmd(a *app) *cobra.Command {
 	var f setup.Flags
+	var withMCP bool
 	cmd := &cobra.Command{
 		Use:   "init",
 		Short: "Set agent-shell up in this repository: agent hooks, a starter policy, npm, .gitignore",
@@ -32,19 +35,30 @@ named features are set up, otherwise every missing one; a --no-* flag beats
 its twin. With no terminal and no flags it sets up every missing feature for
 the agents it finds (Copilot when none) and says so on stderr.
 
+With --mcp it also registers agent-shell's MCP server (agent-shell mcp) in
+.mcp.json, Claude Code's project MCP servers, keeping the other servers; it
+is never registered without the flag. --mcp alone does only that.
+
 Agents: ` + strings.Join(hostapi.Names(), ", "),
 		Example: `  agent-shell init
   agent-shell init --agent copilot,claude --yes
   agent-shell init --agent claude --no-npm`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
-			f.Given = cmd.Flags().NFlag() > 0
+			n := cmd.Flags().NFlag()
+			if withMCP {
+				n--
+			}
+			f.Given = n > 0
 			for i, n := range f.Agents {
 				f.Agents[i] = agentName(n)
 			}
 			cwd, err := os.Getwd()
 			if err != nil {
 				return err
+			}
+			if withMCP && n == 0 {
+				return a.registerMCP(cwd)
 			}
 			err = setup.Run(setup.Options{
 				Dir:      cwd,
@@ -61,6 +75,9 @@ Agents: ` + strings.Join(hostapi.Names(), ", "),
 			case errors.Is(err, setup.ErrCanceled):
 				return exitCode(130) // setup said so; 130 is the shell's Ctrl-C status
 			}
+			if err == nil && withMCP {
+				err = a.registerMCP(cwd)
+			}
 			return err
 		}),
 	}
@@ -72,6 +89,7 @@ Agents: ` + strings.Join(hostapi.Names(), ", "),
 	fl.BoolVar(&f.NoPolicy, "no-policy", false, "do not set up the policy")
 	fl.BoolVar(&f.NPM, "npm", false, "record npm scripts: script-shell=agent-shell in .npmrc (replaces another script-shell)")
 	fl.BoolVar(&f.NoNPM, "no-npm", false, "leave .npmrc alone")
+	fl.BoolVar(&withMCP, "mcp", false, "also register agent-shell's MCP server in .mcp.json (alone: only that)")
 	fl.BoolVarP(&f.Yes, "yes", "y", false, "set up every missing feature without asking (replaces another script-shell in .npmrc)")
 	return cmd
 }
@@ -85,4 +103,22 @@ func (a *app) initTerminal() *setup.Terminal {
 		return nil
 	}
 	return &setup.Terminal{In: in, Out: out}
+}
+
+// registerMCP adds agent-shell mcp to the repository's .mcp.json.
+func (a *app) registerMCP(cwd string) error {
+	root, ok := telemetry.RepoRoot(cwd)
+	if !ok {
+		return errors.New("run agent-shell init --mcp inside a git repository")
+	}
+	changed, err := hostapi.RegisterMCP(root)
+	if err != nil {
+		return err
+	}
+	if changed {
+		fmt.Fprintf(a.stdout, "Registered the MCP server agent-shell (agent-shell mcp) in %s.\n", hostapi.MCPConfigFile)
+	} else {
+		fmt.Fprintf(a.stdout, "%s already registers the MCP server agent-shell.\n", hostapi.MCPConfigFile)
+	}
+	return nil
 }

@@ -155,7 +155,7 @@ As npm's script-shell it is invoked as: agent-shell -c COMMAND [ARG0 ARG...]`,
 	cobra.AddTemplateFunc("buildVersion", version)
 	root.SetVersionTemplate("agent-shell {{buildVersion}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return err })
-	root.AddCommand(newLogCmd(a), newReplayCmd(a), newReportCmd(a), newHookCmd(a), newPolicyCheckCmd(a), newRecordCmd(a), newPolicyCmd(a), newDemoCmd(a), newInitCmd(a), newScriptCmd(a), newAuthorizeCmd(a), newStatusCmd(a), newGrantsCmd(a), newPackCmd(a), newUninstallCmd(a), newDoctorCmd(a), newExecCmd(a), newExportCmd(a))
+	root.AddCommand(newLogCmd(a), newReplayCmd(a), newReportCmd(a), newHookCmd(a), newPolicyCheckCmd(a), newRecordCmd(a), newPolicyCmd(a), newDemoCmd(a), newInitCmd(a), newScriptCmd(a), newAuthorizeCmd(a), newStatusCmd(a), newGrantsCmd(a), newPackCmd(a), newUninstallCmd(a), newDoctorCmd(a), newExecCmd(a), newExportCmd(a), newMCPCmd(a))
 	// Only a completion request pays for registering completions.
 	if len(os.Args) > 1 && strings.HasPrefix(os.Args[1], cobra.ShellCompRequestCmd) {
 		addCompletions(root, a)

@@ -124,6 +124,14 @@ func TestScripts(t *testing.T) {
 			"otlp-receiver": otlpReceiver,
 			// pinexe FILE...: replace every HOOKEXE_PIN in each file with
 			// the SHA-256 of $WORK/hookexe, so a manifest can pin it.
+			// mode M: tell the fake model program of model_review.txtar
+			// how to answer (the file .github/hooks/agent-shell/mode).
+			"mode": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 1 {
+					ts.Fatalf("usage: mode M")
+				}
+				ts.Check(os.WriteFile(ts.MkAbs(".github/hooks/agent-shell/mode"), []byte(args[0]+"\n"), 0o644))
+			},
 			"pinexe": func(ts *testscript.TestScript, neg bool, args []string) {
 				if neg {
 					ts.Fatalf("unsupported: ! pinexe")

@@ -2,9 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -15,14 +17,20 @@ import (
 
 func newPolicyCmd(a *app) *cobra.Command {
 	var initPolicy, write, yes bool
+	var refineWith string
+	var refineTimeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "policy",
 		Short: "Propose, explain and check the project's policy",
 		Example: `  agent-shell policy --init      # propose policy.json and agent-shell.toml from the project
+  agent-shell policy --init --refine-with './ask-model.sh'   # and have a model refine it
   agent-shell policy explain 'CMD'
   agent-shell policy check`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(cmd *cobra.Command, _ []string) error {
+			if refineWith != "" && !initPolicy {
+				return &runtimeError{err: errors.New("--refine-with goes with --init"), code: exitUsage}
+			}
 			if !initPolicy {
 				return cmd.Help()
 			}
@@ -30,12 +38,14 @@ func newPolicyCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.runPolicyInit(telemetry.FindRoot(cwd), write, yes)
+			return a.runPolicyInit(telemetry.FindRoot(cwd), write, yes, refiner{cmd: refineWith, timeout: refineTimeout})
 		}),
 	}
 	cmd.Flags().BoolVar(&initPolicy, "init", false, "scan the project and propose an agent-shell.toml (written where none exists)")
 	cmd.Flags().BoolVar(&write, "write", false, "with --init: merge the proposal into an existing agent-shell.toml, showing the change and asking on a terminal")
 	cmd.Flags().BoolVar(&yes, "yes", false, "with --init --write: write without asking")
+	cmd.Flags().StringVar(&refineWith, "refine-with", "", "with --init: ask the program `CMD` (run by /bin/sh -c; a wrapper around a model) to refine the proposal; applied only with --write")
+	cmd.Flags().DurationVar(&refineTimeout, "refine-timeout", 2*time.Minute, "with --refine-with: how long the refiner may take")
 	var cwd, agent string
 	var asJSON bool
 	explain := &cobra.Command{
@@ -159,50 +169,9 @@ func (a *app) printExplain(command string, e *policy.Engine, d policy.Decision) 
 }
 
 func (a *app) printExplainJSON(command string, e *policy.Engine, d policy.Decision) error {
-	type match struct {
-		Action policy.Action `json:"action"`
-		Source string        `json:"source"`
-		Rule   string        `json:"rule,omitempty"`
-		Reason string        `json:"reason"`
-	}
-	type simple struct {
-		Argv    []string      `json:"argv"`
-		Layer   int           `json:"layer"`
-		Effects []string      `json:"effects"`
-		Matches []match       `json:"matches"`
-		Action  policy.Action `json:"action"`
-	}
-	out := struct {
-		Command    string                   `json:"command"`
-		Decision   policy.Action            `json:"decision"`
-		Guard      string                   `json:"guard,omitempty"`
-		Rule       string                   `json:"rule,omitempty"`
-		Reason     string                   `json:"reason"`
-		Unknown    string                   `json:"unknown,omitempty"`
-		LoadError  string                   `json:"load_error,omitempty"`
-		Commands   []simple                 `json:"commands"`
-		Extensions []telemetry.ExtensionRun `json:"extensions,omitempty"`
-		Packs      []string                 `json:"packs,omitempty"`
-	}{Command: command, Decision: d.Action, Guard: d.Guard, Rule: d.Rule, Reason: d.Reason, Unknown: d.Unknown,
-		Commands: []simple{}, Extensions: d.Extensions}
-	if e.LoadErr != nil {
-		out.LoadError = e.LoadErr.Error()
-	}
-	for _, c := range d.Commands {
-		s := simple{Argv: c.Argv, Layer: c.Layer, Effects: c.Effects, Matches: []match{}, Action: c.Action}
-		for _, m := range c.Matches {
-			s.Matches = append(s.Matches, match{m.Action, m.Source, m.Rule, m.Reason})
-		}
-		out.Commands = append(out.Commands, s)
-	}
-	if e.Manifest != nil {
-		for _, p := range e.Manifest.LoadedPacks() {
-			out.Packs = append(out.Packs, p.Decl.Name)
-		}
-	}
 	enc := json.NewEncoder(a.stdout)
 	enc.SetEscapeHTML(false)
-	return enc.Encode(out)
+	return enc.Encode(policy.Explain(command, e, d))
 }
 
 func (a *app) runPolicyCheck(asJSON bool) error {

@@ -2,8 +2,10 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,10 +14,14 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"time"
 
+	"github.com/agent-shell/agent-shell/internal/textcut"
 	"github.com/agent-shell/agent-shell/policy"
 	"github.com/agent-shell/agent-shell/policy/discover"
+	"github.com/agent-shell/agent-shell/runtime"
 	"github.com/agent-shell/agent-shell/setup"
+	"github.com/agent-shell/agent-shell/telemetry"
 )
 
 // maxCompareBytes bounds how much of an existing file is read to show how it
@@ -27,7 +33,7 @@ const maxCompareBytes = 1 << 20
 // agent-shell.toml, and writes it when it does not exist yet. An
 // existing file is never touched: its differences from the proposal are
 // printed instead.
-func (a *app) runPolicyInit(root string, write, yes bool) error {
+func (a *app) runPolicyInit(root string, write, yes bool, rf refiner) error {
 	w := a.stdout
 	fmt.Fprintln(w, "Scanning project...")
 	p, err := discover.Scan(root)
@@ -46,6 +52,16 @@ func (a *app) runPolicyInit(root string, write, yes bool) error {
 	fmt.Fprintf(w, "\n--- Proposed %s ---\n", sub)
 	w.Write(prop.Manifest)
 	fmt.Fprintln(w)
+	// The draft is what is written unless a refinement applies (--write).
+	if rf.cmd != "" {
+		if refined, ok := a.refine(rf, p, prop); ok {
+			if write {
+				prop = refined
+			} else {
+				fmt.Fprintln(w, "(the refinement is applied with --write; the draft stands)")
+			}
+		}
+	}
 	r, err := os.OpenRoot(root)
 	if err != nil {
 		return fmt.Errorf("policy init: %w", err)
@@ -335,4 +351,72 @@ func splitLines(s string) []string {
 		return nil
 	}
 	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+}
+
+// refiner is --refine-with: the program and how long it may take.
+type refiner struct {
+	cmd     string
+	timeout time.Duration
+}
+
+// refine runs the refiner on the draft and shows what it proposed, what
+// was applied and rejected and why, and the diff. ok is false when the
+// refinement failed or changed nothing: then the draft stands.
+func (a *app) refine(rf refiner, p *discover.Project, draft discover.Proposal) (discover.Proposal, bool) {
+	w := a.stdout
+	fmt.Fprintf(w, "\n--- Refinement by %s ---\n", rf.cmd)
+	failed := func(format string, args ...any) (discover.Proposal, bool) {
+		fmt.Fprintf(w, "Refinement failed: %s\nNothing of it is used: the draft stands.\n", fmt.Sprintf(format, args...))
+		return draft, false
+	}
+	mcp := []string{"agent-shell", "mcp"}
+	if self, err := os.Executable(); err == nil {
+		mcp[0] = self
+	}
+	req, err := json.Marshal(discover.NewRefineRequest(p, draft, mcp))
+	if err != nil {
+		return failed("the request: %v", err)
+	}
+	prog := &runtime.Program{Label: "refiner", Argv: []string{"/bin/sh", "-c", rf.cmd}, Dir: p.Root,
+		Env: append(os.Environ(), "AGENTSHELL_MCP_COMMAND="+shellJoin(mcp)), Timeout: rf.timeout, MaxOutput: discover.MaxRefineResponse}
+	out, stderr, err := prog.Run(context.Background(), append(req, '\n'))
+	if err != nil {
+		return failed("%s", telemetry.Redact(err.Error()))
+	}
+	if s := strings.TrimSpace(stderr); s != "" {
+		if t, cut := textcut.Cut(s, 2000); cut {
+			s = t + "..."
+		}
+		fmt.Fprintf(a.stderr, "agent-shell: refiner stderr: %s\n", telemetry.Redact(s))
+	}
+	ref, err := discover.Refine(draft, out)
+	if err != nil {
+		return failed("%s", err)
+	}
+	applied := 0
+	for _, c := range ref.Changes {
+		sign := map[string]string{"add": "+", "change": "~", "remove": "-"}[c.Op]
+		if c.Applied {
+			applied++
+			fmt.Fprintf(w, "%s %s rule %s: %s\n", sign, c.Op, c.ID, c.Reason)
+		} else {
+			fmt.Fprintf(w, "x rejected: %s rule %s: %s (the refiner's reason: %s)\n", c.Op, c.ID, c.Rejected, c.Reason)
+		}
+	}
+	if applied == 0 {
+		fmt.Fprintln(w, "No change applies: the draft stands.")
+		return draft, false
+	}
+	sub := policy.ManifestSubpath
+	io.WriteString(w, unifiedDiff(sub+" (draft)", sub+" (refined)", string(draft.Manifest), string(ref.Proposal.Manifest)))
+	return ref.Proposal, true
+}
+
+// shellJoin quotes argv for a shell.
+func shellJoin(argv []string) string {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return strings.Join(out, " ")
 }

@@ -30,7 +30,7 @@ func TestPolicyInit(t *testing.T) {
 	run := func() (string, string) {
 		var out, errb bytes.Buffer
 		a := newApp(strings.NewReader(""), &out, &errb)
-		if err := a.runPolicyInit(root, false, false); err != nil {
+		if err := a.runPolicyInit(root, false, false, refiner{}); err != nil {
 			t.Fatalf("runPolicyInit: %v\n%s", err, errb.String())
 		}
 		return out.String(), errb.String()
@@ -102,7 +102,7 @@ func TestPolicyInitRefusesLinks(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out, errb bytes.Buffer
-	err := newApp(strings.NewReader(""), &out, &errb).runPolicyInit(root, false, false)
+	err := newApp(strings.NewReader(""), &out, &errb).runPolicyInit(root, false, false, refiner{})
 	if err == nil || !strings.Contains(err.Error(), "symbolic link") {
 		t.Fatalf("err = %v", err)
 	}

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// mcpHelper is the binary that serves MCP: the SDK links net/http and
+// crypto/tls, whose initialisation every hook call would pay were it
+// linked here.
+const mcpHelper = "agent-shell-mcp"
+
+func newMCPCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "mcp",
+		Short: "Serve read-only MCP tools over stdio: explain_policy, query_log, discover_feedback_loops, discover_environment",
+		Long: `Runs agent-shell's MCP server over stdio, for an agent to ask before it acts.
+Its tools are read-only:
+
+  explain_policy(command, cwd?, agent?)  the decision path, as policy explain --json
+  query_log(last?, failures?, actor?, script?, session?, event?, limit?)
+                                         recorded events (at most 500)
+  discover_feedback_loops()              test, build, lint, install and task commands,
+                                         with where they were found (the policy --init scan)
+  discover_environment()                 toolchains, package manager, workspaces,
+                                         task runners, CI workflows
+
+The server is the agent-shell-mcp helper, installed beside agent-shell
+(go install .../cmd/agent-shell-mcp), so that the hook and the shim do not
+carry the MCP SDK. agent-shell init --mcp registers it in .mcp.json.`,
+		Args: cobra.NoArgs,
+		RunE: runE(func(*cobra.Command, []string) error {
+			helper, err := findHelper(mcpHelper, "agent-shell mcp")
+			if err != nil {
+				return err
+			}
+			return syscall.Exec(helper, []string{mcpHelper, "--version", version()}, os.Environ())
+		}),
+	}
+}
+
+// findHelper looks for a helper binary beside this executable, then in
+// PATH.
+func findHelper(name, what string) (string, error) {
+	if self, err := os.Executable(); err == nil {
+		p := filepath.Join(filepath.Dir(self), name)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	p, err := exec.LookPath(name)
+	if err != nil {
+		return "", fmt.Errorf("%s needs the %s helper beside agent-shell or in PATH (go install github.com/agent-shell/agent-shell/cmd/%s@<the same version>)", what, name, name)
+	}
+	return p, nil
+}
