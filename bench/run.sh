@@ -2,7 +2,7 @@
 # Times the real agent-shell binary as a whole process, beside the floors it is
 # judged against, and runs the Go benchmarks of the hot paths.
 #
-#   bench/run.sh [startup|log|append|policy|scale|scripts|safety|hostile|enforce|goals|all]   (default: all)
+#   bench/run.sh [startup|log|append|policy|scale|scripts|safety|hostile|enforce|goals|compare|all]   (default: all)
 #
 # Needs python3, go and /usr/bin/time (no hyperfine): every timing is
 # interleaved (round after round of A B C ..., so a drift in the machine's
@@ -279,6 +279,30 @@ enforce() {
   rm -rf "$work"
 }
 
+compare() {
+  # AS_OLD=FILE: another build of agent-shell, timed round after round
+  # against this one on the hook, --version and the shim.
+  [ -n "${AS_OLD:-}" ] || { echo "compare: set AS_OLD to the other agent-shell binary" >&2; exit 2; }
+  cp "$AS_OLD" "$out/agent-shell-old"
+  local old=$out/agent-shell-old
+  echo "== this build against $AS_OLD on the bench policy ($runs interleaved rounds) =="
+  local work; work=$(mktemp -d); mkdir -p "$work/.git" "$work/.github/hooks/agent-shell"
+  cp policy/testdata/bench/policy.json policy/testdata/bench/agent-shell.toml "$work/.github/hooks/agent-shell/"
+  claude_payload "$work/claude.json" 'cd web && FOO=1 npm ci && npm test -- --coverage | tee out.log; git status --short'
+  (cd "$work" && AGENTSHELL_SESSION_ID=bench interleaved "$runs" \
+    --ratio 'hook new / old=hook_new/hook_old<=' \
+    --ratio 'version new / old=version_new/version_old<=' \
+    --ratio 'shim new / old=shim_new/shim_old<=' \
+    hello "$out/hello" \
+    hook-old "$old hook --agent claude < claude.json" \
+    hook-new "$as hook --agent claude < claude.json" \
+    version-old "$old --version" \
+    version-new "$as --version" \
+    shim-old "$old -c true" \
+    shim-new "$as -c true")
+  rm -rf "$work"
+}
+
 append() {
   echo "== Go benchmarks: append throughput =="
   go test ./telemetry -run '^$' -bench 'Append' -benchtime 2s
@@ -294,7 +318,8 @@ case $what in
   scripts) scripts ;;
   safety) safety ;;
   enforce) enforce ;;
+  compare) compare ;;
   goals) startup; GOBENCH=0 policycheck; scale ;;
   all) startup; logquery; append; policycheck; scale; scripts; safety; hostile; enforce ;;
-  *) echo "usage: bench/run.sh [startup|log|append|policy|scale|scripts|safety|hostile|enforce|goals|all]" >&2; exit 2 ;;
+  *) echo "usage: bench/run.sh [startup|log|append|policy|scale|scripts|safety|hostile|enforce|goals|compare|all]" >&2; exit 2 ;;
 esac

@@ -112,6 +112,10 @@ func runE(fn func(cmd *cobra.Command, args []string) error) func(*cobra.Command,
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	a := newApp(stdin, stdout, stderr)
+	// A host's hook call does not pay for building the command tree.
+	if code, ok := runHot(a, args); ok {
+		return code
+	}
 	root := newRootCmd(a)
 	root.SetArgs(args)
 	err := root.Execute()
