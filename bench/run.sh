@@ -31,7 +31,8 @@ as=$out/agent-shell
 # turn, round after round, each with stdin from the file after its '<', and
 # prints every command's median wall ms and the median of
 # its per-round ratio to the first. Options, before the first NAME:
-#   --ratio 'LABEL=EXPR<=GOAL'  also print the median over rounds of EXPR, a
+#   --ratio 'LABEL=EXPR<=GOAL'  also print the median over rounds of EXPR (LABEL
+#                               holds no '='), a
 #                               Python expression of the commands' names
 #                               (- read as _) bound to that round's times,
 #                               beside its goal (GOAL may be empty)
