@@ -258,7 +258,10 @@ type RuntimeOptions struct {
 // digest from the manifest's text and every source that went in.
 func (m *Manifest) compileScripts(opts RuntimeOptions) error {
 	dir := filepath.Dir(m.Path)
-	lines := tableLines(m.src, "script")
+	var lines []int // for errors; a scan of the whole text, so only with scripts
+	if len(m.Scripts) > 0 {
+		lines = tableLines(m.src, "script")
+	}
 	decls := make([]runtime.Script, 0, len(m.Scripts))
 	for _, s := range m.Scripts {
 		if s.Executable != "" {
