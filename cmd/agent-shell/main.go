@@ -28,6 +28,7 @@ func main() {
 		if os.Getenv("AGENTSHELL_PASSTHROUGH") == "1" {
 			passthrough(os.Args[1:])
 		}
+		shortLived()
 		os.Exit(runShim(newApp(os.Stdin, os.Stdout, os.Stderr), os.Args[2:]))
 	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
