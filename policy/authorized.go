@@ -441,9 +441,9 @@ type Proposal struct {
 	// Unchanged: the digest is the one authorized and its copy is intact.
 	Unchanged bool
 	// ProgramsChanged: the scripts compile to other programs (or the
-	// manifest to another snapshot) than the
-	// authorization pinned (another agent-shell version, or a record
-	// without pins), so that the cache would go unused until authorized.
+	// manifest to another snapshot) than the authorization pinned (another
+	// agent-shell version, or a record without pins), so that the cache
+	// would go unused until authorized.
 	ProgramsChanged bool
 
 	cfgDir   string
