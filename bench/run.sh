@@ -2,9 +2,13 @@
 # Times the real agent-shell binary as a whole process, beside the floors it is
 # judged against, and runs the Go benchmarks of the hot paths.
 #
-#   bench/run.sh [startup|log|append|policy|scripts|safety|hostile|enforce|all]     (default: all)
+#   bench/run.sh [startup|log|append|policy|scale|scripts|safety|hostile|enforce|goals|compare|all]   (default: all)
 #
-# Needs hyperfine (Debian: apt-get install hyperfine) and /usr/bin/time.
+# Needs python3, go and /usr/bin/time (no hyperfine): every timing is
+# interleaved (round after round of A B C ..., so a drift in the machine's
+# speed touches all alike) and reported as medians, ratios as the median of
+# the per-round ratios. `goals` runs the sections that carry the goals of
+# the lean-hot-path issue (startup, policy, scale) and nothing else.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -13,61 +17,123 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 export CGO_ENABLED=0
 
-command -v hyperfine >/dev/null || { echo "bench: hyperfine is needed (apt-get install hyperfine)" >&2; exit 1; }
-go build -o "$out/agent-shell" ./cmd/agent-shell
-go build -o "$out/hello" ./bench/hello
+# Each binary is timed from a fresh copy: one run straight from the file
+# `go build -o` wrote measured up to 20% slower than a copy of the same bytes.
+go build -o "$out/agent-shell.built" ./cmd/agent-shell
+go build -o "$out/hello.built" ./bench/hello
+# AS_BIN=FILE times that agent-shell binary instead (another revision's).
+cp "${AS_BIN:-$out/agent-shell.built}" "$out/agent-shell"
+cp "$out/hello.built" "$out/hello"
+rm -f "$out/agent-shell.built" "$out/hello.built"
 as=$out/agent-shell
 
-# median FILE NAME: the median wall time in ms of the named command in a hyperfine JSON export.
-median() {
-  python3 -c 'import json,sys; r={x["command"]:x for x in json.load(open(sys.argv[1]))["results"]}; print("%.3f" % (r[sys.argv[2]]["median"]*1000))' "$1" "$2"
-}
-
-# interleaved RUNS BASE_NAME BASE_CMD NAME CMD...: runs the base and each
-# command in turn, round after round (so a drift in the machine's speed
-# touches all alike), each with stdin from the file after its '<', and
-# prints every command's median wall ms and the median of its per-round
-# ratio to the base.
+# interleaved RUNS [OPTION...] NAME CMD [NAME CMD...]: runs each command in
+# turn, round after round, each with stdin from the file after its '<', and
+# prints every command's median wall ms and the median of
+# its per-round ratio to the first. Options, before the first NAME:
+#   --ratio 'LABEL=EXPR<=GOAL'  also print the median over rounds of EXPR (LABEL
+#                               holds no '='), a
+#                               Python expression of the commands' names
+#                               (- read as _) bound to that round's times,
+#                               beside its goal (GOAL may be empty)
+#   --rss 'NAME<=MIB'           print NAME's peak RSS (median of 5 runs under
+#                               /usr/bin/time) beside a goal
+#   --prepare 'NAME=SHELL'      run SHELL (untimed) before each run of NAME
+#   --pipe                      commands write to a pipe that is drained,
+#                               not to /dev/null
 interleaved() {
   python3 - "$@" <<'PY'
-import shlex, statistics, subprocess, sys, time
+import os, shlex, statistics, subprocess, sys, time
 runs = int(sys.argv[1]); args = sys.argv[2:]
+ratios, rss_goals, prepare, pipe = [], [], {}, False
+while args and args[0].startswith("--"):
+    opt = args.pop(0)
+    if opt == "--pipe":
+        pipe = True; continue
+    val = args.pop(0)
+    if opt == "--ratio":
+        label, rest = val.split("=", 1); expr, _, goal = rest.partition("<=")
+        ratios.append((label, expr, goal))
+    elif opt == "--rss":
+        n, _, goal = val.partition("<="); rss_goals.append((n, float(goal)))
+    elif opt == "--prepare":
+        n, c = val.split("=", 1); prepare[n] = c
+    else:
+        sys.exit("interleaved: unknown option " + opt)
 cmds = [(args[i], args[i + 1]) for i in range(0, len(args), 2)]
-def run(cmd):
+def run(name, cmd):
+    if name in prepare:
+        subprocess.run(prepare[name], shell=True, check=True)
     words = shlex.split(cmd)
     stdin = None
     if "<" in words:
         i = words.index("<"); stdin = open(words[i + 1], "rb"); words = words[:i]
+    out = subprocess.PIPE if pipe else subprocess.DEVNULL
     t = time.perf_counter()
-    subprocess.run(words, stdin=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return time.perf_counter() - t
-for _ in range(10):
-    for _, c in cmds: run(c)
+    p = subprocess.Popen(words, stdin=stdin, stdout=out, stderr=subprocess.DEVNULL)
+    if pipe:
+        while p.stdout.read(1 << 16):
+            pass
+    p.wait()
+    el = time.perf_counter() - t
+    if stdin: stdin.close()
+    if pipe: p.stdout.close()
+    return el
+# The peak RSS of one run, through /usr/bin/time: a child of this Python
+# process would inherit its high-water mark across exec.
+def peak(name, cmd):
+    if name in prepare:
+        subprocess.run(prepare[name], shell=True, check=True)
+    words = shlex.split(cmd)
+    stdin = None
+    if "<" in words:
+        i = words.index("<"); stdin = open(words[i + 1], "rb"); words = words[:i]
+    r = subprocess.run(["/usr/bin/time", "-f", "%M"] + words, stdin=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    return int(r.stderr.strip().splitlines()[-1])
+warm = max(2, min(10, runs // 10))
+for _ in range(warm):
+    for n, c in cmds: run(n, c)
 times = {n: [] for n, _ in cmds}
 for _ in range(runs):
-    for n, c in cmds: times[n].append(run(c))
+    for n, c in cmds:
+        times[n].append(run(n, c))
 base = cmds[0][0]
 for n, _ in cmds:
     ratio = statistics.median(a / b for a, b in zip(times[n], times[base]))
-    print("%-12s median %7.3f ms   per-round ratio to %s %.2f" % (n, statistics.median(times[n]) * 1000, base, ratio))
+    print("%-14s median %8.3f ms   per-round ratio to %s %.2f" % (n, statistics.median(times[n]) * 1000, base, ratio))
+for label, expr, goal in ratios:
+    code = compile(expr, label, "eval")
+    vals = []
+    for i in range(runs):
+        env = {n.replace("-", "_"): times[n][i] for n, _ in cmds}
+        vals.append(eval(code, {}, env))
+    v = statistics.median(vals)
+    verdict = ""
+    if goal:
+        verdict = "(goal <= %s: %s)" % (goal, "met" if v <= float(goal) else "NOT met")
+    print("RATIO %-40s %6.2f   %s" % (label, v, verdict))
+for n, goal in rss_goals:
+    v = statistics.median(peak(n, dict(cmds)[n]) for _ in range(5)) / 1024
+    print("RSS   %-40s %6.1f MiB   (goal < %g MiB: %s)" % (n, v, goal, "met" if v < goal else "NOT met"))
 PY
 }
 
+# claude_payload FILE COMMAND: a Claude Code PreToolUse payload for a Bash call.
+claude_payload() {
+  python3 -c 'import json,sys; print(json.dumps({"session_id":"bench","transcript_path":"/tmp/t.jsonl","cwd":"/repo","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":sys.argv[2]},"tool_use_id":"toolu_bench"}), end="", file=open(sys.argv[1], "w"))' "$1" "$2"
+}
+
 startup() {
-  echo "== start-up: shim overhead over the hello-world floor ($runs runs each) =="
+  echo "== start-up: shim overhead over the hello-world floor ($runs interleaved rounds) =="
   local work; work=$(mktemp -d); mkdir "$work/.git"
-  (cd "$work" && AGENTSHELL_SESSION_ID=bench hyperfine -N --warmup 20 --runs "$runs" --export-json "$out/startup.json" \
-    -n hello "$out/hello" \
-    -n sh "/bin/sh -c true" \
-    -n shim "$as -c true" \
-    -n version "$as --version" \
-    -n passthrough "env AGENTSHELL_PASSTHROUGH=1 $as -c true" >/dev/null)
-  local hello sh shim version pass
-  hello=$(median "$out/startup.json" hello); sh=$(median "$out/startup.json" sh)
-  shim=$(median "$out/startup.json" shim); version=$(median "$out/startup.json" version)
-  pass=$(median "$out/startup.json" passthrough)
-  printf 'median ms: hello %s  /bin/sh -c true %s  agent-shell -c true %s  agent-shell --version %s  passthrough (via env) %s\n' "$hello" "$sh" "$shim" "$version" "$pass"
-  python3 -c 'import sys; h,s,m=map(float,sys.argv[1:]); print("shim overhead (shim - sh) / hello = %.2f   (goal <= 1.3)" % ((m-s)/h))' "$hello" "$sh" "$shim"
+  (cd "$work" && AGENTSHELL_SESSION_ID=bench interleaved "$runs" \
+    --ratio 'shim overhead (shim - sh) / hello=(shim-sh)/hello<=1.6' \
+    --ratio '--version / hello=version/hello<=' \
+    hello "$out/hello" \
+    sh "/bin/sh -c true" \
+    shim "$as -c true" \
+    version "$as --version" \
+    passthrough "env AGENTSHELL_PASSTHROUGH=1 $as -c true")
   rm -rf "$work"
 }
 
@@ -77,60 +143,96 @@ logquery() {
   local work; work=$(mktemp -d); mkdir "$work/.git"
   go run ./bench/genevents -dir "$work/.agent-shell/events" -files "$files" -events "$events" -actors 5
   du -sh "$work/.agent-shell/events"
-  # --output=pipe: GNU grep stops at its first match when it writes to /dev/null.
-  (cd "$work" && hyperfine -N --output=pipe --warmup 2 --runs "${LOGRUNS:-10}" --export-json "$out/log.json" \
-    -n grep "grep -h '\"actor\":\"codex\"' -r .agent-shell/events" \
-    -n log "$as log --actor codex --json" >/dev/null)
-  local g l
-  g=$(median "$out/log.json" grep); l=$(median "$out/log.json" log)
-  printf 'median ms: grep %s  agent-shell log %s\n' "$g" "$l"
-  python3 -c 'import sys; g,l=map(float,sys.argv[1:]); print("log / grep = %.2f   (goal <= 3)" % (l/g))' "$g" "$l"
-  (cd "$work" && /usr/bin/time -f 'peak RSS %M KiB   (goal < 100 MB)' "$as" log --actor codex --json >/dev/null)
+  # --pipe: GNU grep stops at its first match when it writes to /dev/null.
+  (cd "$work" && interleaved "${LOGRUNS:-10}" --pipe --ratio 'log / grep=log/grep<=3' --rss 'log<=100' \
+    grep "grep -h '\"actor\":\"codex\"' -r .agent-shell/events" \
+    log "$as log --actor codex --json")
   rm -rf "$work"
 }
 
 policycheck() {
-  echo "== policy-check on a 20-pattern policy.json + 30-rule manifest, 5-command line ($runs runs each) =="
+  echo "== policy-check on a 20-pattern policy.json + 30-rule manifest, 5-command line ($runs interleaved rounds) =="
   local work; work=$(mktemp -d); mkdir -p "$work/.git" "$work/.github/hooks/agent-shell"
   cp policy/testdata/bench/policy.json policy/testdata/bench/agent-shell.toml "$work/.github/hooks/agent-shell/"
   printf '%s' '{"sessionId":"bench","cwd":"/repo","toolName":"bash","toolArgs":"{\"command\":\"cd web && FOO=1 npm ci && npm test -- --coverage | tee out.log; git status --short\"}"}' >"$work/payload.json"
-  printf '%s' '{"session_id":"bench","transcript_path":"/tmp/t.jsonl","cwd":"/repo","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"cd web && FOO=1 npm ci && npm test -- --coverage | tee out.log; git status --short"},"tool_use_id":"toolu_bench"}' >"$work/claude.json"
+  claude_payload "$work/claude.json" 'cd web && FOO=1 npm ci && npm test -- --coverage | tee out.log; git status --short'
   "$as" policy-check <"$work/payload.json" | grep -q permissionDecision
-  # hyperfine runs each command through a shell (for the < redirection) and
-  # subtracts the shell's own start-up from every figure.
-  (cd "$work" && hyperfine --warmup 20 --runs "$runs" --export-json "$out/policy.json" \
-    -n hello "$out/hello < payload.json" \
-    -n version "$as --version < payload.json" \
-    -n policy-check "$as policy-check < payload.json" \
-    -n hook-claude "$as hook --agent claude < claude.json" >/dev/null)
-  local hello version check claude
-  hello=$(median "$out/policy.json" hello); version=$(median "$out/policy.json" version)
-  check=$(median "$out/policy.json" policy-check); claude=$(median "$out/policy.json" hook-claude)
-  printf 'median ms: hello %s  agent-shell --version %s  agent-shell policy-check %s  agent-shell hook --agent claude %s\n' "$hello" "$version" "$check" "$claude"
-  python3 -c 'import sys; h,v,c=map(float,sys.argv[1:]); print("policy-check / --version = %.2f (goal <= 1.25)   policy-check / hello = %.2f (goal <= 1.6)" % (c/v, c/h))' "$hello" "$version" "$check"
-  python3 -c 'import sys; h,v,c=map(float,sys.argv[1:]); print("hook --agent claude / --version = %.2f (goal <= 1.25)   hook --agent claude / hello = %.2f (goal <= 1.6)" % (c/v, c/h))' "$hello" "$version" "$claude"
+  (cd "$work" && interleaved "$runs" \
+    --ratio 'hook --agent claude / hello=hook_claude/hello<=1.8' \
+    --ratio 'hook --agent claude / --version=hook_claude/version<=1.15' \
+    --ratio 'policy-check / hello=policy_check/hello<=' \
+    --ratio 'policy-check / --version=policy_check/version<=' \
+    hello "$out/hello < payload.json" \
+    version "$as --version < payload.json" \
+    policy-check "$as policy-check < payload.json" \
+    hook-claude "$as hook --agent claude < claude.json")
+  rm -rf "$work"
+  [ "${GOBENCH:-1}" = 1 ] || return 0
   echo "== Go benchmarks: normalize + decide =="
   go test ./policy -run '^$' -bench 'Decide' -benchtime 2s
   go test ./policy/shellcmd -run '^$' -bench . -benchtime 2s
-  rm -rf "$work"
+}
+
+# gen_manifest FILE N: a manifest of N rules of the kinds the bench policy
+# uses (argv prefixes with arguments, basenames, effects; a regexp in one
+# rule of 100: each is compiled on every call), none of which matches the bench lines, written tight to stay under the manifest's
+# 1 MiB cap.
+gen_manifest() {
+  python3 - "$1" "$2" <<'PY'
+import sys
+path, n = sys.argv[1], int(sys.argv[2])
+out = ['version = 1', '', '[policy]', 'default = "allow"', 'unknown = "ask"', '']
+for i in range(n):
+    k = i % 4
+    if i % 100 == 99: m = '{program_regex="^t%d-(a|b)$"}' % i
+    elif k == 0: m = '{argv_prefix=["t%d","push"],argument="--force"}' % i
+    elif k == 1: m = '{basename="t%d",argument=["/","~"]}' % i
+    elif k == 2: m = '{effect="write:/opt/t%d/**"}' % i
+    else: m = '{argv_prefix=["t%d"],argument_contains="secret"}' % i
+    action = ("deny", "ask", "deny", "deny")[k]
+    out += ['[[rule]]', 'id="r%d"' % i, 'action="%s"' % action, 'match=%s' % m]
+open(path, "w").write("\n".join(out))
+PY
+}
+
+scale() {
+  echo "== growth: hook --agent claude on the bench policy, 1 vs 3,000 simple commands; 10 vs 10,000 manifest rules ($runs interleaved rounds) =="
+  local work; work=$(mktemp -d); mkdir -p "$work/.git" "$work/.github/hooks/agent-shell"
+  cp policy/testdata/bench/policy.json policy/testdata/bench/agent-shell.toml "$work/.github/hooks/agent-shell/"
+  claude_payload "$work/one.json" 'git status --short'
+  claude_payload "$work/many.json" "$(python3 -c 'print(" && ".join("git status --short" for _ in range(3000)))')"
+  local r10 r10k; r10=$(mktemp -d); r10k=$(mktemp -d)
+  mkdir -p "$r10/.git" "$r10/.github/hooks/agent-shell" "$r10k/.git" "$r10k/.github/hooks/agent-shell"
+  gen_manifest "$r10/.github/hooks/agent-shell/agent-shell.toml" 10
+  gen_manifest "$r10k/.github/hooks/agent-shell/agent-shell.toml" 10000
+  (cd "$work" && "$as" hook --agent claude <many.json >/dev/null)
+  (cd "$r10k" && "$as" hook --agent claude <"$work/one.json" >/dev/null)
+  (cd "$r10k" && "$as" policy check >/dev/null) || { echo "scale: the 10,000-rule manifest does not load" >&2; exit 1; }
+  (cd "$work" && interleaved "$runs" \
+    --ratio '3,000 commands / 1 command=cmds3000/cmds1<=5' \
+    --ratio '10,000 rules / 10 rules=rules10000/rules10<=2' \
+    --rss 'cmds3000<=32' \
+    cmds1 "$as hook --agent claude < one.json" \
+    cmds3000 "$as hook --agent claude < many.json" \
+    rules10 "env -C $r10 $as hook --agent claude < one.json" \
+    rules10000 "env -C $r10k $as hook --agent claude < one.json")
+  rm -rf "$work" "$r10" "$r10k"
 }
 
 scripts() {
-  echo "== policy-check with the same policy plus a matcher, an effect analyzer and an audit filter ($runs runs each) =="
+  echo "== policy-check with the same policy plus a matcher, an effect analyzer and an audit filter ($runs interleaved rounds) =="
   local work; work=$(mktemp -d); mkdir -p "$work/.git" "$work/.github/hooks/agent-shell"
   cp -r policy/testdata/bench-scripts/. "$work/.github/hooks/agent-shell/"
   printf '%s' '{"sessionId":"bench","cwd":"/repo","toolName":"bash","toolArgs":"{\"command\":\"cd web && FOO=1 npm ci && npm test -- --coverage | tee out.log; git status --short\"}"}' >"$work/payload.json"
   (cd "$work" && "$as" policy-check <payload.json | grep -q permissionDecision && grep -q '"extensions"' .agent-shell/events/bench.jsonl)
-  # One --prepare per command (a single one would apply to all three): only
-  # the cold runs start with an empty compile cache.
-  (cd "$work" && hyperfine --warmup 20 --runs "$runs" --export-json "$out/scripts.json" \
-    --prepare true -n version "$as --version < payload.json" \
-    --prepare true -n warm "$as policy-check < payload.json" \
-    --prepare 'rm -rf .agent-shell/state/cache' -n cold "$as policy-check < payload.json" >/dev/null)
-  local version warm cold
-  version=$(median "$out/scripts.json" version); warm=$(median "$out/scripts.json" warm); cold=$(median "$out/scripts.json" cold)
-  printf 'median ms: agent-shell --version %s  policy-check (cache warm) %s  policy-check (cache empty) %s\n' "$version" "$warm" "$cold"
-  python3 -c 'import sys; v,w,c=map(float,sys.argv[1:]); print("warm / --version = %.2f (goal <= 1.35)   cold / --version = %.2f" % (w/v, c/v))' "$version" "$warm" "$cold"
+  # Only the cold runs start with an empty compile cache.
+  (cd "$work" && interleaved "$runs" \
+    --prepare 'cold=rm -rf .agent-shell/state/cache' \
+    --ratio 'warm / --version=warm/version<=1.35' \
+    --ratio 'cold / --version=cold/version<=' \
+    version "$as --version < payload.json" \
+    warm "$as policy-check < payload.json" \
+    cold "$as policy-check < payload.json")
   echo "== Go benchmarks: one warm matcher call =="
   go test ./runtime -run '^$' -bench 'MatcherWarm' -benchtime 2s
   rm -rf "$work"
@@ -178,6 +280,30 @@ enforce() {
   rm -rf "$work"
 }
 
+compare() {
+  # AS_OLD=FILE: another build of agent-shell, timed round after round
+  # against this one on the hook, --version and the shim.
+  [ -n "${AS_OLD:-}" ] || { echo "compare: set AS_OLD to the other agent-shell binary" >&2; exit 2; }
+  cp "$AS_OLD" "$out/agent-shell-old"
+  local old=$out/agent-shell-old
+  echo "== this build against $AS_OLD on the bench policy ($runs interleaved rounds) =="
+  local work; work=$(mktemp -d); mkdir -p "$work/.git" "$work/.github/hooks/agent-shell"
+  cp policy/testdata/bench/policy.json policy/testdata/bench/agent-shell.toml "$work/.github/hooks/agent-shell/"
+  claude_payload "$work/claude.json" 'cd web && FOO=1 npm ci && npm test -- --coverage | tee out.log; git status --short'
+  (cd "$work" && AGENTSHELL_SESSION_ID=bench interleaved "$runs" \
+    --ratio 'hook new / old=hook_new/hook_old<=' \
+    --ratio 'version new / old=version_new/version_old<=' \
+    --ratio 'shim new / old=shim_new/shim_old<=' \
+    hello "$out/hello" \
+    hook-old "$old hook --agent claude < claude.json" \
+    hook-new "$as hook --agent claude < claude.json" \
+    version-old "$old --version" \
+    version-new "$as --version" \
+    shim-old "$old -c true" \
+    shim-new "$as -c true")
+  rm -rf "$work"
+}
+
 append() {
   echo "== Go benchmarks: append throughput =="
   go test ./telemetry -run '^$' -bench 'Append' -benchtime 2s
@@ -189,9 +315,12 @@ case $what in
   append) append ;;
   hostile) hostile ;;
   policy) policycheck ;;
+  scale) scale ;;
   scripts) scripts ;;
   safety) safety ;;
   enforce) enforce ;;
-  all) startup; logquery; append; policycheck; scripts; safety; hostile; enforce ;;
-  *) echo "usage: bench/run.sh [startup|log|append|policy|scripts|safety|hostile|enforce|all]" >&2; exit 2 ;;
+  compare) compare ;;
+  goals) startup; GOBENCH=0 policycheck; scale ;;
+  all) startup; logquery; append; policycheck; scale; scripts; safety; hostile; enforce ;;
+  *) echo "usage: bench/run.sh [startup|log|append|policy|scale|scripts|safety|hostile|enforce|goals|compare|all]" >&2; exit 2 ;;
 esac

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/agent-shell/agent-shell/internal/atomicfile"
+
+	"github.com/agent-shell/agent-shell/internal/lazy"
 )
 
 // Amp speaks Amp's permission delegate protocol (hosts.md §9): an
@@ -38,17 +40,19 @@ const AmpEvent = "delegate"
 func (Amp) Name() string     { return "amp" }
 func (Amp) Events() []string { return []string{AmpEvent} }
 
-var ampKinds = map[string]Kind{AmpEvent: KindPreTool}
+var ampKinds = lazy.Value[map[string]Kind]{New: func() map[string]Kind { return map[string]Kind{AmpEvent: KindPreTool} }}
 
 // ampTools maps Amp's tool names, compared in lower case so that a shell
 // call never slips past as a non-shell tool by its spelling.
-var ampTools = map[string]string{
-	"bash": ToolBash, "edit_file": ToolEdit, "create_file": ToolWrite,
-	"read_file": ToolRead, "read": ToolRead, "read_web_page": ToolWebFetch,
-}
+var ampTools = lazy.Value[map[string]string]{New: func() map[string]string {
+	return map[string]string{
+		"bash": ToolBash, "edit_file": ToolEdit, "create_file": ToolWrite,
+		"read_file": ToolRead, "read": ToolRead, "read_web_page": ToolWebFetch,
+	}
+}}
 
 func normalizeAmpTool(name string) string {
-	if t, ok := ampTools[strings.ToLower(name)]; ok {
+	if t, ok := ampTools.Get()[strings.ToLower(name)]; ok {
 		return t
 	}
 	return name
@@ -84,7 +88,7 @@ func ampCommand(params json.RawMessage, present bool) (string, error) {
 
 // ampEnvelope is the third-party shape's dialect.
 var ampEnvelope = dialect{
-	agent: "amp", kinds: ampKinds, tool: normalizeAmpTool, command: ampCommand,
+	agent: "amp", kinds: ampKinds.Get(), tool: normalizeAmpTool, command: ampCommand,
 	session: "session_id", toolName: "tool", toolInput: "input",
 }
 
@@ -115,7 +119,7 @@ func (a Amp) Parse(payload []byte, nativeEvent string) (*Event, error) {
 		}
 		return e, nil
 	}
-	e := &Event{Agent: "amp", NativeEvent: nativeEvent, Kind: kindOf(ampKinds, nativeEvent),
+	e := &Event{Agent: "amp", NativeEvent: nativeEvent, Kind: kindOf(ampKinds.Get(), nativeEvent),
 		SessionID: a.ThreadID, Input: json.RawMessage(bytes.TrimSpace(payload)), Meta: map[string]json.RawMessage{}}
 	if a.ToolName == "" {
 		if e.Kind == KindPreTool {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/agent-shell/agent-shell/internal/lazy"
 )
 
 // Claude speaks Claude Code's command hooks (reference/hosts.md §3, docs of
@@ -18,25 +20,32 @@ func (Claude) Events() []string {
 	return []string{"PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "SessionStart", "SessionEnd", "Stop", "PermissionRequest"}
 }
 
+// The adapters' tables are built on first use (lazy.Value): package
+// initialisation runs on every hook call, and a call reads one host's.
+//
 // PermissionRequest is a gate too: it fires where Claude would show its
 // permission prompt, and can allow or deny the call.
-var claudeKinds = map[string]Kind{
-	"PreToolUse": KindPreTool, "PermissionRequest": KindPreTool,
-	"PostToolUse": KindPostTool, "PostToolUseFailure": KindPostTool,
-	"UserPromptSubmit": KindPrompt, "SessionStart": KindSessionStart, "SessionEnd": KindSessionEnd,
-	"Stop": KindStop,
-}
+var claudeKinds = lazy.Value[map[string]Kind]{New: func() map[string]Kind {
+	return map[string]Kind{
+		"PreToolUse": KindPreTool, "PermissionRequest": KindPreTool,
+		"PostToolUse": KindPostTool, "PostToolUseFailure": KindPostTool,
+		"UserPromptSubmit": KindPrompt, "SessionStart": KindSessionStart, "SessionEnd": KindSessionEnd,
+		"Stop": KindStop,
+	}
+}}
 
 // Claude's tool names are exact (no case variants are sent). MultiEdit left
 // the docs in late 2025 but may still be sent by older versions.
-var claudeTools = map[string]string{
-	"Bash": ToolBash, "PowerShell": ToolBash,
-	"Edit": ToolEdit, "MultiEdit": ToolEdit, "NotebookEdit": ToolEdit,
-	"Write": ToolWrite, "Read": ToolRead, "WebFetch": ToolWebFetch,
-}
+var claudeTools = lazy.Value[map[string]string]{New: func() map[string]string {
+	return map[string]string{
+		"Bash": ToolBash, "PowerShell": ToolBash,
+		"Edit": ToolEdit, "MultiEdit": ToolEdit, "NotebookEdit": ToolEdit,
+		"Write": ToolWrite, "Read": ToolRead, "WebFetch": ToolWebFetch,
+	}
+}}
 
 func claudeTool(native string) string {
-	if t, ok := claudeTools[native]; ok {
+	if t, ok := claudeTools.Get()[native]; ok {
 		return t
 	}
 	return native
@@ -45,7 +54,7 @@ func claudeTool(native string) string {
 // claudeDialect: PostToolUseFailure carries the failure in "error" instead
 // of a tool_response; it is that call's result.
 var claudeDialect = dialect{
-	agent: "claude", kinds: claudeKinds, tool: claudeTool, command: shellCommand,
+	agent: "claude", kinds: claudeKinds.Get(), tool: claudeTool, command: shellCommand,
 	eventKey: "hook_event_name", session: "session_id", toolName: "tool_name", toolInput: "tool_input",
 	results: []string{"tool_response", "error"},
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"path/filepath"
 	"strings"
+
+	"github.com/agent-shell/agent-shell/internal/lazy"
 )
 
 // Codex speaks OpenAI Codex CLI's command hooks (reference/hosts.md §5,
@@ -20,10 +22,12 @@ func (Codex) Events() []string {
 	return []string{"PreToolUse", "PostToolUse", "UserPromptSubmit", "SessionStart", "Stop"}
 }
 
-var codexKinds = map[string]Kind{
-	"PreToolUse": KindPreTool, "PostToolUse": KindPostTool, "UserPromptSubmit": KindPrompt,
-	"SessionStart": KindSessionStart, "Stop": KindStop,
-}
+var codexKinds = lazy.Value[map[string]Kind]{New: func() map[string]Kind {
+	return map[string]Kind{
+		"PreToolUse": KindPreTool, "PostToolUse": KindPostTool, "UserPromptSubmit": KindPrompt,
+		"SessionStart": KindSessionStart, "Stop": KindStop,
+	}
+}}
 
 // codexTool: Codex names every shell-like tool Bash, and sends file edits
 // as apply_patch with the patch text in tool_input.command, which is not a
@@ -101,7 +105,7 @@ func codexQuote(w string) string {
 }
 
 var codexDialect = dialect{
-	agent: "codex", kinds: codexKinds, tool: codexTool, command: codexCommand,
+	agent: "codex", kinds: codexKinds.Get(), tool: codexTool, command: codexCommand,
 	eventKey: "hook_event_name", session: "session_id", toolName: "tool_name", toolInput: "tool_input",
 	results: []string{"tool_response"},
 }

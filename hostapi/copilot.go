@@ -6,6 +6,8 @@ import (
 	"errors"
 	"path/filepath"
 	"strings"
+
+	"github.com/agent-shell/agent-shell/internal/lazy"
 )
 
 // Copilot speaks GitHub Copilot's hooks (CLI and cloud agent). Its hooks
@@ -36,28 +38,34 @@ const maxToolName = 1024
 
 func (Copilot) Name() string { return "copilot" }
 
-var copilotKinds = map[string]Kind{
-	"preToolUse": KindPreTool, "postToolUse": KindPostTool, "postToolUseFailure": KindPostTool,
-	"userPromptSubmitted": KindPrompt, "sessionStart": KindSessionStart, "sessionEnd": KindSessionEnd,
-	"PreToolUse": KindPreTool, "PostToolUse": KindPostTool, "PostToolUseFailure": KindPostTool,
-	"UserPromptSubmit": KindPrompt, "SessionStart": KindSessionStart, "SessionEnd": KindSessionEnd,
-}
+var copilotKinds = lazy.Value[map[string]Kind]{New: func() map[string]Kind {
+	return map[string]Kind{
+		"preToolUse": KindPreTool, "postToolUse": KindPostTool, "postToolUseFailure": KindPostTool,
+		"userPromptSubmitted": KindPrompt, "sessionStart": KindSessionStart, "sessionEnd": KindSessionEnd,
+		"PreToolUse": KindPreTool, "PostToolUse": KindPostTool, "PostToolUseFailure": KindPostTool,
+		"UserPromptSubmit": KindPrompt, "SessionStart": KindSessionStart, "SessionEnd": KindSessionEnd,
+	}
+}}
 
 // copilotShellTools are compared case-insensitively: `Bash` must not slip
 // past as a non-shell tool the way it did in the reference tool.
-var copilotShellTools = map[string]bool{"bash": true, "zsh": true, "ash": true, "sh": true, "powershell": true}
+var copilotShellTools = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{"bash": true, "zsh": true, "ash": true, "sh": true, "powershell": true}
+}}
 
-var copilotTools = map[string]string{
-	"edit": ToolEdit, "create": ToolWrite, "view": ToolRead, "web_fetch": ToolWebFetch,
-	"write": ToolWrite, "multiedit": ToolEdit, "read": ToolRead, "webfetch": ToolWebFetch,
-}
+var copilotTools = lazy.Value[map[string]string]{New: func() map[string]string {
+	return map[string]string{
+		"edit": ToolEdit, "create": ToolWrite, "view": ToolRead, "web_fetch": ToolWebFetch,
+		"write": ToolWrite, "multiedit": ToolEdit, "read": ToolRead, "webfetch": ToolWebFetch,
+	}
+}}
 
 func normalizeCopilotTool(name string) string {
 	lower := strings.ToLower(name)
-	if copilotShellTools[lower] {
+	if copilotShellTools.Get()[lower] {
 		return ToolBash
 	}
-	if t, ok := copilotTools[lower]; ok {
+	if t, ok := copilotTools.Get()[lower]; ok {
 		return t
 	}
 	return name
@@ -81,11 +89,11 @@ func (c Copilot) Parse(payload []byte, nativeEvent string) (*Event, error) {
 // Copilot's two payload formats.
 var (
 	copilotCamel = dialect{
-		agent: "copilot", kinds: copilotKinds, tool: normalizeCopilotTool, command: copilotCommand,
+		agent: "copilot", kinds: copilotKinds.Get(), tool: normalizeCopilotTool, command: copilotCommand,
 		session: "sessionId", toolName: "toolName", toolInput: "toolArgs", results: []string{"toolResult"},
 	}
 	copilotSnake = dialect{
-		agent: "copilot", kinds: copilotKinds, tool: normalizeCopilotTool, command: copilotCommand,
+		agent: "copilot", kinds: copilotKinds.Get(), tool: normalizeCopilotTool, command: copilotCommand,
 		eventKey: "hook_event_name", session: "session_id", toolName: "tool_name", toolInput: "tool_input",
 		results: []string{"tool_result", "tool_response"},
 	}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"path/filepath"
 	"strings"
+
+	"github.com/agent-shell/agent-shell/internal/lazy"
 )
 
 // Cursor speaks Cursor's hooks (IDE agent and cursor-agent CLI, hosts.md
@@ -20,14 +22,18 @@ func (Cursor) Events() []string {
 	return []string{"preToolUse", "beforeShellExecution", "beforeMCPExecution", "beforeReadFile", "postToolUse"}
 }
 
-var cursorKinds = map[string]Kind{
-	"preToolUse": KindPreTool, "beforeShellExecution": KindPreTool, "beforeMCPExecution": KindPreTool,
-	"beforeReadFile": KindPreTool, "postToolUse": KindPostTool,
-}
+var cursorKinds = lazy.Value[map[string]Kind]{New: func() map[string]Kind {
+	return map[string]Kind{
+		"preToolUse": KindPreTool, "beforeShellExecution": KindPreTool, "beforeMCPExecution": KindPreTool,
+		"beforeReadFile": KindPreTool, "postToolUse": KindPostTool,
+	}
+}}
 
 // cursorNativeAsk are the gates where Cursor enforces "ask" (§7.4, §2.2);
 // preToolUse accepts it but does not enforce it.
-var cursorNativeAsk = map[string]bool{"beforeShellExecution": true, "beforeMCPExecution": true}
+var cursorNativeAsk = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{"beforeShellExecution": true, "beforeMCPExecution": true}
+}}
 
 // cursorTool maps Cursor's tool names (§2.3 table: edits collapse into
 // Write). Shell is matched in any case so that a differently cased shell
@@ -54,7 +60,7 @@ var (
 // result is tool_output, a JSON string. generation_id, workspace_roots,
 // cursor_version, user_email and the rest land in Meta.
 var cursorDialect = dialect{
-	agent: "cursor", kinds: cursorKinds, tool: cursorTool, command: shellCommand,
+	agent: "cursor", kinds: cursorKinds.Get(), tool: cursorTool, command: shellCommand,
 	eventKey: "hook_event_name", session: "conversation_id", toolName: "tool_name", toolInput: "tool_input",
 	results: []string{"tool_output"},
 }
@@ -177,7 +183,7 @@ func (c Cursor) Render(e *Event, v Verdict) Response {
 // "agent_message": ...} (§7.4); beforeReadFile takes no agent_message.
 func cursorPermission(event string, v Verdict) Response {
 	v = rewriteAsDeny(v)
-	if !cursorNativeAsk[event] {
+	if !cursorNativeAsk.Get()[event] {
 		host := "Cursor"
 		if event != "" {
 			host = "Cursor's " + event

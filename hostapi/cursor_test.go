@@ -185,7 +185,7 @@ func TestCursorAlwaysAnswersAnObject(t *testing.T) {
 		{Decision: Allow, UpdatedInput: json.RawMessage(`{"command":"x"}`)}, {Decision: Allow, Context: "c"}, {Decision: "bogus"},
 	}
 	for _, ev := range events {
-		e := &Event{Kind: cursorKinds[ev], NativeEvent: ev}
+		e := &Event{Kind: cursorKinds.Get()[ev], NativeEvent: ev}
 		if e.Kind == "" {
 			e.Kind = KindUnknown
 		}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"strings"
+
+	"github.com/agent-shell/agent-shell/internal/lazy"
 )
 
 // Gemini speaks Gemini CLI's hooks (hosts.md §6): snake_case payloads that
@@ -16,20 +18,24 @@ func (Gemini) Events() []string {
 	return []string{"BeforeTool", "AfterTool", "BeforeAgent", "SessionStart"}
 }
 
-var geminiKinds = map[string]Kind{
-	"BeforeTool": KindPreTool, "AfterTool": KindPostTool,
-	"BeforeAgent": KindPrompt, "SessionStart": KindSessionStart,
-}
+var geminiKinds = lazy.Value[map[string]Kind]{New: func() map[string]Kind {
+	return map[string]Kind{
+		"BeforeTool": KindPreTool, "AfterTool": KindPostTool,
+		"BeforeAgent": KindPrompt, "SessionStart": KindSessionStart,
+	}
+}}
 
 // geminiTools maps Gemini's built-in tool names (§2.3 table, §6.3); MCP
 // tools and the rest keep their names, and mcp_context stays in Meta.
-var geminiTools = map[string]string{
-	"run_shell_command": ToolBash, "write_file": ToolWrite, "replace": ToolEdit,
-	"read_file": ToolRead, "web_fetch": ToolWebFetch,
-}
+var geminiTools = lazy.Value[map[string]string]{New: func() map[string]string {
+	return map[string]string{
+		"run_shell_command": ToolBash, "write_file": ToolWrite, "replace": ToolEdit,
+		"read_file": ToolRead, "web_fetch": ToolWebFetch,
+	}
+}}
 
 func geminiTool(native string) string {
-	if t, ok := geminiTools[native]; ok {
+	if t, ok := geminiTools.Get()[native]; ok {
 		return t
 	}
 	return native
@@ -41,7 +47,7 @@ var ()
 // error?} (§6.3); transcript_path, timestamp, mcp_context and the like land
 // in Meta.
 var geminiDialect = dialect{
-	agent: "gemini", kinds: geminiKinds, tool: geminiTool, command: shellCommand,
+	agent: "gemini", kinds: geminiKinds.Get(), tool: geminiTool, command: shellCommand,
 	eventKey: "hook_event_name", session: "session_id", toolName: "tool_name", toolInput: "tool_input",
 	results: []string{"tool_response"},
 }
@@ -210,7 +216,7 @@ func (Gemini) Install(root string) ([]string, error) {
 				"name": "agent-shell", "type": "command",
 				"command": HookCommand + "gemini", "timeout": geminiTimeoutMillis,
 			}}}
-			if geminiKinds[ev] == KindPreTool || geminiKinds[ev] == KindPostTool {
+			if geminiKinds.Get()[ev] == KindPreTool || geminiKinds.Get()[ev] == KindPostTool {
 				group["matcher"] = "*" // tool matchers are regexes; "*" is every tool (§6.1)
 			}
 			changed = appendOnce(hooks, ev, group, geminiRunsAgentShell) || changed

@@ -14,6 +14,8 @@ import (
 	"strings"
 
 	"github.com/agent-shell/agent-shell/internal/atomicfile"
+
+	"github.com/agent-shell/agent-shell/internal/lazy"
 )
 
 // Opencode speaks to agent-shell's opencode plugin. opencode hooks are
@@ -47,16 +49,20 @@ func (Opencode) Events() []string {
 	return []string{"tool.execute.before", "tool.execute.after"}
 }
 
-var opencodeKinds = map[string]Kind{"tool.execute.before": KindPreTool, "tool.execute.after": KindPostTool}
+var opencodeKinds = lazy.Value[map[string]Kind]{New: func() map[string]Kind {
+	return map[string]Kind{"tool.execute.before": KindPreTool, "tool.execute.after": KindPostTool}
+}}
 
 // opencodeTools maps opencode's built-in tool ids.
-var opencodeTools = map[string]string{
-	"bash": ToolBash, "edit": ToolEdit, "multiedit": ToolEdit, "patch": ToolEdit,
-	"write": ToolWrite, "read": ToolRead, "webfetch": ToolWebFetch,
-}
+var opencodeTools = lazy.Value[map[string]string]{New: func() map[string]string {
+	return map[string]string{
+		"bash": ToolBash, "edit": ToolEdit, "multiedit": ToolEdit, "patch": ToolEdit,
+		"write": ToolWrite, "read": ToolRead, "webfetch": ToolWebFetch,
+	}
+}}
 
 func normalizeOpencodeTool(name string) string {
-	if t, ok := opencodeTools[strings.ToLower(name)]; ok {
+	if t, ok := opencodeTools.Get()[strings.ToLower(name)]; ok {
 		return t
 	}
 	return name
@@ -85,7 +91,7 @@ func opencodeCommand(args json.RawMessage, present bool) (string, error) {
 }
 
 var opencodeDialect = dialect{
-	agent: "opencode", kinds: opencodeKinds, tool: normalizeOpencodeTool, command: opencodeCommand,
+	agent: "opencode", kinds: opencodeKinds.Get(), tool: normalizeOpencodeTool, command: opencodeCommand,
 	eventKey: "event", session: "sessionID", toolName: "tool", toolInput: "args", results: []string{"result"},
 }
 

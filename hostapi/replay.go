@@ -1,6 +1,10 @@
 package hostapi
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/agent-shell/agent-shell/internal/lazy"
+)
 
 // RecordedCall is what the flight recorder keeps of one pre-tool call: the
 // fields a decision event holds (see cmd/agent-shell's decisionEvent).
@@ -28,10 +32,12 @@ type RecordedCall struct {
 // tools and carry commands alike; Amp's envelope and its bare parameters
 // too; Cursor's beforeShellExecution is recorded with the input
 // {"command": ...} that its dialect reads.
-var recordDialects = map[string]*dialect{
-	"amp": &ampEnvelope, "claude": &claudeDialect, "codex": &codexDialect, "copilot": &copilotSnake,
-	"cursor": &cursorDialect, "gemini": &geminiDialect, "opencode": &opencodeDialect,
-}
+var recordDialects = lazy.Value[map[string]*dialect]{New: func() map[string]*dialect {
+	return map[string]*dialect{
+		"amp": &ampEnvelope, "claude": &claudeDialect, "codex": &codexDialect, "copilot": &copilotSnake,
+		"cursor": &cursorDialect, "gemini": &geminiDialect, "opencode": &opencodeDialect,
+	}
+}}
 
 // ReplayEvent rebuilds the pre-tool Event of a recorded call, as the
 // agent's adapter built it from the payload: the tool normalized, the shell
@@ -40,7 +46,7 @@ var recordDialects = map[string]*dialect{
 // and the working directory resolved. ok is false for an agent without an
 // adapter.
 func ReplayEvent(c RecordedCall) (e *Event, ok bool) {
-	d, ok := recordDialects[c.Agent]
+	d, ok := recordDialects.Get()[c.Agent]
 	if !ok {
 		return nil, false
 	}

@@ -64,7 +64,7 @@ func TestReplayEvent(t *testing.T) {
 // Every adapter's calls can be replayed.
 func TestReplayEveryAgent(t *testing.T) {
 	for _, name := range Names() {
-		if _, ok := recordDialects[name]; !ok {
+		if _, ok := recordDialects.Get()[name]; !ok {
 			t.Errorf("no record dialect for %s", name)
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 
 	"github.com/agent-shell/agent-shell/policy/shellcmd"
+
+	"github.com/agent-shell/agent-shell/internal/lazy"
 )
 
 // SandboxWrap is how an allowed shell command of a host is sent back to it
@@ -25,26 +27,30 @@ const (
 	SandboxTrackCwd
 )
 
-// sandboxHosts is, per host, how its shell tool takes a wrapped command,
-// or why it is not wrapped.
-var sandboxHosts = map[string]struct {
+type sandboxHost struct {
 	wrap SandboxWrap
 	why  string
-}{
-	"claude": {wrap: SandboxTrackCwd},
-	"codex":  {wrap: SandboxPlain},
-	"gemini": {why: "Gemini CLI reports the jobs a command leaves running with &, which end with the sandbox"},
-	"copilot": {why: "Copilot CLI's rewrite (modifiedArgs) is not confirmed on every version, and its shell " +
-		"sessions keep state between commands"},
-	"cursor":   {why: "Cursor runs commands in a terminal that keeps state between commands"},
-	"opencode": {why: "opencode's plugin rewrite of the bash tool's arguments is not verified"},
-	"amp":      {why: "Amp's delegate protocol cannot rewrite a command"},
 }
+
+// sandboxHosts is, per host, how its shell tool takes a wrapped command,
+// or why it is not wrapped.
+var sandboxHosts = lazy.Value[map[string]sandboxHost]{New: func() map[string]sandboxHost {
+	return map[string]sandboxHost{
+		"claude": {wrap: SandboxTrackCwd},
+		"codex":  {wrap: SandboxPlain},
+		"gemini": {why: "Gemini CLI reports the jobs a command leaves running with &, which end with the sandbox"},
+		"copilot": {why: "Copilot CLI's rewrite (modifiedArgs) is not confirmed on every version, and its shell " +
+			"sessions keep state between commands"},
+		"cursor":   {why: "Cursor runs commands in a terminal that keeps state between commands"},
+		"opencode": {why: "opencode's plugin rewrite of the bash tool's arguments is not verified"},
+		"amp":      {why: "Amp's delegate protocol cannot rewrite a command"},
+	}
+}}
 
 // Sandbox is how host's allowed shell commands run in the sandbox, and why
 // they do not when they do not.
 func Sandbox(host string) (SandboxWrap, string) {
-	h, ok := sandboxHosts[host]
+	h, ok := sandboxHosts.Get()[host]
 	if !ok {
 		return SandboxNone, "an unknown host"
 	}

@@ -13,15 +13,19 @@ import (
 	"strings"
 
 	"github.com/agent-shell/agent-shell/internal/atomicfile"
+
+	"github.com/agent-shell/agent-shell/internal/lazy"
 )
 
 // registrationJSON are the JSON files Install merges hook entries into,
 // with the top-level scalar keys Install writes besides them: a file left
 // with no other key was Install's alone.
-var registrationJSON = map[string][]string{
-	ClaudeSettingsFile: nil, CodexHooksFile: nil, CopilotHooksFile: {"version"},
-	CursorHooksFile: {"version"}, GeminiSettingsFile: nil, AmpSettingsFile: nil,
-}
+var registrationJSON = lazy.Value[map[string][]string]{New: func() map[string][]string {
+	return map[string][]string{
+		ClaudeSettingsFile: nil, CodexHooksFile: nil, CopilotHooksFile: {"version"},
+		CursorHooksFile: {"version"}, GeminiSettingsFile: nil, AmpSettingsFile: nil,
+	}
+}}
 
 // Uninstall removes every agent's registration that Install wrote under
 // root, and only that: each hook entry that runs agent-shell (and the lists
@@ -35,9 +39,9 @@ func Uninstall(root string) (changed []string, err error) {
 			removeEmptyParents(root, f)
 		}
 	}()
-	for _, sub := range slices.Sorted(maps.Keys(registrationJSON)) {
+	for _, sub := range slices.Sorted(maps.Keys(registrationJSON.Get())) {
 		path := filepath.Join(root, sub)
-		did, err := stripJSONFile(path, registrationJSON[sub])
+		did, err := stripJSONFile(path, registrationJSON.Get()[sub])
 		if err != nil {
 			return changed, err
 		}

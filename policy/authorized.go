@@ -314,10 +314,17 @@ func (e *Engine) cacheChecks() (rejected []string, unpinned int) {
 // programSums are the compiled programs of the engine's scripts, for an
 // authorization to pin.
 func (e *Engine) programSums() map[string]string {
-	if e.Manifest == nil || e.Manifest.Runtime() == nil {
-		return map[string]string{}
+	sums := map[string]string{}
+	if e.Manifest == nil {
+		return sums
 	}
-	return e.Manifest.Runtime().ProgramSums()
+	if rt := e.Manifest.Runtime(); rt != nil && rt.ProgramSums() != nil {
+		sums = rt.ProgramSums()
+	}
+	if sn := e.Manifest.snap; sn.sum != "" {
+		sums[sn.key] = sn.sum // the manifest's snapshot (snapshot.go)
+	}
+	return sums
 }
 
 // denyAll is an engine that denies every call, saying why and what to do.
@@ -433,9 +440,10 @@ type Proposal struct {
 	Diff string
 	// Unchanged: the digest is the one authorized and its copy is intact.
 	Unchanged bool
-	// ProgramsChanged: the scripts compile to other programs than the
-	// authorization pinned (another agent-shell version, or a record
-	// without pins), so that the cache would go unused until authorized.
+	// ProgramsChanged: the scripts compile to other programs (or the
+	// manifest to another snapshot) than the authorization pinned (another
+	// agent-shell version, or a record without pins), so that the cache
+	// would go unused until authorized.
 	ProgramsChanged bool
 
 	cfgDir   string

@@ -101,7 +101,7 @@ func loadWith(root, stateRoot string, getenv func(string) string, opts RuntimeOp
 	default:
 		e.File = pf
 	}
-	m, err := LoadManifest(root)
+	m, err := loadManifestCached(root, opts)
 	switch {
 	case errors.Is(err, ErrNoManifest):
 	case err != nil:
@@ -146,13 +146,16 @@ func (e *Engine) compile(opts RuntimeOptions) error {
 		if err := e.Manifest.compileScripts(opts); err != nil {
 			return err
 		}
-		for _, r := range e.Manifest.Rules {
-			if r.pack != "" {
-				continue // checked by policy check and pack add: a pack's files are pinned
+		if !e.Manifest.snap.used {
+			for _, r := range e.Manifest.Rules {
+				if r.pack != "" {
+					continue // checked by policy check and pack add: a pack's files are pinned
+				}
+				if err := e.checkExamples(r); err != nil {
+					return err
+				}
 			}
-			if err := e.checkExamples(r); err != nil {
-				return err
-			}
+			e.Manifest.saveSnapshot(opts) // snapshot.go: examples and all checked
 		}
 	}
 	return nil

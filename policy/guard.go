@@ -186,8 +186,8 @@ func GuardCommand(root, cwd, command string, allowEdits []string) *GuardDenial {
 	g.shell, g.subject = true, "the command"
 	command = trimSpace(command)
 	g.raw = command
-	g.scriptShell = scriptShellRE().MatchString(command)
-	g.envText = envWriteRE().FindString(command)
+	g.scriptShell = mentionsScriptShell(command)
+	g.envText = guardedEnvWrite(command)
 	g.dotglob = strings.Contains(command, "dotglob") || strings.Contains(command, "GLOBIGNORE")
 	// A command too long or too large to examine whole could hide a
 	// protected write behind padding: the guard denies it outright.
@@ -306,6 +306,36 @@ var (
 		return regexp.MustCompile(`\b(` + strings.Join(names, "|") + `)[ \t]*\+?=`)
 	})
 )
+
+// mentionsScriptShell is scriptShellRE's match, its regexp compiled only
+// for text that holds "hell" (h, e and l have no non-ASCII case folds).
+func mentionsScriptShell(s string) bool {
+	return hasFoldASCII(s, "hell") && scriptShellRE().MatchString(s)
+}
+
+// guardedEnvWrite is envWriteRE's first match in s, its regexp compiled
+// only for text that names an AGENTSHELL_ variable.
+func guardedEnvWrite(s string) string {
+	if !strings.Contains(s, "AGENTSHELL_") {
+		return ""
+	}
+	return envWriteRE().FindString(s)
+}
+
+// hasFoldASCII reports whether s holds lower (ASCII lower-case letters)
+// in any mix of cases.
+func hasFoldASCII(s, lower string) bool {
+	for i := 0; i+len(lower) <= len(s); i++ {
+		j := 0
+		for j < len(lower) && s[i+j]|0x20 == lower[j] {
+			j++
+		}
+		if j == len(lower) {
+			return true
+		}
+	}
+	return false
+}
 
 // shellStartupFiles are files a shell or an environment loader reads at
 // start: writing a guarded variable into one sets it for later commands.

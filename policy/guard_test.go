@@ -1387,3 +1387,18 @@ func TestGuardFindDeleteByName(t *testing.T) {
 		}
 	}
 }
+
+// The guard's pre-checks agree with the regexps they spare.
+func TestGuardPrechecksAgreeWithRegexps(t *testing.T) {
+	for _, s := range []string{
+		"", "npm test", "npm config set script-shell x", "SCRIPT_SHELL=1", "ſcript-sHELL", "script shell",
+		"AGENTSHELL_PASSTHROUGH=1 npm test", "export AGENTSHELL_LOG_DIR+=x", "AGENTSHELL_OTHER=1", "agentshell_passthrough=1",
+	} {
+		if got, want := mentionsScriptShell(s), scriptShellRE().MatchString(s); got != want {
+			t.Errorf("mentionsScriptShell(%q) = %v, the regexp says %v", s, got, want)
+		}
+		if got, want := guardedEnvWrite(s), envWriteRE().FindString(s); got != want {
+			t.Errorf("guardedEnvWrite(%q) = %q, the regexp says %q", s, got, want)
+		}
+	}
+}

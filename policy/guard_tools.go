@@ -74,8 +74,8 @@ func (g *guarder) tool(ev *hostapi.Event) *GuardDenial {
 		g.whole = true
 	}
 	content := contentStrings(in, text)
-	g.scriptShell = scriptShellRE().MatchString(content)
-	g.envText = envWriteRE().FindString(content)
+	g.scriptShell = mentionsScriptShell(content)
+	g.envText = guardedEnvWrite(content)
 
 	paths := inputPaths(in)
 	verb := "writes"

@@ -1,8 +1,10 @@
 package policy
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -150,5 +152,56 @@ func BenchmarkLoadDecideSafetyPack(b *testing.B) {
 		if d := e.DecideRequest(line, Request{Cwd: root, Home: "/home/dev"}); d.Action != ActionAllow {
 			b.Fatal(d.Action, d.Reason)
 		}
+	}
+}
+
+// genRulesManifest writes a manifest of n rules of the kinds bench/run.sh's
+// scale section generates (argv prefixes with arguments, basenames,
+// effects; a regexp in one rule of 100), none matching ordinary commands.
+func genRulesManifest(b *testing.B, n int) string {
+	root := b.TempDir()
+	dir := filepath.Join(root, ".github", "hooks", "agent-shell")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	var sb strings.Builder
+	sb.WriteString("version = 1\n\n[policy]\ndefault = \"allow\"\nunknown = \"ask\"\n\n")
+	for i := range n {
+		var m string
+		switch {
+		case i%100 == 99:
+			m = fmt.Sprintf(`{program_regex="^t%d-(a|b)$"}`, i)
+		case i%4 == 0:
+			m = fmt.Sprintf(`{argv_prefix=["t%d","push"],argument="--force"}`, i)
+		case i%4 == 1:
+			m = fmt.Sprintf(`{basename="t%d",argument=["/","~"]}`, i)
+		case i%4 == 2:
+			m = fmt.Sprintf(`{effect="write:/opt/t%d/**"}`, i)
+		default:
+			m = fmt.Sprintf(`{argv_prefix=["t%d"],argument_contains="secret"}`, i)
+		}
+		action := [...]string{"deny", "ask", "deny", "deny"}[i%4]
+		fmt.Fprintf(&sb, "[[rule]]\nid=\"r%d\"\naction=\"%s\"\nmatch=%s\n", i, action, m)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "agent-shell.toml"), []byte(sb.String()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return root
+}
+
+// BenchmarkLoadRules: the load of a manifest of 10 and of 10,000 rules.
+func BenchmarkLoadRules(b *testing.B) {
+	for _, n := range []int{10, 10000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			root := genRulesManifest(b, n)
+			getenv := func(string) string { return "" }
+			b.ReportAllocs()
+			for b.Loop() {
+				regexps.Clear() // as in a new process
+				if e := Load(root, getenv); e.LoadErr != nil {
+					b.Fatal(e.LoadErr)
+				}
+			}
+		})
 	}
 }

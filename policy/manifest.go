@@ -82,6 +82,7 @@ type Manifest struct {
 	ruleLines       []int   // the line of each rule's [[rule]] header, for errors
 	packs           []*Pack // the packs taken in, in declaration order
 	inPack          bool    // the declarations of a pack.toml, being validated
+	snap            snapshotState
 }
 
 // PolicyConfig is the manifest's [policy] table.

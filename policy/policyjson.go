@@ -67,12 +67,13 @@ func LoadPolicyFile(root string, getenv func(string) string) (*PolicyFile, error
 
 // readConfined reads path, which must be inside root with no symbolic link
 // in any segment below root, and must not be hard-linked elsewhere.
-func readConfined(root, path string, max int64) ([]byte, error) {
+func readConfined(root, path string, maxBytes int64) ([]byte, error) {
 	rel, err := filepath.Rel(root, filepath.Clean(path))
 	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return nil, fmt.Errorf("is outside the repository root %s", root)
 	}
 	cur := root
+	var size int64
 	parts := strings.Split(rel, string(filepath.Separator))
 	for i, p := range parts {
 		cur = filepath.Join(cur, p)
@@ -90,6 +91,7 @@ func readConfined(root, path string, max int64) ([]byte, error) {
 			if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Nlink > 1 {
 				return nil, fmt.Errorf("has %d hard links", st.Nlink)
 			}
+			size = fi.Size()
 		}
 	}
 	f, err := os.Open(cur)
@@ -97,12 +99,16 @@ func readConfined(root, path string, max int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
+	// Sized once from the file's length: io.ReadAll's doublings copy a
+	// large manifest several times.
+	var buf bytes.Buffer
+	buf.Grow(int(min(max(size, 0), maxBytes)) + 1)
+	if _, err := buf.ReadFrom(io.LimitReader(f, maxBytes+1)); err != nil {
 		return nil, err
 	}
-	if int64(len(data)) > max {
-		return nil, fmt.Errorf("is larger than %d bytes", max)
+	data := buf.Bytes()
+	if int64(len(data)) > maxBytes {
+		return nil, fmt.Errorf("is larger than %d bytes", maxBytes)
 	}
 	return data, nil
 }

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 	"time"
@@ -258,7 +259,10 @@ type RuntimeOptions struct {
 // digest from the manifest's text and every source that went in.
 func (m *Manifest) compileScripts(opts RuntimeOptions) error {
 	dir := filepath.Dir(m.Path)
-	lines := tableLines(m.src, "script")
+	var lines []int // for errors; a scan of the whole text, so only with scripts
+	if len(m.Scripts) > 0 {
+		lines = tableLines(m.src, "script")
+	}
 	decls := make([]runtime.Script, 0, len(m.Scripts))
 	for _, s := range m.Scripts {
 		if s.Executable != "" {
@@ -312,7 +316,10 @@ func (m *Manifest) compileScripts(opts RuntimeOptions) error {
 // not make every authorized configuration look changed.
 func (m *Manifest) digest(sources []runtime.Digest) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "agent-shell manifest 1\n%d\n%s\n", len(m.src), m.src)
+	// The text is written as it is, not through fmt, which would copy it.
+	fmt.Fprintf(h, "agent-shell manifest 1\n%d\n", len(m.src))
+	io.WriteString(h, m.src)
+	io.WriteString(h, "\n")
 	for _, d := range sources {
 		if m.fromPack(d.Name) {
 			continue

@@ -23,6 +23,8 @@ import (
 	"github.com/agent-shell/agent-shell/internal/textcut"
 
 	"github.com/agent-shell/agent-shell/internal/jsonstr"
+
+	"github.com/agent-shell/agent-shell/internal/lazy"
 )
 
 // HookVersion is the protocol version every request carries and every
@@ -345,7 +347,7 @@ func decodeResponse(kind builtins.Kind, requestID string, orig *hookStatus, data
 	if err != nil {
 		return decoded{}, err
 	}
-	spec, ok := hookActions[kind][op]
+	spec, ok := hookActions.Get()[kind][op]
 	if !ok {
 		return decoded{}, hookErr(CodeAction, "%s %q is not one a %s may answer (want %s)", disc, clipString(op), wire, strings.Join(actionNames(kind), ", "))
 	}
@@ -370,39 +372,41 @@ type actionSpec struct {
 	decode             func(o hookObject, orig *hookStatus) (decoded, error)
 }
 
-var hookActions = map[builtins.Kind]map[string]actionSpec{
-	builtins.KindBefore: {
-		"continue": {decode: bare(builtins.KindBefore, "proceed")},
-		"rewrite":  {required: []string{"program", "arguments"}, decode: decodeRewrite(builtins.KindBefore)},
-		"respond":  {required: []string{"status", "stdout", "stderr"}, decode: decodeRespond},
-		"reject":   {required: []string{"reason"}, decode: withReason(builtins.KindBefore, "reject")},
-	},
-	builtins.KindAfter: {
-		"continue":       {decode: bare(builtins.KindAfter, "keep")},
-		"replace_result": {required: []string{"status", "stdout", "stderr"}, decode: decodeReplaceResult},
-		"reject":         {required: []string{"reason"}, decode: withReason(builtins.KindAfter, "reject_disclosure")},
-	},
-	builtins.KindReviewer: {
-		"defer":         {decode: bare(builtins.KindReviewer, "defer")},
-		"approve_once":  {decode: bare(builtins.KindReviewer, "approve")},
-		"approve_scope": {required: []string{"scope"}, optional: []string{"expires_at"}, decode: decodeApproveScope},
-		"deny":          {required: []string{"reason"}, decode: withReason(builtins.KindReviewer, "deny")},
-		"rewrite":       {required: []string{"program", "arguments"}, decode: decodeRewrite(builtins.KindReviewer)},
-	},
-	builtins.KindEffect: {
-		"add_effects":     {required: []string{"effects"}, decode: decodeEffects("add")},
-		"replace_effects": {required: []string{"effects"}, decode: decodeEffects("replace")},
-	},
-	builtins.KindAudit: {
-		"keep":           {decode: bare(builtins.KindAudit, "keep")},
-		"drop_field":     {required: []string{"field"}, decode: decodeDropField},
-		"replace_fields": {required: []string{"fields"}, decode: decodeReplaceFields},
-	},
-}
+var hookActions = lazy.Value[map[builtins.Kind]map[string]actionSpec]{New: func() map[builtins.Kind]map[string]actionSpec {
+	return map[builtins.Kind]map[string]actionSpec{
+		builtins.KindBefore: {
+			"continue": {decode: bare(builtins.KindBefore, "proceed")},
+			"rewrite":  {required: []string{"program", "arguments"}, decode: decodeRewrite(builtins.KindBefore)},
+			"respond":  {required: []string{"status", "stdout", "stderr"}, decode: decodeRespond},
+			"reject":   {required: []string{"reason"}, decode: withReason(builtins.KindBefore, "reject")},
+		},
+		builtins.KindAfter: {
+			"continue":       {decode: bare(builtins.KindAfter, "keep")},
+			"replace_result": {required: []string{"status", "stdout", "stderr"}, decode: decodeReplaceResult},
+			"reject":         {required: []string{"reason"}, decode: withReason(builtins.KindAfter, "reject_disclosure")},
+		},
+		builtins.KindReviewer: {
+			"defer":         {decode: bare(builtins.KindReviewer, "defer")},
+			"approve_once":  {decode: bare(builtins.KindReviewer, "approve")},
+			"approve_scope": {required: []string{"scope"}, optional: []string{"expires_at"}, decode: decodeApproveScope},
+			"deny":          {required: []string{"reason"}, decode: withReason(builtins.KindReviewer, "deny")},
+			"rewrite":       {required: []string{"program", "arguments"}, decode: decodeRewrite(builtins.KindReviewer)},
+		},
+		builtins.KindEffect: {
+			"add_effects":     {required: []string{"effects"}, decode: decodeEffects("add")},
+			"replace_effects": {required: []string{"effects"}, decode: decodeEffects("replace")},
+		},
+		builtins.KindAudit: {
+			"keep":           {decode: bare(builtins.KindAudit, "keep")},
+			"drop_field":     {required: []string{"field"}, decode: decodeDropField},
+			"replace_fields": {required: []string{"fields"}, decode: decodeReplaceFields},
+		},
+	}
+}}
 
 func actionNames(k builtins.Kind) []string {
 	var names []string
-	for n := range hookActions[k] {
+	for n := range hookActions.Get()[k] {
 		names = append(names, n)
 	}
 	slices.Sort(names)

@@ -39,7 +39,8 @@ type snapshot struct {
 	State json.RawMessage
 }
 
-var errTooLarge = fmt.Errorf("state over the %d-byte limit", MaxFileBytes)
+// Built without fmt: package initialisation runs on every hook call.
+var errTooLarge = errors.New("state over the " + strconv.Itoa(MaxFileBytes) + "-byte limit")
 
 // encodeSnapshot writes the snapshot file of st (nil meaning empty) under id.
 func encodeSnapshot(id Identity, st map[string]any) ([]byte, error) {
@@ -120,7 +121,7 @@ func validate(v any, depth int) error {
 	return nil
 }
 
-var errTooDeep = fmt.Errorf("state nested more than %d levels", MaxDepth)
+var errTooDeep = errors.New("state nested more than " + strconv.Itoa(MaxDepth) + " levels")
 
 // appendValue appends v as JSON; depth is the level v would have if it
 // is a list or map.

@@ -116,7 +116,7 @@ func (a *app) runAuthorize(yes bool) error {
 		case p.Previous.By == nil:
 			fmt.Fprintln(w, "No file changed; the authorization does not say who confirmed it (an older agent-shell's, or not agent-shell's).")
 		case p.ProgramsChanged:
-			fmt.Fprintln(w, "No file changed; the scripts compile to other programs (a new agent-shell version).")
+			fmt.Fprintln(w, "No file changed; the scripts compile to other programs, or the manifest to another snapshot (a new agent-shell version).")
 		default:
 			fmt.Fprintln(w, "No file changed.")
 		}

@@ -28,6 +28,7 @@ func main() {
 		if os.Getenv("AGENTSHELL_PASSTHROUGH") == "1" {
 			passthrough(os.Args[1:])
 		}
+		shortLived()
 		os.Exit(runShim(newApp(os.Stdin, os.Stdout, os.Stderr), os.Args[2:]))
 	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
@@ -112,6 +113,10 @@ func runE(fn func(cmd *cobra.Command, args []string) error) func(*cobra.Command,
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	a := newApp(stdin, stdout, stderr)
+	// A host's hook call does not pay for building the command tree.
+	if code, ok := runHot(a, args); ok {
+		return code
+	}
 	root := newRootCmd(a)
 	root.SetArgs(args)
 	err := root.Execute()

@@ -4,6 +4,8 @@ import (
 	"path"
 	"strings"
 	"unicode"
+
+	"github.com/agent-shell/agent-shell/internal/lazy"
 )
 
 // Category is what a project command is for. Commands of the first five
@@ -37,11 +39,11 @@ func (p *Project) classify(argv []string) (cat Category, why string) {
 		return p.classifyPM(prog, args)
 	case prog == "npx" || prog == "pnpx" || prog == "bunx":
 		return p.classifyJSTool(args, true)
-	case jsTools[prog].cat != "":
+	case jsTools.Get()[prog].cat != "":
 		return p.classifyJSTool(argv, false)
 	case prog == "go":
 		return classifyGo(args)
-	case goTools[prog]:
+	case goTools.Get()[prog]:
 		return CatLint, ""
 	case strings.HasPrefix(prog, "python") && pythonVersion(prog[len("python"):]):
 		for i, a := range args {
@@ -53,7 +55,7 @@ func (p *Project) classify(argv []string) (cat Category, why string) {
 			}
 		}
 		return "", "runs a Python script, not a known tool"
-	case pythonTools[prog] != "" || prog == "pip" || prog == "pip3" || prog == "uv" || prog == "poetry" ||
+	case pythonTools.Get()[prog] != "" || prog == "pip" || prog == "pip3" || prog == "uv" || prog == "poetry" ||
 		prog == "pipenv" || prog == "hatch" || prog == "pdm" || prog == "nox" || prog == "tox":
 		return p.classifyPython(argv)
 	case prog == "cargo":
@@ -121,12 +123,16 @@ func hasOption(args []string, prefixes ...string) string {
 // shell, Node options, another config, registry or prefix, global installs).
 var pmRejected = []string{"script-shell", "node-options", "userconfig", "globalconfig", "prefix", "registry", "global", "g", "location"}
 
-var pmValueFlags = map[string]map[string]bool{
-	"npm":  {"-w": true, "--workspace": true},
-	"pnpm": {"--filter": true, "-F": true, "-C": true, "--dir": true},
-	"yarn": {"--cwd": true},
-	"bun":  {"--filter": true, "-F": true, "--cwd": true},
-}
+// This package's tables are built on first use (lazy.Value), not at
+// package initialisation, which every hook call of the binary pays.
+var pmValueFlags = lazy.Value[map[string]map[string]bool]{New: func() map[string]map[string]bool {
+	return map[string]map[string]bool{
+		"npm":  {"-w": true, "--workspace": true},
+		"pnpm": {"--filter": true, "-F": true, "-C": true, "--dir": true},
+		"yarn": {"--cwd": true},
+		"bun":  {"--filter": true, "-F": true, "--cwd": true},
+	}
+}}
 
 func (p *Project) classifyPM(prog string, args []string) (Category, string) {
 	if opt := hasOption(args, pmRejected...); opt != "" {
@@ -135,7 +141,7 @@ func (p *Project) classifyPM(prog string, args []string) (Category, string) {
 	if dir := optionValue(args, "-C", "--dir", "--cwd"); dir != "" && !cleanRelative(dir) {
 		return "", "runs in a directory outside the project"
 	}
-	pos, idx, _ := splitArgs(args, pmValueFlags[prog])
+	pos, idx, _ := splitArgs(args, pmValueFlags.Get()[prog])
 	if len(pos) == 0 {
 		if prog == "yarn" {
 			return CatInstall, "" // bare yarn installs
@@ -180,13 +186,15 @@ func (p *Project) classifyPM(prog string, args []string) (Category, string) {
 	case "dlx", "create", "publish", "add", "remove", "update", "upgrade", "link", "pack", "version", "config", "set":
 		return "", notKnown
 	}
-	if prog != "npm" && p.scriptByName(sub) && !(prog == "bun" && bunBuiltins[sub]) {
+	if prog != "npm" && p.scriptByName(sub) && !(prog == "bun" && bunBuiltins.Get()[sub]) {
 		return p.scriptVerdict(sub)
 	}
 	return "", notKnown
 }
 
-var bunBuiltins = map[string]bool{"build": true, "test": true, "install": true, "add": true, "remove": true, "update": true, "link": true, "pm": true, "init": true, "create": true, "upgrade": true, "x": true, "run": true, "publish": true, "outdated": true, "patch": true}
+var bunBuiltins = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{"build": true, "test": true, "install": true, "add": true, "remove": true, "update": true, "link": true, "pm": true, "init": true, "create": true, "upgrade": true, "x": true, "run": true, "publish": true, "outdated": true, "patch": true}
+}}
 
 // optionValue returns the value of the first of names, as --name=v or
 // --name v.
@@ -226,16 +234,18 @@ func (p *Project) scriptVerdict(name string) (Category, string) {
 
 // npmLifecycle are scripts npm runs on its own around install, pack,
 // publish and version.
-var npmLifecycle = map[string]bool{
-	"preinstall": true, "install": true, "postinstall": true, "prepublish": true, "preprepare": true,
-	"prepare": true, "postprepare": true, "prepublishOnly": true, "prepack": true, "postpack": true,
-	"publish": true, "postpublish": true, "preversion": true, "version": true, "postversion": true,
-	"dependencies": true, "preshrinkwrap": true, "shrinkwrap": true, "postshrinkwrap": true,
-}
+var npmLifecycle = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{
+		"preinstall": true, "install": true, "postinstall": true, "prepublish": true, "preprepare": true,
+		"prepare": true, "postprepare": true, "prepublishOnly": true, "prepack": true, "postpack": true,
+		"publish": true, "postpublish": true, "preversion": true, "version": true, "postversion": true,
+		"dependencies": true, "preshrinkwrap": true, "shrinkwrap": true, "postshrinkwrap": true,
+	}
+}}
 
 // lifecycle: a lifecycle script, or a pre/post hook of another script.
 func (p *Project) lifecycle(name string) bool {
-	if npmLifecycle[name] {
+	if npmLifecycle.Get()[name] {
 		return true
 	}
 	for _, pre := range []string{"pre", "post"} {
@@ -251,17 +261,19 @@ func (p *Project) lifecycle(name string) bool {
 // deploy, release or touch shared state: a human should run those.
 var (
 	riskyPrefixes = []string{"deploy", "publish", "releas", "upload", "migrat", "install", "uninstall"}
-	riskyWords    = map[string]bool{
-		"push": true, "ship": true, "promote": true, "prod": true, "production": true, "destroy": true,
-		"drop": true, "nuke": true, "rollback": true, "tag": true, "bump": true, "secret": true,
-		"secrets": true, "login": true, "logout": true, "pages": true, "apply": true, "teardown": true,
-	}
+	riskyWords    = lazy.Value[map[string]bool]{New: func() map[string]bool {
+		return map[string]bool{
+			"push": true, "ship": true, "promote": true, "prod": true, "production": true, "destroy": true,
+			"drop": true, "nuke": true, "rollback": true, "tag": true, "bump": true, "secret": true,
+			"secrets": true, "login": true, "logout": true, "pages": true, "apply": true, "teardown": true,
+		}
+	}}
 )
 
 // risky reports whether a task name says it publishes or deploys.
 func risky(name string) bool {
 	for _, w := range nameWords(name) {
-		if riskyWords[w] {
+		if riskyWords.Get()[w] {
 			return true
 		}
 		for _, p := range riskyPrefixes {
@@ -303,9 +315,15 @@ func nameWords(name string) []string {
 }
 
 var (
-	testWords  = map[string]bool{"test": true, "tests": true, "spec": true, "specs": true, "e2e": true, "unit": true, "integration": true, "coverage": true, "cov": true, "bench": true, "benchmark": true}
-	lintWords  = map[string]bool{"lint": true, "linting": true, "eslint": true, "prettier": true, "format": true, "fmt": true, "style": true, "check": true, "vet": true, "typecheck": true, "types": true, "tsc": true, "ruff": true, "mypy": true, "clippy": true, "audit": true}
-	buildWords = map[string]bool{"build": true, "compile": true, "bundle": true, "dist": true, "assemble": true, "package": true, "generate": true, "gen": true, "docs": true}
+	testWords = lazy.Value[map[string]bool]{New: func() map[string]bool {
+		return map[string]bool{"test": true, "tests": true, "spec": true, "specs": true, "e2e": true, "unit": true, "integration": true, "coverage": true, "cov": true, "bench": true, "benchmark": true}
+	}}
+	lintWords = lazy.Value[map[string]bool]{New: func() map[string]bool {
+		return map[string]bool{"lint": true, "linting": true, "eslint": true, "prettier": true, "format": true, "fmt": true, "style": true, "check": true, "vet": true, "typecheck": true, "types": true, "tsc": true, "ruff": true, "mypy": true, "clippy": true, "audit": true}
+	}}
+	buildWords = lazy.Value[map[string]bool]{New: func() map[string]bool {
+		return map[string]bool{"build": true, "compile": true, "bundle": true, "dist": true, "assemble": true, "package": true, "generate": true, "gen": true, "docs": true}
+	}}
 )
 
 // nameCategory says what a script, target, recipe or task is for from its
@@ -319,7 +337,7 @@ func nameCategory(name string) Category {
 	for _, set := range []struct {
 		words map[string]bool
 		cat   Category
-	}{{testWords, CatTest}, {lintWords, CatLint}, {buildWords, CatBuild}} {
+	}{{testWords.Get(), CatTest}, {lintWords.Get(), CatLint}, {buildWords.Get(), CatBuild}} {
 		for _, w := range words {
 			if set.words[w] {
 				return set.cat
@@ -332,25 +350,29 @@ func nameCategory(name string) Category {
 	return CatTask
 }
 
-// jsTools are Node tools a project runs from its own dependencies: the
-// category and the packages that provide the binary.
-var jsTools = map[string]struct {
+type jsTool struct {
 	cat  Category
 	pkgs []string
-}{
-	"tsc": {CatLint, []string{"typescript"}}, "eslint": {CatLint, []string{"eslint"}},
-	"prettier": {CatLint, []string{"prettier"}}, "biome": {CatLint, []string{"@biomejs/biome"}},
-	"stylelint": {CatLint, []string{"stylelint"}}, "knip": {CatLint, []string{"knip"}},
-	"cspell": {CatLint, []string{"cspell"}}, "markdownlint": {CatLint, []string{"markdownlint-cli"}},
-	"markdownlint-cli2": {CatLint, []string{"markdownlint-cli2"}},
-	"vitest":            {CatTest, []string{"vitest"}}, "jest": {CatTest, []string{"jest"}},
-	"mocha": {CatTest, []string{"mocha"}}, "ava": {CatTest, []string{"ava"}}, "c8": {CatTest, []string{"c8"}},
-	"nyc": {CatTest, []string{"nyc"}}, "playwright": {CatTest, []string{"@playwright/test", "playwright"}},
-	"cypress": {CatTest, []string{"cypress"}}, "vite": {CatBuild, []string{"vite"}},
-	"webpack": {CatBuild, []string{"webpack", "webpack-cli"}}, "rollup": {CatBuild, []string{"rollup"}},
-	"esbuild": {CatBuild, []string{"esbuild"}}, "tsup": {CatBuild, []string{"tsup"}},
-	"turbo": {CatTask, []string{"turbo"}}, "nx": {CatTask, []string{"nx"}},
 }
+
+// jsTools are Node tools a project runs from its own dependencies: the
+// category and the packages that provide the binary.
+var jsTools = lazy.Value[map[string]jsTool]{New: func() map[string]jsTool {
+	return map[string]jsTool{
+		"tsc": {CatLint, []string{"typescript"}}, "eslint": {CatLint, []string{"eslint"}},
+		"prettier": {CatLint, []string{"prettier"}}, "biome": {CatLint, []string{"@biomejs/biome"}},
+		"stylelint": {CatLint, []string{"stylelint"}}, "knip": {CatLint, []string{"knip"}},
+		"cspell": {CatLint, []string{"cspell"}}, "markdownlint": {CatLint, []string{"markdownlint-cli"}},
+		"markdownlint-cli2": {CatLint, []string{"markdownlint-cli2"}},
+		"vitest":            {CatTest, []string{"vitest"}}, "jest": {CatTest, []string{"jest"}},
+		"mocha": {CatTest, []string{"mocha"}}, "ava": {CatTest, []string{"ava"}}, "c8": {CatTest, []string{"c8"}},
+		"nyc": {CatTest, []string{"nyc"}}, "playwright": {CatTest, []string{"@playwright/test", "playwright"}},
+		"cypress": {CatTest, []string{"cypress"}}, "vite": {CatBuild, []string{"vite"}},
+		"webpack": {CatBuild, []string{"webpack", "webpack-cli"}}, "rollup": {CatBuild, []string{"rollup"}},
+		"esbuild": {CatBuild, []string{"esbuild"}}, "tsup": {CatBuild, []string{"tsup"}},
+		"turbo": {CatTask, []string{"turbo"}}, "nx": {CatTask, []string{"nx"}},
+	}
+}}
 
 // classifyJSTool classifies `npx TOOL ARGS` (viaRunner) or `TOOL ARGS`: the
 // tool must be a known test, lint or build tool that the project depends
@@ -367,7 +389,7 @@ func (p *Project) classifyJSTool(args []string, viaRunner bool) (Category, strin
 		}
 	}
 	tool := pos[0]
-	info, ok := jsTools[tool]
+	info, ok := jsTools.Get()[tool]
 	if !ok {
 		return "", notKnown
 	}
@@ -396,7 +418,9 @@ func (p *Project) classifyJSTool(args []string, viaRunner bool) (Category, strin
 	return CatTask, ""
 }
 
-var goTools = map[string]bool{"gofmt": true, "goimports": true, "golangci-lint": true, "staticcheck": true, "govulncheck": true, "revive": true}
+var goTools = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{"gofmt": true, "goimports": true, "golangci-lint": true, "staticcheck": true, "govulncheck": true, "revive": true}
+}}
 
 func classifyGo(args []string) (Category, string) {
 	if opt := hasOption(args, "exec", "toolexec", "vettool"); opt != "" {
@@ -431,17 +455,19 @@ func pythonVersion(v string) bool {
 	return true
 }
 
-var pythonTools = map[string]Category{
-	"pytest": CatTest, "py.test": CatTest, "unittest": CatTest, "coverage": CatTest,
-	"ruff": CatLint, "mypy": CatLint, "black": CatLint, "isort": CatLint, "flake8": CatLint, "pylint": CatLint,
-	"pyright": CatLint, "bandit": CatLint, "build": CatBuild,
-}
+var pythonTools = lazy.Value[map[string]Category]{New: func() map[string]Category {
+	return map[string]Category{
+		"pytest": CatTest, "py.test": CatTest, "unittest": CatTest, "coverage": CatTest,
+		"ruff": CatLint, "mypy": CatLint, "black": CatLint, "isort": CatLint, "flake8": CatLint, "pylint": CatLint,
+		"pyright": CatLint, "bandit": CatLint, "build": CatBuild,
+	}
+}}
 
 // classifyPython classifies a Python tool, installer or runner; argv[0] is
 // the tool (a module name after python -m).
 func (p *Project) classifyPython(argv []string) (Category, string) {
 	prog, args := path.Base(argv[0]), argv[1:]
-	if cat := pythonTools[prog]; cat != "" {
+	if cat := pythonTools.Get()[prog]; cat != "" {
 		return cat, ""
 	}
 	pos, idx, _ := splitArgs(args, nil)
@@ -593,12 +619,16 @@ func (p *Project) classifyRuby(argv []string) (Category, string) {
 	return cat, ""
 }
 
-var mavenPhases = map[string]Category{
-	"clean": CatBuild, "validate": CatLint, "compile": CatBuild, "test-compile": CatBuild, "test": CatTest,
-	"package": CatBuild, "integration-test": CatTest, "verify": CatTest, "install": CatBuild,
-}
+var mavenPhases = lazy.Value[map[string]Category]{New: func() map[string]Category {
+	return map[string]Category{
+		"clean": CatBuild, "validate": CatLint, "compile": CatBuild, "test-compile": CatBuild, "test": CatTest,
+		"package": CatBuild, "integration-test": CatTest, "verify": CatTest, "install": CatBuild,
+	}
+}}
 
-var mavenGoals = map[string]Category{"check": CatLint, "verify": CatTest, "test": CatTest, "report": CatTest, "format": CatLint, "apply": CatLint, "analyze": CatLint, "tree": CatTask}
+var mavenGoals = lazy.Value[map[string]Category]{New: func() map[string]Category {
+	return map[string]Category{"check": CatLint, "verify": CatTest, "test": CatTest, "report": CatTest, "format": CatLint, "apply": CatLint, "analyze": CatLint, "tree": CatTask}
+}}
 
 func classifyMaven(args []string) (Category, string) {
 	pos, _, _ := splitArgs(args, map[string]bool{"-P": true, "-pl": true, "--projects": true, "-T": true, "--threads": true, "-f": true, "--file": true, "-s": true, "--settings": true, "-rf": true})
@@ -607,13 +637,13 @@ func classifyMaven(args []string) (Category, string) {
 	}
 	cat := Category("")
 	for _, g := range pos {
-		c, ok := mavenPhases[g]
+		c, ok := mavenPhases.Get()[g]
 		if !ok {
 			plugin, goal, isGoal := strings.Cut(g, ":")
 			if !isGoal || risky(plugin) || plugin == "exec" {
 				return "", "goal " + g + " is not a test, build or lint goal"
 			}
-			if c, ok = mavenGoals[goal]; !ok {
+			if c, ok = mavenGoals.Get()[goal]; !ok {
 				return "", "goal " + g + " is not a test, build or lint goal"
 			}
 		}

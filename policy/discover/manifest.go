@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/agent-shell/agent-shell/policy"
+
+	"github.com/agent-shell/agent-shell/internal/lazy"
 )
 
 // ruleSpec is one [[rule]] to write.
@@ -34,31 +36,33 @@ type guard struct {
 // programGuards keep a prefix rule from admitting options that make the
 // program run something other than the project's own code: another shell,
 // an exec wrapper, another Makefile or config, a variable override.
-var programGuards = map[string][]guard{
-	"go":      {{contains: []string{"-exec", "-toolexec", "-vettool"}, sample: "-exec=sh"}},
-	"npm":     {npmGuard, npmDirGuard},
-	"pnpm":    {npmGuard, npmDirGuard},
-	"yarn":    {npmGuard},
-	"bun":     {npmGuard},
-	"npx":     {npmGuard},
-	"cargo":   {{contains: []string{"--config"}, sample: "--config=build.rustc-wrapper=sh"}},
-	"gradle":  {gradleGuard},
-	"gradlew": {gradleGuard},
-	"make": {
-		{contains: []string{"="}, sample: "SHELL=sh"},
-		{argument: []string{"-f", "-C", "-E", "-I", "--eval", "--file", "--makefile", "--directory", "--include-dir"}},
-	},
-	"just": {{contains: []string{"--justfile", "--working-directory", "--set", "--shell", "--dotenv", "--command"}, sample: "--shell=sh"},
-		{argument: []string{"-f", "-d", "-c"}}},
-	// Another noxfile or configuration, an override of what an environment
-	// runs. (nox -k and -t only narrow the sessions -s names.)
-	"nox": {{contains: []string{"--noxfile"}, sample: "--noxfile=evil.py"}, {argument: []string{"-f"}}},
-	"tox": {{contains: []string{"--conf", "--override", "--root", "--workdir"}, sample: "--override=testenv.commands=sh"},
-		{argument: []string{"-c", "-x"}}},
-}
+var programGuards = lazy.Value[map[string][]guard]{New: func() map[string][]guard {
+	return map[string][]guard{
+		"go":      {{contains: []string{"-exec", "-toolexec", "-vettool"}, sample: "-exec=sh"}},
+		"npm":     {npmGuard, npmDirGuard},
+		"pnpm":    {npmGuard, npmDirGuard},
+		"yarn":    {npmGuard},
+		"bun":     {npmGuard},
+		"npx":     {npmGuard},
+		"cargo":   {{contains: []string{"--config"}, sample: "--config=build.rustc-wrapper=sh"}},
+		"gradle":  {gradleGuard},
+		"gradlew": {gradleGuard},
+		"make": {
+			{contains: []string{"="}, sample: "SHELL=sh"},
+			{argument: []string{"-f", "-C", "-E", "-I", "--eval", "--file", "--makefile", "--directory", "--include-dir"}},
+		},
+		"just": {{contains: []string{"--justfile", "--working-directory", "--set", "--shell", "--dotenv", "--command"}, sample: "--shell=sh"},
+			{argument: []string{"-f", "-d", "-c"}}},
+		// Another noxfile or configuration, an override of what an environment
+		// runs. (nox -k and -t only narrow the sessions -s names.)
+		"nox": {{contains: []string{"--noxfile"}, sample: "--noxfile=evil.py"}, {argument: []string{"-f"}}},
+		"tox": {{contains: []string{"--conf", "--override", "--root", "--workdir"}, sample: "--override=testenv.commands=sh"},
+			{argument: []string{"-c", "-x"}}},
+	}
+}}
 
 // moduleGuards are programGuards for a tool run as python -m TOOL.
-var moduleGuards = map[string]bool{"nox": true, "tox": true}
+var moduleGuards = lazy.Value[map[string]bool]{New: func() map[string]bool { return map[string]bool{"nox": true, "tox": true} }}
 
 var (
 	// The directory options (--dir, --cwd, -C) would run another project's
@@ -72,7 +76,7 @@ var (
 // leafTools are programs whose every invocation is the same kind of
 // command, so the program alone is a safe prefix (pytest, eslint...).
 func leafTool(prog string) bool {
-	return pythonTools[prog] != "" || goTools[prog] || jsTools[prog].cat != "" && jsTools[prog].cat != CatTask ||
+	return pythonTools.Get()[prog] != "" || goTools.Get()[prog] || jsTools.Get()[prog].cat != "" && jsTools.Get()[prog].cat != CatTask ||
 		prog == "rspec" || prog == "rubocop" || prog == "standardrb"
 }
 
@@ -385,7 +389,7 @@ func projectRule(cat Category, id, reason, comment string, cmds []Command, risky
 		}
 	}
 	for _, prog := range names {
-		list := programGuards[prog]
+		list := programGuards.Get()[prog]
 		if prog == "tox" && len(riskyTox) > 0 {
 			// tox -e lint,release: an environment list is one word.
 			list = append(list, guard{contains: riskyTox})
@@ -396,7 +400,7 @@ func projectRule(cat Category, id, reason, comment string, cmds []Command, risky
 	modules := map[string][][]string{}
 	var prefixes []string
 	for _, c := range in {
-		if len(c.Argv) > 2 && strings.HasPrefix(c.Argv[0], "python") && c.Argv[1] == "-m" && moduleGuards[c.Argv[2]] {
+		if len(c.Argv) > 2 && strings.HasPrefix(c.Argv[0], "python") && c.Argv[1] == "-m" && moduleGuards.Get()[c.Argv[2]] {
 			key := strings.Join(c.Argv[:3], " ")
 			if _, ok := modules[key]; !ok {
 				prefixes = append(prefixes, key)
@@ -407,7 +411,7 @@ func projectRule(cat Category, id, reason, comment string, cmds []Command, risky
 	sort.Strings(prefixes)
 	for _, key := range prefixes {
 		prefix := strings.Fields(key)
-		list := programGuards[prefix[2]]
+		list := programGuards.Get()[prefix[2]]
 		if prefix[2] == "tox" && len(riskyTox) > 0 {
 			list = append(list, guard{contains: riskyTox})
 		}

@@ -7,6 +7,8 @@ import (
 
 	"github.com/agent-shell/agent-shell/policy"
 	"github.com/agent-shell/agent-shell/policy/shellcmd"
+
+	"github.com/agent-shell/agent-shell/internal/lazy"
 )
 
 // Command is one command the project runs, as proposed.
@@ -401,7 +403,7 @@ func scriptForms(pm, name string) []string {
 func (p *Project) runShorthand(name string) (string, bool) {
 	switch {
 	case p.lifecycle(name) || risky(name):
-	case p.PackageManager == "pnpm" && !pnpmBuiltins[name], p.PackageManager == "yarn" && !yarnBuiltins[name]:
+	case p.PackageManager == "pnpm" && !pnpmBuiltins.Get()[name], p.PackageManager == "yarn" && !yarnBuiltins.Get()[name]:
 		return p.PackageManager + " " + name, true
 	}
 	return "", false
@@ -429,7 +431,7 @@ func workspaceForms(pm string, pkg Package, name string) []string {
 			break
 		}
 		forms = append(forms, fmt.Sprintf("pnpm --filter %s run %s", sel, name), fmt.Sprintf("pnpm -F %s run %s", sel, name))
-		if !pnpmBuiltins[name] || name == "test" || name == "start" {
+		if !pnpmBuiltins.Get()[name] || name == "test" || name == "start" {
 			forms = append(forms, fmt.Sprintf("pnpm --filter %s %s", sel, name), fmt.Sprintf("pnpm -F %s %s", sel, name))
 		}
 	case "yarn":
@@ -438,7 +440,7 @@ func workspaceForms(pm string, pkg Package, name string) []string {
 			break
 		}
 		forms = append(forms, fmt.Sprintf("yarn workspace %s run %s", sel, name))
-		if !yarnBuiltins[name] || name == "test" || name == "start" {
+		if !yarnBuiltins.Get()[name] || name == "test" || name == "start" {
 			forms = append(forms, fmt.Sprintf("yarn workspace %s %s", sel, name))
 		}
 	case "bun":
@@ -461,14 +463,18 @@ func workspaceForms(pm string, pkg Package, name string) []string {
 // the package has no script of that name, pnpm runs a program of the name
 // instead, as pnpm exec does).
 var (
-	pnpmBuiltins = wordSet("add approve-builds audit bin c cache cat-file cat-index clean completion config create dedupe deploy " +
-		"dlx doctor env exec fetch find-hash help i ignored-builds import init install install-test it la licenses link list ll ln ls " +
-		"m multi outdated pack patch patch-commit patch-remove pm prune publish r rb rebuild recursive remove restart rm root run " +
-		"run-script self-update server setup start store t test tst un uninstall unlink up update upgrade why x")
-	yarnBuiltins = wordSet("add audit autoclean bin cache check config constraints create dedupe dlx exec explain generate-lock-entry " +
-		"global help import info init install licenses link list login logout node npm outdated owner pack patch patch-commit " +
-		"plugin policies publish rebuild remove run search set stage tag team unlink unplug up upgrade upgrade-interactive " +
-		"version versions why workspace workspaces")
+	pnpmBuiltins = lazy.Value[map[string]bool]{New: func() map[string]bool {
+		return wordSet("add approve-builds audit bin c cache cat-file cat-index clean completion config create dedupe deploy " +
+			"dlx doctor env exec fetch find-hash help i ignored-builds import init install install-test it la licenses link list ll ln ls " +
+			"m multi outdated pack patch patch-commit patch-remove pm prune publish r rb rebuild recursive remove restart rm root run " +
+			"run-script self-update server setup start store t test tst un uninstall unlink up update upgrade why x")
+	}}
+	yarnBuiltins = lazy.Value[map[string]bool]{New: func() map[string]bool {
+		return wordSet("add audit autoclean bin cache check config constraints create dedupe dlx exec explain generate-lock-entry " +
+			"global help import info init install licenses link list login logout node npm outdated owner pack patch patch-commit " +
+			"plugin policies publish rebuild remove run search set stage tag team unlink unplug up upgrade upgrade-interactive " +
+			"version versions why workspace workspaces")
+	}}
 )
 
 func wordSet(words string) map[string]bool {

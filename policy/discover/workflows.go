@@ -10,6 +10,8 @@ import (
 	"github.com/goccy/go-yaml"
 
 	"github.com/agent-shell/agent-shell/policy/shellcmd"
+
+	"github.com/agent-shell/agent-shell/internal/lazy"
 )
 
 const workflowsDir = ".github/workflows"
@@ -145,7 +147,7 @@ func lineCommands(line *shellcmd.Line, file, job, step string) []WorkflowCommand
 	var out []WorkflowCommand
 	for i := range line.Commands {
 		c := &line.Commands[i]
-		if c.Implied != "" || len(c.Argv) == 0 || noise[c.Argv[0]] {
+		if c.Implied != "" || len(c.Argv) == 0 || noise.Get()[c.Argv[0]] {
 			continue
 		}
 		wc := WorkflowCommand{File: file, Job: job, Step: step, Argv: c.Argv, Path: c.Path}
@@ -171,12 +173,14 @@ func lineCommands(line *shellcmd.Line, file, job, step string) []WorkflowCommand
 
 // noise are shell builtins and trivial commands that run nothing of the
 // project's: not worth counting or allowing.
-var noise = map[string]bool{
-	"echo": true, "printf": true, "set": true, "cd": true, "export": true, "exit": true,
-	"true": true, "false": true, ":": true, "test": true, "[": true, "unset": true,
-	"shift": true, "sleep": true, "pwd": true, "read": true, "local": true, "declare": true,
-	"return": true, "shopt": true, "trap": true, "wait": true,
-}
+var noise = lazy.Value[map[string]bool]{New: func() map[string]bool {
+	return map[string]bool{
+		"echo": true, "printf": true, "set": true, "cd": true, "export": true, "exit": true,
+		"true": true, "false": true, ":": true, "test": true, "[": true, "unset": true,
+		"shift": true, "sleep": true, "pwd": true, "read": true, "local": true, "declare": true,
+		"return": true, "shopt": true, "trap": true, "wait": true,
+	}
+}}
 
 // replaceExpressions replaces each ${{ ... }} GitHub expression with a
 // variable, so the step parses as shell and the words holding one count as
