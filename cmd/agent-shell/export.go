@@ -12,16 +12,15 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agent-shell/agent-shell/internal/nethelper"
 	"github.com/agent-shell/agent-shell/policy"
 	"github.com/agent-shell/agent-shell/telemetry"
 	// The cursor and the configuration only: no net/http, no init work.
-	// Sending is the helper's (agent-shell-otlp, telemetry/otlp/otlphttp).
+	// Sending is the agent-shell-net helper's (telemetry/otlp/otlphttp):
+	// net/http and crypto/tls would cost every hook call their
+	// initialisation were they linked here.
 	"github.com/agent-shell/agent-shell/telemetry/otlp"
 )
-
-// exportHelper is the binary that sends: net/http and crypto/tls would
-// cost every hook call their initialisation were they linked here.
-const exportHelper = "agent-shell-otlp"
 
 func newExportCmd(a *app) *cobra.Command {
 	var follow, asJSON bool
@@ -44,8 +43,8 @@ run. It exits 0 when everything was sent, 1 otherwise.
 
 With --follow it keeps running and sends new events as they are recorded.
 
-The sending is done by the agent-shell-otlp helper, installed beside
-agent-shell (go install .../cmd/agent-shell-otlp), so that the hook and the
+The sending is done by the agent-shell-net helper, installed beside
+agent-shell (go install .../cmd/agent-shell-net), so that the hook and the
 shim do not carry an HTTP client.`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(*cobra.Command, []string) error {
@@ -95,11 +94,11 @@ func (a *app) runExport(follow, asJSON bool, interval time.Duration, attempts in
 	if err != nil {
 		return err
 	}
-	helper, err := findExportHelper()
+	helper, err := findNetHelper("agent-shell export")
 	if err != nil {
 		return err
 	}
-	argv := []string{exportHelper, "--events", dir, "--cursor", cursor, "--root", root,
+	argv := []string{nethelper.Name, nethelper.ModeOTLP, "--events", dir, "--cursor", cursor, "--root", root,
 		"--service-version", version(), "--interval", interval.String(), "--attempts", strconv.Itoa(attempts)}
 	if follow {
 		argv = append(argv, "--follow")
@@ -109,22 +108,6 @@ func (a *app) runExport(follow, asJSON bool, interval time.Duration, attempts in
 	}
 	// Replace this process: signals (a sidecar's SIGTERM) reach the helper.
 	return syscall.Exec(helper, argv, os.Environ())
-}
-
-// findExportHelper looks for agent-shell-otlp beside this executable, then
-// in PATH.
-func findExportHelper() (string, error) {
-	if self, err := os.Executable(); err == nil {
-		p := filepath.Join(filepath.Dir(self), exportHelper)
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	p, err := exec.LookPath(exportHelper)
-	if err != nil {
-		return "", fmt.Errorf("agent-shell export needs the %s helper beside agent-shell or in PATH (go install github.com/agent-shell/agent-shell/cmd/%s@<the same version>)", exportHelper, exportHelper)
-	}
-	return p, nil
 }
 
 // exportBacklog is status's line about the export, when an endpoint is set.
@@ -137,7 +120,7 @@ func (r *statusReport) exportBacklog() {
 		r.fail("export: %v", err)
 		return
 	}
-	if _, err := findExportHelper(); err != nil {
+	if _, err := findNetHelper("agent-shell export"); err != nil {
 		r.fail("export: %v", err)
 	}
 	n, files, err := otlp.Backlog(dir, cursor)
@@ -184,7 +167,7 @@ func (a *app) exportOnEnd() {
 	if fi, err := os.Stat(stamp); err == nil && a.now().Sub(fi.ModTime()) < every {
 		return
 	}
-	helper, err := findExportHelper()
+	helper, err := findNetHelper("agent-shell export")
 	if err != nil {
 		return
 	}
@@ -196,8 +179,8 @@ func (a *app) exportOnEnd() {
 	}
 	now := a.now()
 	_ = os.Chtimes(stamp, now, now)
-	cmd := exec.Command(helper, "--events", dir, "--cursor", cursor, "--root", root, "--service-version", version())
-	cmd.Args[0] = exportHelper
+	cmd := exec.Command(helper, nethelper.ModeOTLP, "--events", dir, "--cursor", cursor, "--root", root, "--service-version", version())
+	cmd.Args[0] = nethelper.Name
 	cmd.Dir = root
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	// Stdin, Stdout and Stderr nil: /dev/null.

@@ -20,6 +20,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/agent-shell/agent-shell/enforce"
+	"github.com/agent-shell/agent-shell/internal/nethelper"
 	"github.com/agent-shell/agent-shell/policy"
 	"github.com/agent-shell/agent-shell/telemetry"
 	"github.com/agent-shell/agent-shell/telemetry/otlp/otlphttp"
@@ -36,8 +37,13 @@ func TestMain(m *testing.M) {
 	}
 	testscript.Main(m, map[string]func(){
 		"agent-shell": main,
-		// The export helper, which agent-shell export runs.
-		"agent-shell-otlp": func() { os.Exit(otlphttp.Main(os.Args[1:], os.Stdout, os.Stderr, os.Getenv)) },
+		// The helper agent-shell export runs (agent-shell-net otlp ARGS).
+		nethelper.Name: func() {
+			if len(os.Args) < 2 || os.Args[1] != nethelper.ModeOTLP {
+				os.Exit(2)
+			}
+			os.Exit(otlphttp.Main(os.Args[2:], os.Stdout, os.Stderr, os.Getenv))
+		},
 	})
 }
 

@@ -8,12 +8,9 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
-)
 
-// mcpHelper is the binary that serves MCP: the SDK links net/http and
-// crypto/tls, whose initialisation every hook call would pay were it
-// linked here.
-const mcpHelper = "agent-shell-mcp"
+	"github.com/agent-shell/agent-shell/internal/nethelper"
+)
 
 func newMCPCmd(a *app) *cobra.Command {
 	return &cobra.Command{
@@ -30,32 +27,32 @@ Its tools are read-only:
   discover_environment()                 toolchains, package manager, workspaces,
                                          task runners, CI workflows
 
-The server is the agent-shell-mcp helper, installed beside agent-shell
-(go install .../cmd/agent-shell-mcp), so that the hook and the shim do not
+The server runs in the agent-shell-net helper, installed beside agent-shell
+(go install .../cmd/agent-shell-net), so that the hook and the shim do not
 carry the MCP SDK. agent-shell init --mcp registers it in .mcp.json.`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(*cobra.Command, []string) error {
-			helper, err := findHelper(mcpHelper, "agent-shell mcp")
+			helper, err := findNetHelper("agent-shell mcp")
 			if err != nil {
 				return err
 			}
-			return syscall.Exec(helper, []string{mcpHelper, "--version", version()}, os.Environ())
+			return syscall.Exec(helper, []string{nethelper.Name, nethelper.ModeMCP, "--version", version()}, os.Environ())
 		}),
 	}
 }
 
-// findHelper looks for a helper binary beside this executable, then in
-// PATH.
-func findHelper(name, what string) (string, error) {
+// findNetHelper looks for agent-shell-net beside this executable, then in
+// PATH; what names the command that needs it.
+func findNetHelper(what string) (string, error) {
 	if self, err := os.Executable(); err == nil {
-		p := filepath.Join(filepath.Dir(self), name)
+		p := filepath.Join(filepath.Dir(self), nethelper.Name)
 		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
 			return p, nil
 		}
 	}
-	p, err := exec.LookPath(name)
+	p, err := exec.LookPath(nethelper.Name)
 	if err != nil {
-		return "", fmt.Errorf("%s needs the %s helper beside agent-shell or in PATH (go install github.com/agent-shell/agent-shell/cmd/%s@<the same version>)", what, name, name)
+		return "", fmt.Errorf("%s needs the %s helper beside agent-shell or in PATH (go install github.com/agent-shell/agent-shell/cmd/%s@<the same version>)", what, nethelper.Name, nethelper.Name)
 	}
 	return p, nil
 }

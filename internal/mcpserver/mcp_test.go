@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// TestMCPClient drives agent-shell-mcp with the official TypeScript MCP SDK
+// TestMCPClient drives agent-shell-net mcp with the official TypeScript MCP SDK
 // (@modelcontextprotocol/sdk, installed from npm into a temporary folder):
 // it lists the tools and calls each, and the results are checked here.
 func TestMCPClient(t *testing.T) {
@@ -41,8 +41,8 @@ func TestMCPClient(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(clientDir, "client.mjs"), src, 0o644))
 
 	// The server.
-	server := filepath.Join(tmp, "agent-shell-mcp")
-	build := exec.Command("go", "build", "-o", server, "github.com/agent-shell/agent-shell/cmd/agent-shell-mcp")
+	server := filepath.Join(tmp, "agent-shell-net")
+	build := exec.Command("go", "build", "-o", server, "github.com/agent-shell/agent-shell/cmd/agent-shell-net")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
@@ -85,7 +85,7 @@ func TestMCPClient(t *testing.T) {
 	must(t, err)
 	must(t, os.WriteFile(callsFile, b, 0o644))
 
-	cmd := exec.Command(node, filepath.Join(clientDir, "client.mjs"), server, callsFile, repo, "--version", "test")
+	cmd := exec.Command(node, filepath.Join(clientDir, "client.mjs"), server, callsFile, repo, "mcp", "--version", "test")
 	cmd.Dir = clientDir
 	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(tmp, "config"), "AGENTSHELL_LOG_DIR=")
 	var stderr strings.Builder

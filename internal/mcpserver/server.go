@@ -3,7 +3,7 @@
 // decides a command, what the flight recorder holds, and what the project's
 // feedback loops and environment are.
 //
-// It lives in its own binary, agent-shell-mcp, because the MCP SDK links
+// It lives in the helper binary agent-shell-net, because the MCP SDK links
 // net/http and crypto/tls, whose initialisation every hook call of the
 // agent-shell binary would otherwise pay.
 package mcpserver
@@ -45,7 +45,7 @@ type Server struct {
 
 // Main runs the server over stdin/stdout until the client goes away.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
-	fl := flag.NewFlagSet("agent-shell-mcp", flag.ContinueOnError)
+	fl := flag.NewFlagSet("agent-shell-net mcp", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	dir := fl.String("dir", "", "the directory whose repository the tools answer about (default: the current directory)")
 	version := fl.String("version", "dev", "the version to report to clients")
@@ -55,7 +55,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(
 	if *dir == "" {
 		wd, err := os.Getwd()
 		if err != nil {
-			fmt.Fprintf(stderr, "agent-shell-mcp: %v\n", err)
+			fmt.Fprintf(stderr, "agent-shell-net mcp: %v\n", err)
 			return 1
 		}
 		*dir = wd
@@ -63,7 +63,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(
 	s := &Server{Dir: *dir, Getenv: getenv, Version: *version, Now: time.Now}
 	t := &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}}
 	if err := s.MCP().Run(context.Background(), t); err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, mcp.ErrConnectionClosed) {
-		fmt.Fprintf(stderr, "agent-shell-mcp: %v\n", err)
+		fmt.Fprintf(stderr, "agent-shell-net mcp: %v\n", err)
 		return 1
 	}
 	return 0

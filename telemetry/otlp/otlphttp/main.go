@@ -17,7 +17,7 @@ import (
 	"github.com/agent-shell/agent-shell/telemetry/otlp"
 )
 
-// Main is the agent-shell-otlp helper that `agent-shell export` runs: it
+// Main is the helper mode (agent-shell-net otlp) `agent-shell export` runs: it
 // sends the events of --events past the cursor at --cursor to the endpoint
 // the environment names, and returns the exit status (0 all sent, 1 not,
 // 2 usage).
@@ -32,7 +32,7 @@ const maxFollowWait = 5 * time.Minute
 
 // run is Main until ctx ends (--follow stops then, with status 0).
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
-	fs := flag.NewFlagSet("agent-shell-otlp", flag.ContinueOnError)
+	fs := flag.NewFlagSet("agent-shell-net otlp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	events := fs.String("events", "", "the events folder")
 	cursor := fs.String("cursor", "", "the cursor file")
@@ -49,7 +49,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		fmt.Fprintf(stderr, "agent-shell: "+format+"\n", args...)
 	}
 	if *events == "" || *cursor == "" || fs.NArg() > 0 {
-		errorf("usage: agent-shell-otlp --events DIR --cursor FILE [--root DIR] [--follow] [--json] (run it as agent-shell export)")
+		errorf("usage: agent-shell-net otlp --events DIR --cursor FILE [--root DIR] [--follow] [--json] (run it as agent-shell export)")
 		return 2
 	}
 	cfg, ok, err := otlp.ConfigFromEnv(getenv)

@@ -1,5 +1,5 @@
 // Package otlphttp sends OTLP/HTTP JSON export requests with retry, and
-// runs the export as the agent-shell-otlp helper. It links net/http and
+// runs the export as the agent-shell-net helper. It links net/http and
 // crypto/tls, which is why it lives apart from the agent-shell binary: the
 // hook and the shim never load it.
 package otlphttp
