@@ -187,42 +187,57 @@ func (e *Engine) HasAfterInterceptors() bool {
 	return e.HasInterceptors() && len(e.Manifest.interceptors(PhaseAfter)) > 0
 }
 
-// MayIntercept reports, without loading anything, whether the configuration
-// under root may declare interceptors: its manifest, or an authorized copy's
-// (which decides while the current one is not authorized), mentions them.
-// It errs on the side of yes (a manifest it cannot read counts), so that a
-// caller skipping the policy load when it says no never skips an
-// interceptor. The npm shim uses it to stay as cheap as it was for
-// projects that declare none.
-func MayIntercept(root string) bool { return MayMention(root, "interceptor") }
+// ConfigText is what a process that loads the policy only when it may
+// need it (the npm shim) looks in first, without loading anything: the
+// text of the configuration that may be in force under a root, the
+// manifest and every authorized copy's (which decides while the current
+// one is not authorized), read once. Mentions errs on the side of yes (a
+// manifest it cannot read counts), so that a caller skipping the load when
+// it says no never skips an interceptor, a sandbox or an audit filter.
+type ConfigText struct {
+	texts      [][]byte
+	unreadable bool // a manifest or the authorized copies could not be read
+}
 
-// MayMention reports whether the configuration in force here may mention
-// word: the manifest or an authorized copy's says it, or cannot be read.
-// It is a cheap test, for processes that load the policy only when they
-// may need it (the shim).
-func MayMention(root, word string) bool {
-	if mentions(root, filepath.Join(root, ManifestSubpath), word) {
-		return true
+// ReadConfigText reads the configuration's texts.
+func ReadConfigText(root string) *ConfigText {
+	c := &ConfigText{}
+	read := func(path string) {
+		data, err := readConfined(root, path, maxManifestBytes)
+		switch {
+		case err == nil:
+			c.texts = append(c.texts, data)
+		case !errors.Is(err, fs.ErrNotExist):
+			c.unreadable = true
+		}
 	}
+	read(filepath.Join(root, ManifestSubpath))
 	dir := filepath.Join(root, filepath.FromSlash(AuthorizedSubpath))
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return !errors.Is(err, fs.ErrNotExist)
+		c.unreadable = c.unreadable || !errors.Is(err, fs.ErrNotExist)
+		return c
 	}
 	for _, d := range entries {
-		if d.IsDir() && mentions(root, filepath.Join(dir, d.Name(), ManifestSubpath), word) {
+		if d.IsDir() {
+			read(filepath.Join(dir, d.Name(), ManifestSubpath))
+		}
+	}
+	return c
+}
+
+// Mentions reports whether the configuration may mention word: a text says
+// it, or one could not be read (which errs on the side of loading).
+func (c *ConfigText) Mentions(word string) bool {
+	if c.unreadable {
+		return true
+	}
+	for _, t := range c.texts {
+		if bytes.Contains(t, []byte(word)) {
 			return true
 		}
 	}
 	return false
-}
-
-func mentions(root, path, word string) bool {
-	data, err := readConfined(root, path, maxManifestBytes)
-	if err != nil {
-		return !errors.Is(err, fs.ErrNotExist)
-	}
-	return bytes.Contains(data, []byte(word))
 }
 
 // Interception is what the before-interceptors did to a decision.

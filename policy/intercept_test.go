@@ -520,6 +520,7 @@ func TestAfterEvent(t *testing.T) {
 }
 
 func TestMayIntercept(t *testing.T) {
+	MayIntercept := func(root string) bool { return ReadConfigText(root).Mentions("interceptor") }
 	root, _ := writeRepo(t, "version = 1\n", nil)
 	if MayIntercept(root) {
 		t.Error("a manifest without interceptors: MayIntercept true")

@@ -14,6 +14,8 @@ import (
 	"syscall"
 
 	"github.com/agent-shell/agent-shell/internal/lazy"
+
+	"github.com/agent-shell/agent-shell/internal/atomicfile"
 )
 
 // A manifest snapshot is the validated manifest in a binary form that
@@ -142,25 +144,7 @@ func (m *Manifest) saveSnapshot(opts RuntimeOptions) {
 	s := sha256.Sum256(snap)
 	m.snap.sum = hex.EncodeToString(s[:])
 	if want, pinned := opts.CachePins[m.snap.key]; opts.CachePins == nil || pinned && want == m.snap.sum {
-		writeSnapshot(snapshotPath(opts.CacheDir, m.snap.key), snap)
-	}
-}
-
-// writeSnapshot replaces a snapshot atomically. Failing to write one is
-// not an error: the next process loads in full again.
-func writeSnapshot(path string, data []byte) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return
-	}
-	f, err := os.CreateTemp(dir, ".tmp-*")
-	if err != nil {
-		return
-	}
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	if werr != nil || cerr != nil || os.Rename(f.Name(), path) != nil {
-		os.Remove(f.Name())
+		_ = atomicfile.WriteCache(snapshotPath(opts.CacheDir, m.snap.key), snap) // not written: the next load is in full
 	}
 }
 

@@ -14,6 +14,8 @@ import (
 	"sync"
 
 	"go.starlark.net/starlark"
+
+	"github.com/agent-shell/agent-shell/internal/atomicfile"
 )
 
 // starlarkVersion is the go.starlark.net module version linked in: a
@@ -96,7 +98,7 @@ func (rt *Runtime) compileCachedOnce(key, file string, src []byte, predeclared s
 			sum := sha256Hex(buf.Bytes()[len(header):])
 			rt.noteSum(key, sum)
 			if want, pinned := rt.opts.CachePins[key]; rt.opts.CachePins == nil || pinned && want == sum {
-				writeCache(path, buf.Bytes())
+				_ = atomicfile.WriteCache(path, buf.Bytes()) // not cached: the next process compiles again
 			}
 		}
 	}
@@ -158,21 +160,3 @@ func (rt *Runtime) CacheRejected() []string { return slices.Clone(rt.rejected) }
 // CacheUnpinned counts the programs compiled from source because the pins
 // had none for their key (the cache is not read for them).
 func (rt *Runtime) CacheUnpinned() int { return rt.unpinned }
-
-// writeCache replaces a cache entry atomically. Failing to cache is not an
-// error: the next process compiles again.
-func writeCache(path string, data []byte) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return
-	}
-	f, err := os.CreateTemp(dir, ".tmp-*")
-	if err != nil {
-		return
-	}
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	if werr != nil || cerr != nil || os.Rename(f.Name(), path) != nil {
-		os.Remove(f.Name())
-	}
-}

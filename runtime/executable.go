@@ -189,12 +189,7 @@ func (x *Executable) Run(ctx context.Context, requestID string, payload map[stri
 	out := x.exchange(ctx, exe, req)
 	exe.Close()
 
-	res.Output = out.stderr
-	if out.stderrCut {
-		res.Output += "\n[stderr truncated]\n"
-	}
-	if out.fail != nil {
-		res.Failure, res.Err = out.failure, &Error{Failure: out.failure, Err: out.fail}
+	if !res.tookProcess(out) {
 		return res
 	}
 	d, err := decodeResponse(x.Kind, requestID, orig, out.stdout)
@@ -367,6 +362,20 @@ type procSpec struct {
 // reading stdout up to spec.maxOut and stderr up to MaxHookStderr, and
 // kills the group on timeout, cancellation, oversized output and when the
 // leader exits.
+// tookProcess keeps what a program printed on stderr as res's output and,
+// when the run failed, the failure; it reports whether the run succeeded.
+func (res *Result) tookProcess(out exchanged) bool {
+	res.Output = out.stderr
+	if out.stderrCut {
+		res.Output += "\n[stderr truncated]\n"
+	}
+	if out.fail != nil {
+		res.Failure, res.Err = out.failure, &Error{Failure: out.failure, Err: out.fail}
+		return false
+	}
+	return true
+}
+
 func runProc(ctx context.Context, spec procSpec, req []byte) (out exchanged) {
 	timeout, cpu := spec.timeout, spec.cpu
 	failed := func(f Failure, code, format string, args ...any) exchanged {

@@ -97,12 +97,7 @@ func (m *ModelReviewer) Review(ctx context.Context, request []byte, offered []st
 	}
 	out := runProc(ctx, procSpec{label: fmt.Sprintf("model reviewer %q", m.ID), path: path, args: m.Argv, env: env, dir: m.Dir,
 		timeout: timeout, maxOut: MaxModelResponse}, request)
-	res.Output = out.stderr
-	if out.stderrCut {
-		res.Output += "\n[stderr truncated]\n"
-	}
-	if out.fail != nil {
-		res.Failure, res.Err = out.failure, &Error{Failure: out.failure, Err: out.fail}
+	if !res.tookProcess(out) {
 		return res
 	}
 	a, err := DecodeModelReview(out.stdout, offered)

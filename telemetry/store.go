@@ -148,6 +148,13 @@ func (e *NotRegularError) Kind() string {
 	return "a special file"
 }
 
+// OpenSessionRead opens a session file for reading, as the recorder's own
+// readers do: only a regular file, never through a symbolic link, never
+// waiting on a named pipe.
+func OpenSessionRead(path string) (*os.File, error) {
+	return openSessionFile(path, syscall.O_RDONLY)
+}
+
 // openSessionFile opens a session file with flags and returns it only when
 // it is a regular file, never following a symbolic link. It opens without
 // blocking, so a named pipe cannot make it wait for a peer, then makes the

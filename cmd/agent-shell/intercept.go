@@ -16,7 +16,7 @@ import (
 // decides; this is where their outcome meets the host, npm and the record).
 //
 // The shim runs the interceptors only when the project's configuration
-// mentions them (policy.MayIntercept, a read of the manifest's text), so an
+// mentions them (app.mayMention, a read of the manifest's text), so an
 // npm run in a project without interceptors costs what it did before. It
 // enforces the interceptors' outcomes, not the rules': the rules only
 // decide whether the interceptors run (none runs on a command they deny,
@@ -71,7 +71,7 @@ func (a *app) shimBefore(command string) (si *shimInterception, code int, done b
 		return nil, 0, false
 	}
 	root, ok := telemetry.RepoRoot(cwd)
-	if !ok || !policy.MayIntercept(root) {
+	if !ok || !a.mayMention(root, "interceptor") {
 		return nil, 0, false
 	}
 	engine := a.loadPolicy()
@@ -286,7 +286,7 @@ func (a *app) afterTool(ad hostapi.Adapter, ev *hostapi.Event) (hostapi.Verdict,
 	if err != nil {
 		return allow, nil
 	}
-	if root, ok := telemetry.RepoRoot(cwd); !ok || !policy.MayIntercept(root) {
+	if root, ok := telemetry.RepoRoot(cwd); !ok || !a.mayMention(root, "interceptor") {
 		return allow, nil
 	}
 	engine := a.loadPolicy()

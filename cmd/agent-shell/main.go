@@ -60,6 +60,21 @@ type app struct {
 	answered   bool       // a hook answer was written
 	answerCode int        // and the exit code it gave
 	unfiltered bool       // record without the audit filter: it would not stop
+
+	configText *policy.ConfigText // what mayMention reads, once a process
+	configRoot string
+}
+
+// mayMention asks the configuration's text whether it may mention word,
+// read once for the questions a process asks before its command runs (the
+// shim: interceptors, then [enforce]). What is asked after the command
+// has started (the audit filter) reads it again: the command may have
+// changed it.
+func (a *app) mayMention(root, word string) bool {
+	if a.configText == nil || a.configRoot != root {
+		a.configText, a.configRoot = policy.ReadConfigText(root), root
+	}
+	return a.configText.Mentions(word)
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {

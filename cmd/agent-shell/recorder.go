@@ -5,8 +5,9 @@ import (
 	"os"
 	"time"
 
-	"github.com/agent-shell/agent-shell/policy"
 	"github.com/agent-shell/agent-shell/telemetry"
+
+	"github.com/agent-shell/agent-shell/policy"
 )
 
 // record fills in what every event carries and appends it to the session's
@@ -31,7 +32,7 @@ func (a *app) auditFilter() telemetry.AuditFilter {
 			return nil
 		}
 		root, ok := telemetry.RepoRoot(cwd)
-		if !ok || !policy.MayMention(root, "audit") {
+		if !ok || !policy.ReadConfigText(root).Mentions("audit") {
 			return nil
 		}
 	}

@@ -11,7 +11,6 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/agent-shell/agent-shell/policy"
 	"github.com/agent-shell/agent-shell/runtime"
 	"github.com/agent-shell/agent-shell/telemetry"
 )
@@ -128,7 +127,7 @@ func (a *app) shimSandbox(argv []string) (*sandboxRun, error) {
 		return nil, nil
 	}
 	root, ok := telemetry.RepoRoot(cwd)
-	if !ok || !policy.MayMention(root, "enforce") {
+	if !ok || !a.mayMention(root, "enforce") {
 		return nil, nil
 	}
 	e := a.loadPolicy()

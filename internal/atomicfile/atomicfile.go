@@ -25,15 +25,22 @@ func Write(path string, data []byte, perm fs.FileMode) error {
 	case perm == 0:
 		perm = 0o644
 	}
-	if err := write(path, data, perm); err != nil {
+	if err := write(path, data, perm, 0o755, true); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
 }
 
-func write(path string, data []byte, perm fs.FileMode) error {
+// WriteCache replaces path with data as Write does, but for a cache that
+// can be rebuilt: nothing is fsynced (a crash may lose the entry, never
+// tear it), the file is 0600 and missing folders are made 0700.
+func WriteCache(path string, data []byte) error {
+	return write(path, data, 0o600, 0o700, false)
+}
+
+func write(path string, data []byte, perm, dirPerm fs.FileMode, durable bool) error {
 	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, dirPerm); err != nil {
 		return err
 	}
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
@@ -45,7 +52,7 @@ func write(path string, data []byte, perm fs.FileMode) error {
 	if err == nil {
 		err = f.Chmod(perm)
 	}
-	if err == nil {
+	if err == nil && durable {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
@@ -56,6 +63,9 @@ func write(path string, data []byte, perm fs.FileMode) error {
 	}
 	if err := os.Rename(f.Name(), path); err != nil {
 		return err
+	}
+	if !durable {
+		return nil
 	}
 	return SyncDir(dir)
 }

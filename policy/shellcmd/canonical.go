@@ -66,7 +66,13 @@ func Canonical(argv []string) []string {
 	if len(argv) == 0 {
 		return []string{}
 	}
-	u := unwrap(lits(argv), "")
+	return canonicalUnwrapped(unwrap(lits(argv), ""), canonSimple)
+}
+
+// canonicalUnwrapped writes an unwrapped command as Canonical does: each
+// wrapper's program reduced to its name and its arguments as written, then
+// the innermost command through inner.
+func canonicalUnwrapped(u unwrapped, inner func([]string) []string) []string {
 	flat, starts := u.flat, u.starts
 	if u.implied != "" { // xargs alone: do not write the implied echo
 		flat, starts = flat[:len(flat)-1], starts[:len(starts)-1]
@@ -80,9 +86,9 @@ func Canonical(argv []string) []string {
 			out = append(out, w.s)
 		}
 	}
-	inner := strs(flat[last:])
-	inner[0] = progName(flat[last])
-	return append(out, canonSimple(inner)...)
+	innermost := strs(flat[last:])
+	innermost[0] = progName(flat[last])
+	return append(out, inner(innermost)...)
 }
 
 // CanonicalShape is [Canonical] for the shapes of a layer (see
@@ -106,22 +112,7 @@ func CanonicalShape(shape []string) []string {
 	if u.unknown != "" {
 		return []string{string(Spread)}
 	}
-	flat, starts := u.flat, u.starts
-	if u.implied != "" {
-		flat, starts = flat[:len(flat)-1], starts[:len(starts)-1]
-	}
-	last := starts[len(starts)-1]
-	out := make([]string, 0, len(flat)+2)
-	for i, w := range flat[:last] {
-		if slices.Contains(starts, i) {
-			out = append(out, progName(w))
-		} else {
-			out = append(out, w.s)
-		}
-	}
-	inner := strs(flat[last:])
-	inner[0] = progName(flat[last])
-	return append(out, canonShape(inner)...)
+	return canonicalUnwrapped(u, canonShape)
 }
 
 // JoinShape joins the words of a template (shapes, or what CanonicalShape

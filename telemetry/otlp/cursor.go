@@ -21,7 +21,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"syscall"
 
 	"github.com/agent-shell/agent-shell/internal/atomicfile"
 	"github.com/agent-shell/agent-shell/telemetry"
@@ -110,29 +109,6 @@ func (l *Line) advance() FileCursor {
 // next pass.
 const maxRead = 8 << 20
 
-// openRegular opens a session file read-only, never following a symbolic
-// link nor waiting on a named pipe.
-func openRegular(path string) (*os.File, error) {
-	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, &os.PathError{Op: "open", Path: path, Err: err}
-	}
-	if err := syscall.SetNonblock(fd, false); err != nil {
-		syscall.Close(fd)
-		return nil, &os.PathError{Op: "fcntl", Path: path, Err: err}
-	}
-	f := os.NewFile(uintptr(fd), path)
-	fi, err := f.Stat()
-	if err == nil && !fi.Mode().IsRegular() {
-		err = fmt.Errorf("%s is not a regular file", path)
-	}
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
-}
-
 // valid reports whether fc still describes f: the file is at least as long
 // and the line before the offset is the one the cursor hashed. A file
 // shorter than the cursor was truncated; one whose line differs was
@@ -171,7 +147,7 @@ type Restart struct {
 // writing it, and it will end it (with a repair event) on the next append.
 func readFile(dir, name string, fc FileCursor) ([]Line, *Restart, error) {
 	path := filepath.Join(dir, name)
-	f, err := openRegular(path)
+	f, err := telemetry.OpenSessionRead(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil, nil
@@ -271,7 +247,7 @@ func Backlog(dir, cursorPath string) (events, files int, err error) {
 }
 
 func countPending(path string, fc FileCursor) (int, error) {
-	f, err := openRegular(path)
+	f, err := telemetry.OpenSessionRead(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return 0, nil
