@@ -2,13 +2,14 @@
 # Times the real agent-shell binary as a whole process, beside the floors it is
 # judged against, and runs the Go benchmarks of the hot paths.
 #
-#   bench/run.sh [startup|log|append|policy|scale|scripts|safety|hostile|enforce|goals|compare|all]   (default: all)
+#   bench/run.sh [startup|log|append|policy|scale|scripts|safety|hostile|enforce|peers|goals|compare|all]   (default: all)
 #
 # Needs python3, go and /usr/bin/time (no hyperfine): every timing is
 # interleaved (round after round of A B C ..., so a drift in the machine's
 # speed touches all alike) and reported as medians, ratios as the median of
 # the per-round ratios. `goals` runs the sections that carry the goals of
-# the lean-hot-path issue (startup, policy, scale) and nothing else.
+# the lean-hot-path issue (startup, policy, scale, peers) and nothing else.
+# `peers` also needs node and npm (it installs cc-safety-net on first use).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -35,7 +36,8 @@ as=$out/agent-shell
 #                               holds no '='), a
 #                               Python expression of the commands' names
 #                               (- read as _) bound to that round's times,
-#                               beside its goal (GOAL may be empty)
+#                               beside its goal (GOAL may be empty; >=GOAL
+#                               for a floor instead of a ceiling)
 #   --rss 'NAME<=MIB'           print NAME's peak RSS (median of 5 runs under
 #                               /usr/bin/time) beside a goal
 #   --prepare 'NAME=SHELL'      run SHELL (untimed) before each run of NAME
@@ -52,8 +54,9 @@ while args and args[0].startswith("--"):
         pipe = True; continue
     val = args.pop(0)
     if opt == "--ratio":
-        label, rest = val.split("=", 1); expr, _, goal = rest.partition("<=")
-        ratios.append((label, expr, goal))
+        label, rest = val.split("=", 1); cmp = ">=" if ">=" in rest else "<="
+        expr, _, goal = rest.partition(cmp)
+        ratios.append((label, expr, cmp, goal))
     elif opt == "--rss":
         n, _, goal = val.partition("<="); rss_goals.append((n, float(goal)))
     elif opt == "--prepare":
@@ -101,7 +104,7 @@ base = cmds[0][0]
 for n, _ in cmds:
     ratio = statistics.median(a / b for a, b in zip(times[n], times[base]))
     print("%-14s median %8.3f ms   per-round ratio to %s %.2f" % (n, statistics.median(times[n]) * 1000, base, ratio))
-for label, expr, goal in ratios:
+for label, expr, cmp, goal in ratios:
     code = compile(expr, label, "eval")
     vals = []
     for i in range(runs):
@@ -110,7 +113,8 @@ for label, expr, goal in ratios:
     v = statistics.median(vals)
     verdict = ""
     if goal:
-        verdict = "(goal <= %s: %s)" % (goal, "met" if v <= float(goal) else "NOT met")
+        met = v <= float(goal) if cmp == "<=" else v >= float(goal)
+        verdict = "(goal %s %s: %s)" % (cmp, goal, "met" if met else "NOT met")
     print("RATIO %-40s %6.2f   %s" % (label, v, verdict))
 for n, goal in rss_goals:
     v = statistics.median(peak(n, dict(cmds)[n]) for _ in range(5)) / 1024
@@ -259,6 +263,35 @@ safety() {
   rm -rf "$work"
 }
 
+peers() {
+  # cc-safety-net, the fastest peer with the same job (a Claude Code
+  # PreToolUse hook judging a shell command), installed from npm on demand
+  # into a cache folder; PEER_RUNS rounds (it takes ~150 ms a call).
+  local version=2.4.5 cache=${XDG_CACHE_HOME:-$HOME/.cache}/agent-shell-bench/cc-safety-net
+  local ccsn=$cache/node_modules/cc-safety-net/dist/bin/cc-safety-net.js
+  if [ ! -f "$ccsn" ] || ! grep -q "\"version\": \"$version\"" "$cache/node_modules/cc-safety-net/package.json"; then
+    mkdir -p "$cache"
+    npm install --silent --no-audit --no-fund --prefix "$cache" "cc-safety-net@$version" >/dev/null ||
+      { echo "peers: could not install cc-safety-net@$version from npm"; return; }
+  fi
+  local prounds=${PEER_RUNS:-40}
+  echo "== hook for Claude Code: agent-shell (init's safety pack, standard) against cc-safety-net $version ($prounds interleaved rounds) =="
+  local work; work=$(mktemp -d); mkdir -p "$work/.git"
+  (cd "$work" && "$as" init --agent claude --yes >/dev/null)
+  local n=0 line
+  for line in 'ls -la' 'git status' 'git reset --hard' 'python -c "import os; print(os.getcwd())"'; do
+    n=$((n + 1))
+    claude_payload "$work/p$n.json" "$line"
+    (cd "$work" && "$as" hook --agent claude <"p$n.json" >/dev/null)  # fills the compile cache
+    echo "-- $line"
+    (cd "$work" && interleaved "$prounds" \
+      --ratio "cc-safety-net / agent-shell=ccsn/agent_shell>=25" \
+      agent-shell "$as hook --agent claude < p$n.json" \
+      ccsn "node $ccsn hook --claude-code < p$n.json")
+  done
+  rm -rf "$work"
+}
+
 hostile() {
   echo "== hostile input: peak RSS and answer time of each resource bomb (cmd/agent-shell/testdata/script/bombs.txtar) =="
   go test ./cmd/agent-shell -count=1 -run 'TestScripts/bombs$' -v 2>&1 | grep -E '^ +bomb ' | sed 's/^ *//'
@@ -319,8 +352,9 @@ case $what in
   scripts) scripts ;;
   safety) safety ;;
   enforce) enforce ;;
+  peers) peers ;;
   compare) compare ;;
-  goals) startup; GOBENCH=0 policycheck; scale ;;
-  all) startup; logquery; append; policycheck; scale; scripts; safety; hostile; enforce ;;
-  *) echo "usage: bench/run.sh [startup|log|append|policy|scale|scripts|safety|hostile|enforce|goals|compare|all]" >&2; exit 2 ;;
+  goals) startup; GOBENCH=0 policycheck; scale; peers ;;
+  all) startup; logquery; append; policycheck; scale; scripts; safety; hostile; enforce; peers ;;
+  *) echo "usage: bench/run.sh [startup|log|append|policy|scale|scripts|safety|hostile|enforce|peers|goals|compare|all]" >&2; exit 2 ;;
 esac
