@@ -388,7 +388,7 @@ func (e *Engine) layerMatches(sub *subject, li int, unknownAction Action, hasAll
 		}
 	}
 	if e.Manifest != nil {
-		for _, r := range e.Manifest.Rules {
+		for _, r := range e.Manifest.rulesFor(sub) {
 			switch sub.matchRule(r) {
 			case triYes:
 				out = append(out, Match{Source: "manifest", Rule: r.ID, Action: r.Action, Reason: ruleReason(raw, r, sub)})
@@ -1168,7 +1168,7 @@ func (e *Engine) CheckPackExamples() error {
 	if e.Manifest == nil || e.LoadErr != nil {
 		return e.LoadErr
 	}
-	for _, r := range e.Manifest.Rules {
+	for _, r := range e.Manifest.AllRules() {
 		if r.pack == "" {
 			continue
 		}
@@ -1205,7 +1205,7 @@ func (e *Engine) checkExamples(r *Rule) error {
 }
 
 func ruleLineByID(m *Manifest, r *Rule) int {
-	for i, x := range m.Rules {
+	for i, x := range m.AllRules() {
 		if x == r {
 			return m.ruleKeyLine(i, "examples")
 		}

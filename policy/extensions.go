@@ -51,6 +51,8 @@ type evaluation struct {
 	line   *shellcmd.Line                    // the line decided, for ctx.upstream; nil: none known
 	stages map[*shellcmd.Command]pipeStage   // built on first use
 	infos  map[*shellcmd.Command]*cmdContext // built on first use, per command
+
+	ruleScratch // rulesFor's, reused from layer to layer
 }
 
 // pipeStage places a command that is a pipeline stage's own command.

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -164,42 +163,26 @@ func genRulesManifest(b *testing.B, n int) string {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		b.Fatal(err)
 	}
-	var sb strings.Builder
-	sb.WriteString("version = 1\n\n[policy]\ndefault = \"allow\"\nunknown = \"ask\"\n\n")
-	for i := range n {
-		var m string
-		switch {
-		case i%100 == 99:
-			m = fmt.Sprintf(`{program_regex="^t%d-(a|b)$"}`, i)
-		case i%4 == 0:
-			m = fmt.Sprintf(`{argv_prefix=["t%d","push"],argument="--force"}`, i)
-		case i%4 == 1:
-			m = fmt.Sprintf(`{basename="t%d",argument=["/","~"]}`, i)
-		case i%4 == 2:
-			m = fmt.Sprintf(`{effect="write:/opt/t%d/**"}`, i)
-		default:
-			m = fmt.Sprintf(`{argv_prefix=["t%d"],argument_contains="secret"}`, i)
-		}
-		action := [...]string{"deny", "ask", "deny", "deny"}[i%4]
-		fmt.Fprintf(&sb, "[[rule]]\nid=\"r%d\"\naction=\"%s\"\nmatch=%s\n", i, action, m)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "agent-shell.toml"), []byte(sb.String()), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "agent-shell.toml"), []byte(rulesManifest(n)), 0o644); err != nil {
 		b.Fatal(err)
 	}
 	return root
 }
 
-// BenchmarkLoadRules: the load of a manifest of 10 and of 10,000 rules.
-func BenchmarkLoadRules(b *testing.B) {
+// BenchmarkLoadDecideRules: the load of a manifest of 10 and of 10,000
+// rules, and a decision on a command none of them matches.
+func BenchmarkLoadDecideRules(b *testing.B) {
 	for _, n := range []int{10, 10000} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			root := genRulesManifest(b, n)
 			getenv := func(string) string { return "" }
 			b.ReportAllocs()
+			Load(root, getenv) // writes the snapshot
 			for b.Loop() {
 				regexps.Clear() // as in a new process
-				if e := Load(root, getenv); e.LoadErr != nil {
-					b.Fatal(e.LoadErr)
+				e := Load(root, getenv)
+				if d := e.Decide("git status --short", root); e.LoadErr != nil || d.Action != ActionAllow {
+					b.Fatal(e.LoadErr, d.Reason)
 				}
 			}
 		})

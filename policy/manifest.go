@@ -53,7 +53,9 @@ type Manifest struct {
 	Path    string
 	Version int          `toml:"version"`
 	Policy  PolicyConfig `toml:"policy"`
-	Rules   []*Rule      `toml:"rule"`
+	// Rules are nil in a manifest read from its snapshot until AllRules
+	// decodes them: read them through AllRules.
+	Rules []*Rule `toml:"rule"`
 
 	Scripts   []*ScriptDecl   `toml:"script"`
 	Analyzers []*AnalyzerDecl `toml:"analyzer"`
@@ -83,6 +85,8 @@ type Manifest struct {
 	packs           []*Pack // the packs taken in, in declaration order
 	inPack          bool    // the declarations of a pack.toml, being validated
 	snap            snapshotState
+	lazy            *lazyRules // the rules not decoded yet, of a manifest read from its snapshot (see AllRules)
+	indexState
 }
 
 // PolicyConfig is the manifest's [policy] table.

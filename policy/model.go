@@ -65,7 +65,7 @@ func (e *Engine) modelRequest(ev *evaluation, it *askItem, ruleReason string) Mo
 	for _, mt := range it.matches {
 		if mt.Action == string(ActionAsk) {
 			reason := mt.Reason // the decision's reason; the rule's own when it has one
-			for _, r := range e.Manifest.Rules {
+			for _, r := range e.Manifest.AllRules() {
 				if r.ID == mt.RuleID && mt.RuleID != "" && r.Reason != "" {
 					reason = r.Reason
 					break

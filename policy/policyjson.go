@@ -99,18 +99,26 @@ func readConfined(root, path string, maxBytes int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	// Sized once from the file's length: io.ReadAll's doublings copy a
-	// large manifest several times.
-	var buf bytes.Buffer
-	buf.Grow(int(min(max(size, 0), maxBytes)) + 1)
-	if _, err := buf.ReadFrom(io.LimitReader(f, maxBytes+1)); err != nil {
+	data, err := readSized(f, size, maxBytes)
+	if err != nil {
 		return nil, err
 	}
-	data := buf.Bytes()
 	if int64(len(data)) > maxBytes {
 		return nil, fmt.Errorf("is larger than %d bytes", maxBytes)
 	}
 	return data, nil
+}
+
+// readSized reads f whole, up to maxBytes+1 bytes, into a buffer sized once
+// from the length it had (size): io.ReadAll's doublings copy a large file
+// several times.
+func readSized(f *os.File, size, maxBytes int64) ([]byte, error) {
+	var buf bytes.Buffer
+	// MinRead more, or ReadFrom grows the buffer before the read that
+	// finds the end.
+	buf.Grow(int(min(max(size, 0), maxBytes)) + bytes.MinRead)
+	_, err := buf.ReadFrom(io.LimitReader(f, maxBytes+1))
+	return buf.Bytes(), err
 }
 
 // parsePolicyFile decodes {"allow"?: [string], "deny"?: [string]} strictly:

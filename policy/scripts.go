@@ -303,7 +303,9 @@ func (m *Manifest) compileScripts(opts RuntimeOptions) error {
 		return me
 	}
 	m.compileExecutables()
-	m.Digest = m.digest(rt.Digests())
+	if !m.snap.used { // a snapshot holds its text's digest: it has no scripts
+		m.Digest = m.digest(rt.Digests())
+	}
 	rt.SetManifestDigest(m.Digest)
 	m.runtime = rt
 	return nil

@@ -1,15 +1,20 @@
 package policy
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"fmt"
+	"hash/crc32"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -108,10 +113,11 @@ func readSnapshot(opts RuntimeOptions, key, path string, data []byte) *Manifest 
 		return nil
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
 		return nil
 	}
-	snap, err := io.ReadAll(io.LimitReader(f, maxSnapshotBytes+1))
+	snap, err := readSized(f, fi.Size(), maxSnapshotBytes)
 	if err != nil || len(snap) > maxSnapshotBytes {
 		return nil
 	}
@@ -148,7 +154,7 @@ func (m *Manifest) saveSnapshot(opts RuntimeOptions) {
 	}
 }
 
-const snapshotMagic = "agent-shell manifest snapshot 1\n"
+const snapshotMagic = "agent-shell manifest snapshot 2\n"
 
 var errSnapshot = errors.New("bad manifest snapshot")
 
@@ -181,10 +187,7 @@ func snapshotable(m *Manifest) bool {
 	return true
 }
 
-type snapWriter struct {
-	b                 []byte
-	strings, matchers int
-}
+type snapWriter struct{ b []byte }
 
 func (w *snapWriter) uint(n uint64) { w.b = binary.AppendUvarint(w.b, n) }
 func (w *snapWriter) str(s string) {
@@ -196,7 +199,6 @@ func (w *snapWriter) list(l []string) {
 	for _, s := range l {
 		w.str(s)
 	}
-	w.strings += len(l)
 }
 
 // slice writes a list whose nil and empty differ (set defaults).
@@ -215,7 +217,6 @@ func (w *snapWriter) matcher(mt *Matcher) {
 		return
 	}
 	w.uint(1)
-	w.matchers++
 	for _, l := range [][]string{mt.Program, mt.Basename, mt.CommandName, mt.ArgvPrefix, mt.canonPrefix, mt.Argument, mt.ArgumentContains, mt.GitSubcommand, mt.Effect} {
 		w.list(l)
 	}
@@ -238,48 +239,91 @@ func (w *snapWriter) matcher(mt *Matcher) {
 }
 
 // encodeSnapshot returns the snapshot of a validated manifest, false when
-// the manifest holds what a snapshot does not.
+// the manifest holds what a snapshot does not. After [policy] and the
+// plain tables come the rule index and the rules, each readable alone: the
+// offsets of the rules and of the index's keys are fixed-width tables, so
+// that a decision reads only the keys it looks up and the rules it may
+// match.
 func encodeSnapshot(m *Manifest) ([]byte, bool) {
 	if !snapshotable(m) {
 		return nil, false
 	}
-	body := &snapWriter{}
-	body.uint(uint64(m.Version))
-	body.str(string(m.Policy.Default))
-	body.str(string(m.Policy.Unknown))
-	body.str(m.Policy.Unauthorized)
-	if m.Policy.SoleGate {
-		body.uint(1)
-	} else {
-		body.uint(0)
-	}
-	body.slice(m.Guard.AllowAgentEdits)
-	body.slice(m.Approvals.Scopes)
-	body.uint(uint64(m.Approvals.DurableDays))
-	body.str(m.Enforce.Mode)
-	body.slice(m.Enforce.Write)
-	body.str(m.Enforce.Network)
-	body.uint(uint64(len(m.Rules)))
-	for _, r := range m.Rules {
-		body.str(r.ID)
-		body.str(string(r.Action))
-		body.str(r.Reason)
-		body.list(r.Examples.Match)
-		body.list(r.Examples.NotMatch)
-		body.matcher(r.Match)
-	}
 	w := &snapWriter{b: []byte(snapshotMagic)}
-	w.uint(uint64(body.strings))
-	w.uint(uint64(body.matchers))
-	return append(w.b, body.b...), true
+	w.str(m.Digest)
+	w.uint(uint64(m.Version))
+	w.str(string(m.Policy.Default))
+	w.str(string(m.Policy.Unknown))
+	w.str(m.Policy.Unauthorized)
+	if m.Policy.SoleGate {
+		w.uint(1)
+	} else {
+		w.uint(0)
+	}
+	w.slice(m.Guard.AllowAgentEdits)
+	w.slice(m.Approvals.Scopes)
+	w.uint(uint64(m.Approvals.DurableDays))
+	w.str(m.Enforce.Mode)
+	w.slice(m.Enforce.Write)
+	w.str(m.Enforce.Network)
+
+	ix := newRuleIndex(m.Rules)
+	keys := slices.SortedFunc(maps.Keys(ix.byKey), func(a, b indexKey) int {
+		return cmp.Or(cmp.Compare(a.space, b.space), strings.Compare(a.word, b.word))
+	})
+	w.uint(uint64(len(m.Rules)))
+	w.uint(uint64(len(keys)))
+	w.numbers(ix.always)
+	w.uint(uint64(len(ix.prefixes)))
+	for _, p := range ix.prefixes {
+		w.str(p.prefix)
+		w.uint(uint64(p.rule))
+	}
+	// The two offset tables, filled in below.
+	tables := len(w.b)
+	w.b = append(w.b, make([]byte, 4*(len(m.Rules)+len(keys)))...)
+	at := func(table, i int) []byte { return w.b[tables+4*(table+i):] }
+	for i, k := range keys {
+		binary.LittleEndian.PutUint32(at(len(m.Rules), i), uint32(len(w.b)))
+		w.b = append(w.b, k.space)
+		w.str(k.word)
+		w.numbers(ix.byKey[k])
+	}
+	for i, r := range m.Rules {
+		binary.LittleEndian.PutUint32(at(0, i), uint32(len(w.b)))
+		w.str(r.ID)
+		w.str(string(r.Action))
+		w.str(r.Reason)
+		w.list(r.Examples.Match)
+		w.list(r.Examples.NotMatch)
+		w.matcher(r.Match)
+	}
+	w.b = binary.LittleEndian.AppendUint32(w.b, crc32.Checksum(w.b, castagnoli))
+	if len(w.b) > maxSnapshotBytes {
+		return nil, false
+	}
+	return w.b, true
 }
 
+// castagnoli checks a snapshot whole as it is read: its rules are decoded
+// later, and only those a decision needs.
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// numbers writes ascending rule numbers as differences.
+func (w *snapWriter) numbers(l []int32) {
+	w.uint(uint64(len(l)))
+	last := int32(0)
+	for _, n := range l {
+		w.uint(uint64(n - last))
+		last = n
+	}
+}
+
+// snapReader reads a snapshot from i; end bounds what it may read.
 type snapReader struct {
-	s        string // the whole file, once
-	i        int
-	err      bool
-	strs     []string
-	matchers []Matcher
+	s   string // the whole file, once
+	i   int
+	end int
+	err bool
 }
 
 func (r *snapReader) uint() uint64 {
@@ -289,7 +333,7 @@ func (r *snapReader) uint() uint64 {
 	var n uint64
 	var shift uint
 	for {
-		if r.i >= len(r.s) || shift > 63 {
+		if r.i >= r.end || shift > 63 {
 			r.err = true
 			return 0
 		}
@@ -303,31 +347,36 @@ func (r *snapReader) uint() uint64 {
 	}
 }
 
-func (r *snapReader) str() string {
+// count reads a number of items that take a byte each at least.
+func (r *snapReader) count() int {
 	n := r.uint()
-	if r.err || n > uint64(len(r.s)-r.i) {
+	if r.err || n > uint64(r.end-r.i) {
 		r.err = true
+		return 0
+	}
+	return int(n)
+}
+
+func (r *snapReader) str() string {
+	n := r.count()
+	if r.err {
 		return ""
 	}
-	s := r.s[r.i : r.i+int(n)]
-	r.i += int(n)
+	s := r.s[r.i : r.i+n]
+	r.i += n
 	return s
 }
 
 func (r *snapReader) list() []string {
-	n := r.uint()
-	if r.err || n > uint64(cap(r.strs)-len(r.strs)) {
-		r.err = true
+	n := r.count()
+	if r.err || n == 0 {
 		return nil
 	}
-	if n == 0 {
-		return nil
+	l := make([]string, n)
+	for i := range l {
+		l[i] = r.str()
 	}
-	start := len(r.strs)
-	for range n {
-		r.strs = append(r.strs, r.str())
-	}
-	return r.strs[start:len(r.strs):len(r.strs)]
+	return l
 }
 
 func (r *snapReader) slice() []string {
@@ -339,6 +388,23 @@ func (r *snapReader) slice() []string {
 		l = []string{}
 	}
 	return l
+}
+
+// numbers reads what snapWriter.numbers wrote: rule numbers below rules,
+// ascending.
+func (r *snapReader) numbers(rules int, out []int32) []int32 {
+	n := r.count()
+	last := uint64(0)
+	for k := range n {
+		d := r.uint()
+		if r.err || d > uint64(rules) || k > 0 && d == 0 || last+d >= uint64(rules) {
+			r.err = true
+			return out
+		}
+		last += d
+		out = append(out, int32(last))
+	}
+	return out
 }
 
 var (
@@ -355,12 +421,11 @@ func (r *snapReader) matcher(depth int) *Matcher {
 		r.err = true
 		return nil
 	}
-	if r.err || depth > 64 || len(r.matchers) == cap(r.matchers) {
+	if r.err || depth > 64 {
 		r.err = true
 		return nil
 	}
-	r.matchers = r.matchers[:len(r.matchers)+1]
-	mt := &r.matchers[len(r.matchers)-1]
+	mt := &Matcher{}
 	mt.Program, mt.Basename, mt.CommandName = r.list(), r.list(), r.list()
 	mt.ArgvPrefix, mt.canonPrefix = r.list(), r.list() // canonPrefix as compile made it
 	mt.Argument, mt.ArgumentContains, mt.GitSubcommand, mt.Effect = r.list(), r.list(), r.list(), r.list()
@@ -372,11 +437,7 @@ func (r *snapReader) matcher(depth int) *Matcher {
 		mt.NoUnknownEffects = &snapTrue
 	}
 	for _, subs := range []*[]*Matcher{&mt.All, &mt.Any} {
-		n := r.uint()
-		if r.err || n > uint64(cap(r.matchers)) {
-			r.err = true
-			return nil
-		}
+		n := r.count()
 		for range n {
 			*subs = append(*subs, r.matcher(depth+1))
 		}
@@ -396,21 +457,116 @@ func (r *snapReader) matcher(depth int) *Matcher {
 	return mt
 }
 
-// decodeSnapshot rebuilds the manifest a snapshot holds; src is the text
-// it was made from, kept as a parsed manifest keeps it.
+// lazyRules are the rules of a snapshot, decoded one by one as decisions
+// need them.
+type lazyRules struct {
+	s        string
+	rules    []*Rule // decoded so far, by number
+	ruleAt   int     // the table of the rules' offsets
+	keyAt    int     // the table of the index's keys' offsets
+	keys     int
+	always   []int32
+	prefixes []prefixRule
+}
+
+func (l *lazyRules) offset(table, i int) int {
+	b := l.s[table+4*i : table+4*i+4]
+	return int(uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24)
+}
+
+// lookup appends the rules filed under key (binary search of the sorted
+// keys); a damaged entry files every rule under it.
+func (l *lazyRules) lookup(key indexKey, out []int32) []int32 {
+	lo, hi := 0, l.keys
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		at := l.offset(l.keyAt, mid)
+		r := snapReader{s: l.s, i: at + 1, end: len(l.s)}
+		k := indexKey{space: l.s[at]}
+		k.word = r.str()
+		switch {
+		case r.err:
+			return l.every(out)
+		case k.less(key):
+			lo = mid + 1
+		case key.less(k):
+			hi = mid
+		default:
+			n := len(out)
+			out = r.numbers(len(l.rules), out)
+			if r.err {
+				return l.every(out[:n])
+			}
+			return out
+		}
+	}
+	return out
+}
+
+func (l *lazyRules) every(out []int32) []int32 {
+	for i := range l.rules {
+		out = append(out, int32(i))
+	}
+	return out
+}
+
+// rule decodes rule i. A rule that does not decode denies every command: a
+// damaged snapshot must not let through what its manifest would stop.
+func (l *lazyRules) rule(i int) *Rule {
+	if r := l.rules[i]; r != nil {
+		return r
+	}
+	end := len(l.s)
+	if i+1 < len(l.rules) {
+		end = l.offset(l.ruleAt, i+1)
+	}
+	r := &snapReader{s: l.s, i: l.offset(l.ruleAt, i), end: end}
+	ru := &Rule{ID: r.str(), Action: Action(r.str()), Reason: r.str()}
+	ru.Examples.Match = r.list()
+	ru.Examples.NotMatch = r.list()
+	ru.Match = r.matcher(0)
+	if r.err || r.i != end || ru.Match == nil || !ru.Action.valid() {
+		ru = &Rule{ID: fmt.Sprintf("rule[%d]", i+1), Action: ActionDeny, Match: &Matcher{},
+			Reason: "the manifest's snapshot in .agent-shell/state/cache is damaged; delete it to have it made again"}
+	}
+	l.rules[i] = ru
+	return ru
+}
+
+func (l *lazyRules) rulesFor(s *subject) []*Rule {
+	nums := candidates(s, l.lookup, l.prefixes, l.always, nil)
+	rules := make([]*Rule, len(nums))
+	for i, n := range nums {
+		rules[i] = l.rule(int(n))
+	}
+	return rules
+}
+
+func (l *lazyRules) all() []*Rule {
+	for i := range l.rules {
+		l.rule(i)
+	}
+	return l.rules
+}
+
+// decodeSnapshot rebuilds the manifest a snapshot holds, its rules left to
+// decode as they are needed; src is the text it was made from, kept as a
+// parsed manifest keeps it.
 func decodeSnapshot(path, src string, data []byte) (*Manifest, error) {
-	r := &snapReader{s: string(data)}
-	if len(r.s) < len(snapshotMagic) || r.s[:len(snapshotMagic)] != snapshotMagic {
+	if len(data) < len(snapshotMagic)+4 {
 		return nil, errSnapshot
 	}
-	r.i = len(snapshotMagic)
-	nstr, nmatch := r.uint(), r.uint()
-	if r.err || nstr > uint64(len(r.s)) || nmatch > uint64(len(r.s)) {
+	data, sum := data[:len(data)-4], data[len(data)-4:]
+	if crc32.Checksum(data, castagnoli) != binary.LittleEndian.Uint32(sum) {
 		return nil, errSnapshot
 	}
-	r.strs = make([]string, 0, nstr)
-	r.matchers = make([]Matcher, 0, nmatch)
+	s := string(data)
+	if s[:len(snapshotMagic)] != snapshotMagic {
+		return nil, errSnapshot
+	}
+	r := &snapReader{s: s, i: len(snapshotMagic), end: len(s)}
 	m := &Manifest{Path: path, src: src}
+	m.Digest = r.str()
 	m.Version = int(r.uint())
 	m.Policy.Default = Action(r.str())
 	m.Policy.Unknown = Action(r.str())
@@ -422,24 +578,36 @@ func decodeSnapshot(path, src string, data []byte) (*Manifest, error) {
 	m.Enforce.Mode = r.str()
 	m.Enforce.Write = r.slice()
 	m.Enforce.Network = r.str()
-	n := r.uint()
-	if r.err || n > uint64(len(r.s)) {
+	nrules, nkeys := r.count(), r.count()
+	l := &lazyRules{s: s, keys: nkeys}
+	l.always = r.numbers(nrules, nil)
+	for range r.count() {
+		p := prefixRule{prefix: r.str(), rule: int32(r.uint())}
+		if p.rule < 0 || int(p.rule) >= nrules {
+			r.err = true
+		}
+		l.prefixes = append(l.prefixes, p)
+	}
+	if r.err || 4*(nrules+nkeys) > len(s)-r.i {
 		return nil, errSnapshot
 	}
-	rules := make([]Rule, n)
-	m.Rules = make([]*Rule, n)
-	for i := range rules {
-		ru := &rules[i]
-		ru.ID = r.str()
-		ru.Action = Action(r.str())
-		ru.Reason = r.str()
-		ru.Examples.Match = r.list()
-		ru.Examples.NotMatch = r.list()
-		ru.Match = r.matcher(0)
-		m.Rules[i] = ru
+	l.ruleAt, l.keyAt = r.i, r.i+4*nrules
+	bodies := l.keyAt + 4*nkeys
+	// Every offset must point past the tables, the rules' in order.
+	prev := bodies
+	for i := range nrules {
+		o := l.offset(l.ruleAt, i)
+		if o < prev || o >= len(s) {
+			return nil, errSnapshot
+		}
+		prev = o
 	}
-	if r.err || r.i != len(r.s) {
-		return nil, errSnapshot
+	for i := range nkeys {
+		if o := l.offset(l.keyAt, i); o < bodies || o >= len(s) {
+			return nil, errSnapshot
+		}
 	}
+	l.rules = make([]*Rule, nrules)
+	m.lazy = l
 	return m, nil
 }

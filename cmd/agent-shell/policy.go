@@ -248,10 +248,10 @@ func checkPolicy(root string, getenv func(string) string) ([]policyCheck, error)
 		return checks, err
 	}
 	examples := 0
-	for _, r := range m.Rules {
+	for _, r := range m.AllRules() {
 		examples += len(r.Examples.Match) + len(r.Examples.NotMatch)
 	}
-	add(rel(m.Path), "%d rules, %d examples checked, default %s, unknown %s", len(m.Rules), examples, m.Policy.Default, m.Policy.Unknown)
+	add(rel(m.Path), "%d rules, %d examples checked, default %s, unknown %s", len(m.AllRules()), examples, m.Policy.Default, m.Policy.Unknown)
 	if len(m.Scripts) > 0 {
 		// Compiling happened on load; this also runs each script's top
 		// level and checks its entry function.
