@@ -1,4 +1,4 @@
-package policy
+package guard
 
 import (
 	"errors"
@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/agent-shell/agent-shell/policy/shellcmd"
 )
 
 // Path resolution and classification: how the guard turns an operand into
@@ -34,7 +36,7 @@ type guardOp struct {
 }
 
 // checkOp checks one op from each candidate directory.
-func (g *guarder) checkOp(op guardOp, cwds []string) *GuardDenial {
+func (g *guarder) checkOp(op guardOp, cwds []string) *Denial {
 	bases := cwds
 	if op.base != "" {
 		bases = []string{op.base}
@@ -43,7 +45,7 @@ func (g *guarder) checkOp(op guardOp, cwds []string) *GuardDenial {
 	if word == "" {
 		return nil
 	}
-	if !op.literal && dynamicWord(word) {
+	if !op.literal && shellcmd.DynamicWord(word) {
 		return g.checkDynamic(word, op, bases)
 	}
 	for _, b := range bases {
@@ -264,7 +266,7 @@ func (g *guarder) configs() []string {
 // checkDynamic: a target only known at run time is left to the policy,
 // unless everything it can name lies in a protected folder (its static
 // part already names one: .agent-shell/$X).
-func (g *guarder) checkDynamic(word string, op guardOp, bases []string) *GuardDenial {
+func (g *guarder) checkDynamic(word string, op guardOp, bases []string) *Denial {
 	i := strings.IndexAny(word, "$`")
 	if j := strings.Index(word, "{}"); j >= 0 && (i < 0 || j < i) {
 		i = j
@@ -274,7 +276,7 @@ func (g *guarder) checkDynamic(word string, op guardOp, bases []string) *GuardDe
 	}
 	prefix, rest := word[:i], word[i:]
 	slash := strings.LastIndexByte(prefix, '/')
-	if slash < 0 || hasDotDot(rest) {
+	if slash < 0 || shellcmd.HasDotDot(rest) {
 		return nil
 	}
 	dir := prefix[:slash]
@@ -402,7 +404,7 @@ func ancestor(rel, p string) bool {
 }
 
 // checkPath checks one absolute path (not yet cleaned) an op writes.
-func (g *guarder) checkPath(raw string, op guardOp) *GuardDenial {
+func (g *guarder) checkPath(raw string, op guardOp) *Denial {
 	follow := op.follow || strings.HasSuffix(op.word, "/")
 	for _, c := range g.candidates(raw, follow) {
 		for _, rb := range g.roots() {
@@ -444,7 +446,7 @@ func (g *guarder) checkPath(raw string, op guardOp) *GuardDenial {
 
 // classifyAncestor: a tree op on c, an ancestor of base (the root or the
 // home), reaches everything under base.
-func (g *guarder) classifyAncestor(c, base string, op guardOp, list []guardedPath, show string) *GuardDenial {
+func (g *guarder) classifyAncestor(c, base string, op guardOp, list []guardedPath, show string) *Denial {
 	if !op.tree {
 		return nil
 	}
@@ -463,7 +465,7 @@ func (g *guarder) classifyAncestor(c, base string, op guardOp, list []guardedPat
 // classify checks rel (relative to base, the root or the home) against the
 // protected paths: rel is one, lies in one, or (for a tree op) holds one
 // that exists.
-func (g *guarder) classify(base, rel string, op guardOp, list []guardedPath, show string) *GuardDenial {
+func (g *guarder) classify(base, rel string, op guardOp, list []guardedPath, show string) *Denial {
 	lrel := strings.ToLower(rel)
 	for k := range list {
 		e := &list[k]
@@ -585,7 +587,7 @@ func (g *guarder) fromSource(src, lrel string, e *guardedPath) []string {
 // it), the text mentions script-shell, or (for a shell write, which
 // shows no content) the root's .npmrc has one that a new file below could
 // override.
-func (g *guarder) checkNpmrc(base, rel string, op guardOp) *GuardDenial {
+func (g *guarder) checkNpmrc(base, rel string, op guardOp) *Denial {
 	if strings.ToLower(path.Base(rel)) != ".npmrc" {
 		return nil
 	}
@@ -641,7 +643,7 @@ func (g *guarder) readRegular(file string, max int64) ([]byte, bool) {
 
 // checkStartupFile: writing a guarded variable's assignment into a shell
 // startup file sets it for every later command.
-func (g *guarder) checkStartupFile(p string) *GuardDenial {
+func (g *guarder) checkStartupFile(p string) *Denial {
 	if g.envText == "" || !shellStartupFiles[strings.ToLower(filepath.Base(p))] {
 		return nil
 	}
