@@ -6,8 +6,9 @@
 //
 //   - agent-shell-files: any write to agent-shell's own files,
 //     .github/hooks/agent-shell/** and .agent-shell/**;
-//   - hook-registration: any write to a host's hook registration in the
-//     repository (.claude/settings.json, .claude/settings.local.json,
+//   - hook-registration: any write to a host's hook registration, as each
+//     host's hostapi.Descriptor states them: in the repository
+//     (.claude/settings.json, .claude/settings.local.json,
 //     .codex/hooks.json, .codex/config.toml, .gemini/settings.json,
 //     .cursor/hooks.json, .github/hooks/*.json,
 //     .opencode/plugins/agent-shell.js, .amp/settings.json) and in the
@@ -19,8 +20,8 @@
 //     under the root, `npm config set|delete script-shell`, and the
 //     per-command overrides --script-shell and npm_config_script_shell);
 //   - agentshell-env: a command that sets AGENTSHELL_PASSTHROUGH,
-//     AGENTSHELL_POLICY_PATH, AGENTSHELL_LOG_DIR or AGENTSHELL_ACTOR (or
-//     writes one into a shell startup file).
+//     AGENTSHELL_POLICY_PATH, AGENTSHELL_LOG_DIR, AGENTSHELL_ACTOR or
+//     AGENTSHELL_RECORD_FD (or writes one into a shell startup file).
 //
 // Reads stay allowed. A write is seen through an edit or write tool (by the
 // path fields of its input, or the headers of an apply_patch patch) or
@@ -66,9 +67,9 @@
 //
 // The files split by concern: guard.go holds the guard names, the [guard]
 // table, the entry points and the guarder with its budget and denials;
-// protected.go the protected paths, variables and settings (the hosts'
-// registration files come from hostapi) and the list the kernel makes
-// read-only; paths.go resolves and classifies paths; tools.go reads edit
+// protected.go the protected paths (the hosts' registrations from the
+// hostapi registry) and the list the kernel makes read-only; settings.go
+// the guarded variables and npm's script-shell; paths.go resolves and classifies paths; tools.go reads edit
 // tools' inputs and patches.go the patches they or a command apply;
 // shell.go walks a command line; writers.go knows each program's write
 // operands; find.go tells which finds spare the protected files; and

@@ -245,8 +245,8 @@ func (g *guarder) findSparesProtected(find []string, cwds []string) bool {
 	}
 	now := time.Now()
 	tried := map[string]bool{}
-	for k := range rootGuarded {
-		files := g.existingFiles(&rootGuarded[k])
+	for k := range rootGuarded.Get() {
+		files := g.existingFiles(&rootGuarded.Get()[k])
 		if g.budget <= 0 {
 			return false
 		}

@@ -1,11 +1,14 @@
 package guard
 
 import (
+	"maps"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
+	"github.com/agent-shell/agent-shell/internal/lazy"
 	"github.com/agent-shell/agent-shell/policy/shellcmd"
 )
 
@@ -99,16 +102,24 @@ func (g *guarder) checkPatch(hdrs []patchHeader, cwds []string) *Denial {
 	return nil
 }
 
-// protectedMarkers are the names whose mention in an unreadable patch or
-// an overlong command counts as touching a protected path.
-var protectedMarkers = []string{".github/hooks/agent-shell", ".agent-shell/", ".github/hooks/", ".claude/settings",
-	".codex/hooks.json", ".codex/config.toml", ".gemini/settings.json", ".cursor/hooks.json",
-	".opencode/plugins/agent-shell.js", ".amp/settings.json", "script-shell", "script_shell",
-	"AGENTSHELL_PASSTHROUGH", "AGENTSHELL_POLICY_PATH", "AGENTSHELL_LOG_DIR", "AGENTSHELL_ACTOR"}
+// protectedMarkers are the names whose mention in an unreadable patch
+// counts as touching a protected path: agent-shell's folders, every host's
+// registrations (up to a pattern's first wildcard), npm's script-shell
+// and the guarded variables.
+var protectedMarkers = lazy.Value[[]string]{New: func() []string {
+	list := []string{".github/hooks/agent-shell", ".agent-shell/"}
+	for _, e := range rootGuarded.Get() {
+		if e.guard == HookRegistration {
+			list = append(list, e.path[:strings.IndexAny(e.path+"*", "*?[")])
+		}
+	}
+	list = append(list, "script-shell", "script_shell")
+	return append(list, slices.Sorted(maps.Keys(guardedEnv))...)
+}}
 
 func protectedMention(text string) string {
 	lower := strings.ToLower(text)
-	for _, m := range protectedMarkers {
+	for _, m := range protectedMarkers.Get() {
 		if strings.Contains(lower, strings.ToLower(m)) {
 			return m
 		}

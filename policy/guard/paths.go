@@ -251,7 +251,7 @@ func (g *guarder) relevant(p string) bool {
 		}
 		return false
 	}
-	return check(g.roots(), rootGuarded) || check(g.homes(), homeGuarded) || check(g.configs(), configGuarded)
+	return check(g.roots(), rootGuarded.Get()) || check(g.homes(), homeGuarded.Get()) || check(g.configs(), configGuarded)
 }
 
 // configs is the user's configuration folder when XDG_CONFIG_HOME moves it
@@ -291,8 +291,8 @@ func (g *guarder) checkDynamic(word string, op guardOp, bases []string) *Denial 
 					if !ok {
 						continue
 					}
-					for k := range rootGuarded {
-						e := &rootGuarded[k]
+					for k := range rootGuarded.Get() {
+						e := &rootGuarded.Get()[k]
 						if e.kind == guardTree && under(strings.ToLower(rel), e.path) {
 							target := rel + "/" + rest
 							if d := g.denyPath(e, target, op.verb); d != nil {
@@ -409,22 +409,22 @@ func (g *guarder) checkPath(raw string, op guardOp) *Denial {
 	for _, c := range g.candidates(raw, follow) {
 		for _, rb := range g.roots() {
 			if rel, ok := within(rb, c); ok {
-				if d := g.classify(rb, rel, op, rootGuarded, ""); d != nil {
+				if d := g.classify(rb, rel, op, rootGuarded.Get(), ""); d != nil {
 					return d
 				}
 				if d := g.checkNpmrc(rb, rel, op); d != nil {
 					return d
 				}
-			} else if d := g.classifyAncestor(c, rb, op, rootGuarded, ""); d != nil {
+			} else if d := g.classifyAncestor(c, rb, op, rootGuarded.Get(), ""); d != nil {
 				return d
 			}
 		}
 		for _, hb := range g.homes() {
 			if rel, ok := within(hb, c); ok {
-				if d := g.classify(hb, rel, op, homeGuarded, "~/"); d != nil {
+				if d := g.classify(hb, rel, op, homeGuarded.Get(), "~/"); d != nil {
 					return d
 				}
-			} else if d := g.classifyAncestor(c, hb, op, homeGuarded, "~/"); d != nil {
+			} else if d := g.classifyAncestor(c, hb, op, homeGuarded.Get(), "~/"); d != nil {
 				return d
 			}
 		}

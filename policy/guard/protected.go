@@ -4,6 +4,10 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
+	"strings"
+
+	"github.com/agent-shell/agent-shell/hostapi"
+	"github.com/agent-shell/agent-shell/internal/lazy"
 )
 
 // guardKind says how a protected path matches.
@@ -35,44 +39,55 @@ func fixInstall(host string) string {
 	return "A human edits it, or runs 'agent-shell hook install --agent " + host + "'."
 }
 
-// rootGuarded are the protected paths under the repository root, folders
-// first so that a file in one is reported as agent-shell's.
-var rootGuarded = []guardedPath{
-	{".github/hooks/agent-shell", guardTree, AgentShellFiles, "agent-shell's configuration", fixConfig},
-	{".agent-shell", guardTree, AgentShellFiles, "agent-shell's flight recorder and state", fixState},
-	{".claude/settings.json", guardFile, HookRegistration, "Claude Code's hook registration", fixInstall("claude")},
-	{".claude/settings.local.json", guardFile, HookRegistration, "Claude Code's hook registration", fixInstall("claude")},
-	{".codex/hooks.json", guardFile, HookRegistration, "Codex's hook registration", fixInstall("codex")},
-	{".codex/config.toml", guardFile, HookRegistration, "Codex's configuration, which can register hooks", fixInstall("codex")},
-	{".gemini/settings.json", guardFile, HookRegistration, "Gemini CLI's hook registration", fixInstall("gemini")},
-	{".cursor/hooks.json", guardFile, HookRegistration, "Cursor's hook registration", fixInstall("cursor")},
-	{".github/hooks/*.json", guardGlob, HookRegistration, "Copilot's hook registration", fixInstall("copilot")},
-	{".opencode/plugins/agent-shell.js", guardFile, HookRegistration, "agent-shell's opencode plugin", fixInstall("opencode")},
-	{".amp/settings.json", guardFile, HookRegistration, "Amp's delegate registration", fixInstall("amp")},
-}
+// recordGuarded is agent-shell's record of the configurations a human
+// authorized, relative to the configuration folder. Deleting it would make
+// a changed configuration look never authorized, and so decide as it is.
+var recordGuarded = guardedPath{"agent-shell", guardTree, AgentShellFiles, "agent-shell's record of the configurations a human authorized",
+	"A human changes it with 'agent-shell authorize'."}
 
-// homeGuarded are the user-level hook registrations, under the home: a
-// change there can switch the hooks off for every repository.
-var homeGuarded = []guardedPath{
-	{".claude/settings.json", guardFile, HookRegistration, "Claude Code's user settings, which register hooks", fixHome},
-	{".codex/hooks.json", guardFile, HookRegistration, "Codex's user hook registration", fixHome},
-	{".codex/config.toml", guardFile, HookRegistration, "Codex's user configuration, which can register hooks", fixHome},
-	{".gemini/settings.json", guardFile, HookRegistration, "Gemini CLI's user settings, which register hooks", fixHome},
-	{".cursor/hooks.json", guardFile, HookRegistration, "Cursor's user hook registration", fixHome},
-	{".copilot/hooks/*.json", guardGlob, HookRegistration, "Copilot's user hook registration", fixHome},
-	{".config/amp/settings.json", guardFile, HookRegistration, "Amp's user settings", fixHome},
-	// Deleting the record of authorizations would make a changed
-	// configuration look never authorized, and so decide as it is.
-	{".config/agent-shell", guardTree, AgentShellFiles, "agent-shell's record of the configurations a human authorized",
-		"A human changes it with 'agent-shell authorize'."},
+// rootGuarded are the protected paths under the repository root: agent-shell's
+// folders first, so that a file in one is reported as agent-shell's, then
+// every host's registrations.
+var rootGuarded = lazy.Value[[]guardedPath]{New: func() []guardedPath {
+	list := []guardedPath{
+		{".github/hooks/agent-shell", guardTree, AgentShellFiles, "agent-shell's configuration", fixConfig},
+		{".agent-shell", guardTree, AgentShellFiles, "agent-shell's flight recorder and state", fixState},
+	}
+	for _, d := range hostapi.Descriptors() {
+		for _, r := range d.Registrations {
+			list = append(list, registration(r, fixInstall(d.Name)))
+		}
+	}
+	return list
+}}
+
+// homeGuarded are the protected paths under the home: every host's user-level
+// registrations (a change there can switch the hooks off for every
+// repository), and the record of authorizations.
+var homeGuarded = lazy.Value[[]guardedPath]{New: func() []guardedPath {
+	var list []guardedPath
+	for _, d := range hostapi.Descriptors() {
+		for _, r := range d.HomeRegistrations {
+			list = append(list, registration(r, fixHome))
+		}
+	}
+	record := recordGuarded
+	record.path = ".config/" + record.path
+	return append(list, record)
+}}
+
+// registration is a host's registration file as the guard protects it.
+func registration(r hostapi.Registration, fix string) guardedPath {
+	kind := guardFile
+	if hasGlobMeta(r.Path) {
+		kind = guardGlob
+	}
+	return guardedPath{strings.ToLower(r.Path), kind, HookRegistration, r.What, fix}
 }
 
 // configGuarded is agent-shell's record of authorizations under a
 // configuration folder that XDG_CONFIG_HOME moved out of the home.
-var configGuarded = []guardedPath{
-	{"agent-shell", guardTree, AgentShellFiles, "agent-shell's record of the configurations a human authorized",
-		"A human changes it with 'agent-shell authorize'."},
-}
+var configGuarded = []guardedPath{recordGuarded}
 
 // ProtectedPaths lists, as absolute paths, what the built-in guards keep an
 // agent's commands from changing, for the kernel to make read-only in
@@ -110,8 +125,8 @@ func ProtectedPaths(root string, allowEdits []string) []string {
 			}
 		}
 	}
-	each(g.roots(), rootGuarded)
-	each(g.homes(), homeGuarded)
+	each(g.roots(), rootGuarded.Get())
+	each(g.homes(), homeGuarded.Get())
 	each(g.configs(), configGuarded)
 	for _, base := range append(g.roots(), g.homes()...) {
 		add(base, ".npmrc")

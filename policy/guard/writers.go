@@ -550,8 +550,8 @@ func (g *guarder) checkGitPath(op guardOp, cwds []string) *Denial {
 		if err != nil {
 			continue
 		}
-		for k := range rootGuarded {
-			e := &rootGuarded[k]
+		for k := range rootGuarded.Get() {
+			e := &rootGuarded.Get()[k]
 			for _, target := range g.existingFiles(e) {
 				if re.MatchString(strings.ToLower(target)) || re.MatchString(target) {
 					if d := g.denyPath(e, target, op.verb); d != nil {
