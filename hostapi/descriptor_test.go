@@ -61,7 +61,9 @@ func registered(d Descriptor, file string) bool {
 // be tried first.
 func TestActorMarkersTryAmpBeforeClaude(t *testing.T) {
 	ms := ActorMarkers()
-	first := func(actor string) int { return slices.IndexFunc(ms, func(m ActorMarker) bool { return m.Actor == actor }) }
+	first := func(actor string) int {
+		return slices.IndexFunc(ms, func(m ActorMarker) bool { return m.Actor == actor })
+	}
 	if a, c := first("amp"), first("claude-code"); a < 0 || c < 0 || a > c {
 		t.Errorf("amp's markers at %d, Claude Code's at %d", a, c)
 	}
