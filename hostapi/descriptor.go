@@ -115,18 +115,23 @@ func Actor(host string) string {
 	return host
 }
 
-// ActorMarker is one host's EnvMarker with the actor it names.
-type ActorMarker struct{ Name, Value, Actor string }
+// ActorMarker is one host's EnvMarker with the actor it names. It is an
+// unnamed struct type, as telemetry.AgentEnv is, so that ActorMarkers
+// passes to telemetry's actor detection as it is and neither package
+// imports the other.
+type ActorMarker = struct{ Name, Value, Actor string }
 
 // ActorMarkers lists every host's ActorEnv, host by host in Names' order
 // (Amp's before Claude Code's, for Amp sets CLAUDECODE too), for actor
-// detection.
-func ActorMarkers() []ActorMarker {
+// detection. The list is shared: callers must not change it.
+func ActorMarkers() []ActorMarker { return actorMarkers.Get() }
+
+var actorMarkers = lazy.Value[[]ActorMarker]{New: func() []ActorMarker {
 	var out []ActorMarker
 	for _, d := range Descriptors() {
 		for _, m := range d.ActorEnv {
-			out = append(out, ActorMarker{m.Name, m.Value, d.Actor})
+			out = append(out, ActorMarker{Name: m.Name, Value: m.Value, Actor: d.Actor})
 		}
 	}
 	return out
-}
+}}
