@@ -271,6 +271,7 @@ func (Claude) Describe() Descriptor {
 			{".claude/settings.local.json", "Claude Code's hook registration"},
 		},
 		HomeRegistrations: []Registration{{".claude/settings.json", "Claude Code's user settings, which register hooks"}},
+		ProjectDirEnv:     "CLAUDE_PROJECT_DIR",
 		Sandbox:           SandboxTrackCwd,
 	}
 }

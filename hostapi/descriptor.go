@@ -37,6 +37,9 @@ type Descriptor struct {
 	// them. Installs under a registration or under agent-shell's own
 	// folders are guarded with them.
 	Registrations, HomeRegistrations []Registration
+	// ProjectDirEnv is the variable the host sets to the project's root in
+	// its commands' environment, "" when none: the guard resolves it.
+	ProjectDirEnv string
 	// Sandbox is how the host's shell tool takes a command wrapped in
 	// agent-shell exec; NoSandbox says why it is not wrapped (SandboxNone).
 	Sandbox   SandboxWrap

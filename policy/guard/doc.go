@@ -49,7 +49,8 @@
 //   - targets only known at run time ($X, xargs input, cd $X), unless the
 //     static part already lies in .agent-shell/ or
 //     .github/hooks/agent-shell/ (.agent-shell/$X, $HOME/..., $PWD/...,
-//     $(pwd)/... and $(git rev-parse --show-toplevel)/... are resolved);
+//     $(pwd)/..., $(git rev-parse --show-toplevel)/... and a host's
+//     project folder variable, $CLAUDE_PROJECT_DIR/..., are resolved);
 //   - git operations that rewrite the work tree as a whole: a branch
 //     checkout, `git checkout .`/`git restore .` (only pathspecs that name
 //     a protected path count), reset, stash, merge, pull, rebase, switch,

@@ -49,3 +49,23 @@ func TestGuardProtectsEveryHostsRegistrations(t *testing.T) {
 		}
 	}
 }
+
+// The variable a host sets to its project folder is the root: a write
+// through it reaches the protected files (another variable is not known).
+func TestGuardResolvesEveryHostsProjectDir(t *testing.T) {
+	root, _ := guardRoot(t)
+	const rel = "/.gemini/settings.json"
+	if g := Command(root, root, "echo '{}' > $SOME_DIR"+rel, nil); g != nil {
+		t.Fatalf("an unknown variable resolved: %+v", g)
+	}
+	for _, d := range hostapi.Descriptors() {
+		if d.ProjectDirEnv == "" {
+			continue
+		}
+		for _, w := range []string{"$" + d.ProjectDirEnv, "${" + d.ProjectDirEnv + "}"} {
+			if g := Command(root, root, "echo '{}' > "+w+rel, nil); g == nil || g.Guard != HookRegistration {
+				t.Errorf("%s: a write through %s: %+v", d.Name, w, g)
+			}
+		}
+	}
+}

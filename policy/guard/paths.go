@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/agent-shell/agent-shell/hostapi"
+	"github.com/agent-shell/agent-shell/internal/lazy"
 	"github.com/agent-shell/agent-shell/policy/shellcmd"
 )
 
@@ -58,26 +60,50 @@ func (g *guarder) checkOp(op guardOp, cwds []string) *Denial {
 	return nil
 }
 
-// knownVars are expansions whose value the guard knows.
-var knownVars = []string{"${HOME}", "$HOME", "${PWD}", "$PWD", "$(pwd)", "`pwd`", "${CLAUDE_PROJECT_DIR}", "$CLAUDE_PROJECT_DIR",
-	"$(git rev-parse --show-toplevel)", "`git rev-parse --show-toplevel`"}
+// knownVar is an expansion whose value the guard knows.
+type knownVar struct {
+	expansion string
+	value     knownValue
+}
+
+type knownValue uint8
+
+const (
+	valueHome knownValue = iota
+	valueCwd             // kept relative: "." is each candidate directory
+	valueRoot
+)
+
+// knownVars are the expansions whose value the guard knows: the home, the
+// current folder, and the repository root (git's top level, and the
+// variable a host sets to its project folder).
+var knownVars = lazy.Value[[]knownVar]{New: func() []knownVar {
+	list := []knownVar{{"${HOME}", valueHome}, {"$HOME", valueHome},
+		{"${PWD}", valueCwd}, {"$PWD", valueCwd}, {"$(pwd)", valueCwd}, {"`pwd`", valueCwd}}
+	for _, d := range hostapi.Descriptors() {
+		if d.ProjectDirEnv != "" {
+			list = append(list, knownVar{"${" + d.ProjectDirEnv + "}", valueRoot}, knownVar{"$" + d.ProjectDirEnv, valueRoot})
+		}
+	}
+	return append(list, knownVar{"$(git rev-parse --show-toplevel)", valueRoot}, knownVar{"`git rev-parse --show-toplevel`", valueRoot})
+}}
 
 // substituteKnown replaces a leading expansion whose value is known (the
 // home, the current or project directory) by that value. $PWD and $(pwd)
 // stay relative: "." is each candidate directory.
 func (g *guarder) substituteKnown(w string) string {
-	for _, v := range knownVars {
-		rest, ok := strings.CutPrefix(w, v)
+	for _, v := range knownVars.Get() {
+		rest, ok := strings.CutPrefix(w, v.expansion)
 		if !ok || rest != "" && rest[0] != '/' {
 			continue
 		}
-		switch {
-		case strings.Contains(v, "HOME"):
+		switch v.value {
+		case valueHome:
 			if g.home == "" {
 				return w
 			}
 			return g.home + rest
-		case strings.Contains(v, "PWD") || strings.Contains(v, "pwd"):
+		case valueCwd:
 			return "." + rest
 		default:
 			if g.root == "" {
