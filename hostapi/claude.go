@@ -273,5 +273,6 @@ func (Claude) Describe() Descriptor {
 		HomeRegistrations: []Registration{{".claude/settings.json", "Claude Code's user settings, which register hooks"}},
 		ProjectDirEnv:     "CLAUDE_PROJECT_DIR",
 		Sandbox:           SandboxTrackCwd,
+		SandboxCaveat:     "a Claude Code version that drops updatedInput runs the command with the text guard only",
 	}
 }

@@ -41,9 +41,11 @@ type Descriptor struct {
 	// its commands' environment, "" when none: the guard resolves it.
 	ProjectDirEnv string
 	// Sandbox is how the host's shell tool takes a command wrapped in
-	// agent-shell exec; NoSandbox says why it is not wrapped (SandboxNone).
-	Sandbox   SandboxWrap
-	NoSandbox string
+	// agent-shell exec; NoSandbox says why it is not wrapped (SandboxNone),
+	// and SandboxCaveat what may still escape the sandbox when it is.
+	Sandbox       SandboxWrap
+	NoSandbox     string
+	SandboxCaveat string
 }
 
 // EnvMarker is an environment variable that is set: to Value, or to
