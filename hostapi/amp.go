@@ -220,7 +220,7 @@ func init() {
 // repository, so AGENT=amp in init's environment says it is used too.
 func (Amp) Describe() Descriptor {
 	return Descriptor{
-		Name: "amp", Title: "Amp", Actor: "amp",
+		Name: "amp", Actor: "amp",
 		ActorEnv:          []EnvMarker{{Name: "AGENT", Value: "amp"}, {Name: "AMP_CURRENT_THREAD_ID"}, {Name: "AMP_THREAD_ID"}},
 		Markers:           []Marker{{Path: ".amp"}, {Env: EnvMarker{Name: "AGENT", Value: "amp"}}},
 		Installs:          []string{AmpSettingsFile, AmpDelegate},

@@ -262,7 +262,7 @@ func init() {
 // evals each command in a shell whose folder it keeps.
 func (Claude) Describe() Descriptor {
 	return Descriptor{
-		Name: "claude", Title: "Claude Code", Actor: "claude-code",
+		Name: "claude", Actor: "claude-code",
 		ActorEnv: []EnvMarker{{Name: "CLAUDECODE"}, {Name: "CLAUDE_CODE"}},
 		Markers:  []Marker{{Path: ".claude"}},
 		Installs: []string{ClaudeSettingsFile},

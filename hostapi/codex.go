@@ -218,7 +218,7 @@ func init() {
 // Describe: Codex's config.toml can register hooks too.
 func (Codex) Describe() Descriptor {
 	return Descriptor{
-		Name: "codex", Title: "Codex", Actor: "codex",
+		Name: "codex", Actor: "codex",
 		ActorEnv: []EnvMarker{{Name: "CODEX_THREAD_ID"}, {Name: "CODEX_CI"}, {Name: "CODEX_SANDBOX"}, {Name: "CODEX_SANDBOX_NETWORK_DISABLED"}},
 		Markers:  []Marker{{Path: ".codex"}},
 		Installs: []string{CodexHooksFile},

@@ -225,7 +225,7 @@ func init() {
 // does not say Copilot is used.
 func (Copilot) Describe() Descriptor {
 	return Descriptor{
-		Name: "copilot", Title: "Copilot", Actor: "copilot",
+		Name: "copilot", Actor: "copilot",
 		ActorEnv:          []EnvMarker{{Name: "COPILOT_AGENT"}, {Name: "COPILOT_CLI"}, {Name: "COPILOT_CLI_BINARY_VERSION"}},
 		Markers:           []Marker{{Path: ".github/hooks", Besides: "agent-shell"}, {Path: CopilotHooksFile}},
 		Installs:          []string{CopilotHooksFile},

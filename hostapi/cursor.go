@@ -291,7 +291,7 @@ func init() {
 // ones a human types in.
 func (Cursor) Describe() Descriptor {
 	return Descriptor{
-		Name: "cursor", Title: "Cursor", Actor: "cursor",
+		Name: "cursor", Actor: "cursor",
 		ActorEnv:          []EnvMarker{{Name: "CURSOR_AGENT"}, {Name: "CURSOR_EXTENSION_HOST_ROLE", Value: "agent-exec"}},
 		Markers:           []Marker{{Path: ".cursor"}},
 		Installs:          []string{CursorHooksFile},

@@ -14,8 +14,7 @@ import (
 // one file here; the guard, setup and actor detection read them from the
 // registry (Descriptors), and tests iterate every registered host.
 type Descriptor struct {
-	Name  string // the adapter's name, as --agent takes it: "claude"
-	Title string // the product's name, for messages: "Claude Code"
+	Name string // the adapter's name, as --agent takes it: "claude"
 	// Actor is the flight recorder's name of the host's agent
 	// ("claude-code"); ActorEnv are the variables the host sets in the
 	// environment of the commands it runs, which tell that one of its

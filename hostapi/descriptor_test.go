@@ -22,7 +22,7 @@ func TestEveryHostDescribesItself(t *testing.T) {
 		switch {
 		case !ok || d.Name != name || ad.Name() != name:
 			t.Errorf("%s: described as %q, adapter %q", name, d.Name, ad.Name())
-		case d.Title == "" || d.Actor == "" || len(d.ActorEnv) == 0 || len(d.Markers) == 0 || len(d.Installs) == 0 || len(d.Registrations) == 0:
+		case d.Actor == "" || len(d.ActorEnv) == 0 || len(d.Markers) == 0 || len(d.Installs) == 0 || len(d.Registrations) == 0:
 			t.Errorf("%s: incomplete descriptor %+v", name, d)
 		case (d.Sandbox == SandboxNone) == (d.NoSandbox == ""):
 			t.Errorf("%s: sandbox %v, why not %q: one of them", name, d.Sandbox, d.NoSandbox)

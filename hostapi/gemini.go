@@ -261,7 +261,7 @@ func init() {
 
 func (Gemini) Describe() Descriptor {
 	return Descriptor{
-		Name: "gemini", Title: "Gemini CLI", Actor: "gemini-cli",
+		Name: "gemini", Actor: "gemini-cli",
 		ActorEnv:          []EnvMarker{{Name: "GEMINI_CLI"}},
 		Markers:           []Marker{{Path: ".gemini"}},
 		Installs:          []string{GeminiSettingsFile},

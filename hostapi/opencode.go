@@ -172,7 +172,7 @@ func init() {
 
 func (Opencode) Describe() Descriptor {
 	return Descriptor{
-		Name: "opencode", Title: "opencode", Actor: "opencode",
+		Name: "opencode", Actor: "opencode",
 		ActorEnv:      []EnvMarker{{Name: "OPENCODE"}},
 		Markers:       []Marker{{Path: ".opencode"}, {Path: "opencode.json"}},
 		Installs:      []string{OpencodePluginFile},

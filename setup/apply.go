@@ -45,8 +45,8 @@ func Apply(s *State, p Plan) (*Result, error) {
 		if err != nil {
 			return res, fmt.Errorf("install %s hooks: %w", ad.Name(), err)
 		}
-		if d, _ := hostapi.Describe(ad.Name()); d.InstallNote != "" {
-			res.Notes = append(res.Notes, d.InstallNote)
+		if note := ad.Describe().InstallNote; note != "" {
+			res.Notes = append(res.Notes, note)
 		}
 	}
 	if len(install) > 0 && p.Policy && !p.FlightRecorder {
