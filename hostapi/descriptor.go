@@ -10,9 +10,9 @@ import (
 // where its hooks are registered (which the guard protects and init
 // installs), how init tells that a repository uses it, how the flight
 // recorder names it, and how its shell tool takes a sandboxed command.
-// Each adapter states its own (Adapter.Describe), so that a new host is
-// one file here; the guard, setup and actor detection read them from the
-// registry (Descriptors), and tests iterate every registered host.
+// Each adapter states its own (Adapter.Describe); the guard, setup and
+// actor detection read them from the registry (Descriptors) instead of
+// lists of their own, and tests iterate every registered host.
 type Descriptor struct {
 	Name string // the adapter's name, as --agent takes it: "claude"
 	// Actor is the flight recorder's name of the host's agent

@@ -5,6 +5,6 @@
 //
 // Each adapter's file registers it and describes its host (Descriptor): the
 // files its hooks are registered in, the markers of its use, its actor and
-// how its commands take the sandbox. The guard, init and actor detection
-// read those from the registry, so a new host is one file here.
+// how its commands take the sandbox. The guard, init, status and actor
+// detection read those from the registry instead of lists of their own.
 package hostapi
