@@ -26,7 +26,7 @@ const (
 
 // Denial is a built-in guard rule's denial.
 type Denial struct {
-	Guard  string // one of the Guard* names
+	Guard  string // one of the guard names above
 	Target string // the protected path, slash-separated and relative to the root ("~/..." in the home), or the variable or setting
 	Reason string // names the guard and says how a human changes the file instead
 }
