@@ -257,3 +257,22 @@ var _ Adapter = Claude{}
 func init() {
 	register("claude", func(getenv func(string) string) Adapter { return Claude{} })
 }
+
+// Describe: Claude Code also reads hooks from settings.local.json, and
+// evals each command in a shell whose folder it keeps.
+func (Claude) Describe() Descriptor {
+	return Descriptor{
+		Name: "claude", Actor: "claude-code",
+		ActorEnv: []EnvMarker{{Name: "CLAUDECODE"}, {Name: "CLAUDE_CODE"}},
+		Markers:  []Marker{{Path: ".claude"}},
+		Installs: []string{ClaudeSettingsFile},
+		Registrations: []Registration{
+			{ClaudeSettingsFile, "Claude Code's hook registration"},
+			{".claude/settings.local.json", "Claude Code's hook registration"},
+		},
+		HomeRegistrations: []Registration{{".claude/settings.json", "Claude Code's user settings, which register hooks"}},
+		ProjectDirEnv:     "CLAUDE_PROJECT_DIR",
+		Sandbox:           SandboxTrackCwd,
+		SandboxCaveat:     "a Claude Code version that drops updatedInput runs the command with the text guard only",
+	}
+}

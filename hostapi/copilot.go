@@ -220,6 +220,22 @@ func init() {
 	})
 }
 
+// Describe: Copilot reads every .json file in .github/hooks/, where init
+// also writes agent-shell's own folder for any host: that folder alone
+// does not say Copilot is used.
+func (Copilot) Describe() Descriptor {
+	return Descriptor{
+		Name: "copilot", Actor: "copilot",
+		ActorEnv:          []EnvMarker{{Name: "COPILOT_AGENT"}, {Name: "COPILOT_CLI"}, {Name: "COPILOT_CLI_BINARY_VERSION"}},
+		Markers:           []Marker{{Path: ".github/hooks", Besides: "agent-shell"}, {Path: CopilotHooksFile}},
+		Installs:          []string{CopilotHooksFile},
+		Registrations:     []Registration{{".github/hooks/*.json", "Copilot's hook registration"}},
+		HomeRegistrations: []Registration{{".copilot/hooks/*.json", "Copilot's user hook registration"}},
+		NoSandbox: "Copilot CLI's rewrite (modifiedArgs) is not confirmed on every version, and its shell " +
+			"sessions keep state between commands",
+	}
+}
+
 func (Copilot) Events() []string {
 	return []string{"preToolUse", "postToolUse", "postToolUseFailure", "userPromptSubmitted", "sessionStart", "sessionEnd", "PreToolUse"}
 }

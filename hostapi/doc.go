@@ -2,4 +2,9 @@
 // out: one Event and Verdict shape for every agent, and an Adapter per agent
 // that parses its native payload and renders a verdict in the signal that
 // agent really enforces. It decides nothing and records nothing.
+//
+// Each adapter's file registers it and describes its host (Descriptor): the
+// files its hooks are registered in, the markers of its use, its actor and
+// how its commands take the sandbox. The guard, init, status and actor
+// detection read those from the registry instead of lists of their own.
 package hostapi

@@ -258,3 +258,15 @@ var _ Adapter = Gemini{}
 func init() {
 	register("gemini", func(func(string) string) Adapter { return Gemini{} })
 }
+
+func (Gemini) Describe() Descriptor {
+	return Descriptor{
+		Name: "gemini", Actor: "gemini-cli",
+		ActorEnv:          []EnvMarker{{Name: "GEMINI_CLI"}},
+		Markers:           []Marker{{Path: ".gemini"}},
+		Installs:          []string{GeminiSettingsFile},
+		Registrations:     []Registration{{GeminiSettingsFile, "Gemini CLI's hook registration"}},
+		HomeRegistrations: []Registration{{".gemini/settings.json", "Gemini CLI's user settings, which register hooks"}},
+		NoSandbox:         "Gemini CLI reports the jobs a command leaves running with &, which end with the sandbox",
+	}
+}

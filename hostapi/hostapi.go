@@ -110,6 +110,8 @@ type Adapter interface {
 	// repository root, keeping every other entry and key. It returns the
 	// files it changed (none when the registration is already there).
 	Install(root string) ([]string, error)
+	// Describe states what the rest of agent-shell knows of the host.
+	Describe() Descriptor
 }
 
 // DefaultMaxPayload caps how much of stdin a hook call reads.

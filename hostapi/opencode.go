@@ -170,6 +170,17 @@ func init() {
 	register("opencode", func(func(string) string) Adapter { return Opencode{} })
 }
 
+func (Opencode) Describe() Descriptor {
+	return Descriptor{
+		Name: "opencode", Actor: "opencode",
+		ActorEnv:      []EnvMarker{{Name: "OPENCODE"}},
+		Markers:       []Marker{{Path: ".opencode"}, {Path: "opencode.json"}},
+		Installs:      []string{OpencodePluginFile},
+		Registrations: []Registration{{OpencodePluginFile, "agent-shell's opencode plugin"}},
+		NoSandbox:     "opencode's plugin rewrite of the bash tool's arguments is not verified",
+	}
+}
+
 // OpencodePluginFile is where Install writes the plugin; opencode loads every
 // file in .opencode/plugins/ at startup.
 const OpencodePluginFile = ".opencode/plugins/agent-shell.js"

@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 
 	"github.com/agent-shell/agent-shell/policy/shellcmd"
-
-	"github.com/agent-shell/agent-shell/internal/lazy"
 )
 
 // SandboxWrap is how an allowed shell command of a host is sent back to it
@@ -27,34 +25,14 @@ const (
 	SandboxTrackCwd
 )
 
-type sandboxHost struct {
-	wrap SandboxWrap
-	why  string
-}
-
-// sandboxHosts is, per host, how its shell tool takes a wrapped command,
-// or why it is not wrapped.
-var sandboxHosts = lazy.Value[map[string]sandboxHost]{New: func() map[string]sandboxHost {
-	return map[string]sandboxHost{
-		"claude": {wrap: SandboxTrackCwd},
-		"codex":  {wrap: SandboxPlain},
-		"gemini": {why: "Gemini CLI reports the jobs a command leaves running with &, which end with the sandbox"},
-		"copilot": {why: "Copilot CLI's rewrite (modifiedArgs) is not confirmed on every version, and its shell " +
-			"sessions keep state between commands"},
-		"cursor":   {why: "Cursor runs commands in a terminal that keeps state between commands"},
-		"opencode": {why: "opencode's plugin rewrite of the bash tool's arguments is not verified"},
-		"amp":      {why: "Amp's delegate protocol cannot rewrite a command"},
-	}
-}}
-
 // Sandbox is how host's allowed shell commands run in the sandbox, and why
-// they do not when they do not.
+// they do not when they do not (its Descriptor's Sandbox and NoSandbox).
 func Sandbox(host string) (SandboxWrap, string) {
-	h, ok := sandboxHosts.Get()[host]
+	d, ok := Describe(host)
 	if !ok {
 		return SandboxNone, "an unknown host"
 	}
-	return h.wrap, h.why
+	return d.Sandbox, d.NoSandbox
 }
 
 // SandboxCommand is the shell line that runs command through agent-shell

@@ -302,7 +302,7 @@ func (s *subject) readRuntimePaths() map[string]string {
 func textShape(target string) string {
 	segs := strings.Split(target, "/")
 	for i, seg := range segs {
-		if dynamicWord(seg) {
+		if shellcmd.DynamicWord(seg) {
 			segs[i] = string(shellcmd.Hole)
 		}
 	}

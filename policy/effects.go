@@ -153,11 +153,11 @@ func commandEffects(argv []string, c *shellcmd.Command, cwd string) []string {
 	}
 	addPaths := func(kind string, paths []string) {
 		for _, p := range paths {
-			if dynamicWord(p) {
+			if shellcmd.DynamicWord(p) {
 				// Only known at run time. Kept as written, unless it climbs
 				// out of its unknown part ($TMPDIR/../etc): then where it
 				// points is unknown, and the effect has no path at all.
-				if hasDotDot(p) {
+				if shellcmd.HasDotDot(p) {
 					add(kind)
 				} else {
 					add(kind + ":" + p)
@@ -185,7 +185,7 @@ func commandEffects(argv []string, c *shellcmd.Command, cwd string) []string {
 		add(EffectArbitraryCode)
 		add(EffectUnknown + ":unlisted program " + argv[0])
 	case class == classReader && argv[0] == "find":
-		roots := findRoots(argv[1:])
+		roots := shellcmd.FindRoots(argv[1:])
 		addPaths(EffectRead, roots)
 		if hasAny(argv, "-delete", "-exec", "-execdir", "-ok", "-okdir") {
 			addPaths(EffectWrite, roots)
@@ -291,37 +291,6 @@ func gitEffects(argv []string, cwd string, add func(string)) {
 	}
 }
 
-// findRoots are find's starting points: the arguments before its first
-// expression word. With none, find searches ".".
-func findRoots(args []string) []string {
-	var roots []string
-	for _, a := range args {
-		if strings.HasPrefix(a, "-") || a == "(" || a == "!" || a == ")" {
-			break
-		}
-		roots = append(roots, a)
-	}
-	if len(roots) == 0 {
-		roots = []string{"."}
-	}
-	return roots
-}
-
-// dynamicWord reports a word whose value is only known at run time: an
-// expansion or substitution kept as source text, or find's {} placeholder.
-func dynamicWord(w string) bool {
-	return strings.ContainsAny(w, "$`") || strings.Contains(w, "{}")
-}
-
-func hasDotDot(p string) bool {
-	for _, seg := range strings.Split(p, "/") {
-		if seg == ".." {
-			return true
-		}
-	}
-	return false
-}
-
 // operands are the arguments that are not options (after "--", all are).
 func operands(args []string) []string {
 	var out []string
@@ -360,7 +329,7 @@ func hasPrefixArg(argv []string, prefix string) bool {
 // effectPath makes p absolute against cwd when both allow it, and clean. A
 // path that starts with ~ is kept as written: it is not relative to cwd.
 func effectPath(p, cwd string) string {
-	if p == "" || dynamicWord(p) {
+	if p == "" || shellcmd.DynamicWord(p) {
 		return p
 	}
 	if strings.HasPrefix(p, "~") {

@@ -38,7 +38,7 @@ type Engine struct {
 	// every call is denied, with ErrLoad's message as the reason.
 	LoadErr error
 	// Root is the repository root the engine decides for, set by Load: the
-	// built-in guards (guard.go) protect paths under it. "" finds it from
+	// built-in guards (package guard) protect paths under it. "" finds it from
 	// each event's cwd. Scripts see it as ctx.project.
 	Root string
 	// Home is the $HOME of the hook process, for the requests DecideEvent
@@ -191,7 +191,7 @@ type Decision struct {
 	SoleGate bool
 	// Extensions lists every script run on the way, in order.
 	Extensions []telemetry.ExtensionRun
-	// Guard names the built-in guard rule that decided (guard.go), "" when
+	// Guard names the built-in guard rule that decided (package guard), "" when
 	// none did.
 	Guard string
 	// Review is what grants and reviewers did with an ask (review.go), nil
@@ -251,7 +251,7 @@ func (e *Engine) decideRequest(raw string, req Request) Decision {
 		d.Action, d.Reason = ActionAllow, "no policy.json or agent-shell.toml: allowed by default"
 		return d
 	}
-	command := trimSpace(raw)
+	command := shellcmd.TrimSpace(raw)
 	var line *shellcmd.Line
 	if len(command) > maxCommandBytes {
 		// Parsing a megabyte of shell takes longer than a hook should; a
@@ -776,12 +776,6 @@ func splitPipe(s string) []string {
 	return append(parts, s[start:])
 }
 
-// trimSpace trims Unicode spaces at both ends, U+FEFF included, as
-// JavaScript's trim does.
-func trimSpace(s string) string {
-	return strings.TrimFunc(s, func(r rune) bool { return unicode.IsSpace(r) || r == '\uFEFF' })
-}
-
 func appendNew(list []string, items ...string) []string {
 	for _, it := range items {
 		found := false
@@ -1058,7 +1052,7 @@ func (s *subject) gitSubcommand() string {
 	if sub == "" {
 		return ""
 	}
-	if dynamicWord(sub) {
+	if shellcmd.DynamicWord(sub) {
 		return gitAnySub
 	}
 	for _, g := range globals {
@@ -1278,7 +1272,7 @@ func commandReports(d *Decision, line *shellcmd.Line) ([][]CommandReport, bool) 
 
 // TrimCommand is the command as the policy evaluates and records it: with
 // Unicode spaces trimmed at both ends.
-func TrimCommand(c string) string { return trimSpace(c) }
+func TrimCommand(c string) string { return shellcmd.TrimSpace(c) }
 
 // maxReasonCommand is how much of a command line a reason quotes.
 const maxReasonCommand = 200

@@ -398,7 +398,7 @@ func FuzzDecide(f *testing.F) {
 	anyWord := mustEngine(f, "", anyWordManifest)
 	f.Fuzz(func(t *testing.T, command string) {
 		if d := anyWord.Decide(command, ""); d.Action == ActionAllow {
-			line := shellcmd.Parse(trimSpace(command)) // as Decide reads it
+			line := shellcmd.Parse(shellcmd.TrimSpace(command)) // as Decide reads it
 			for _, c := range line.Commands {
 				if c.Unknown != "" || c.Dynamic || len(c.Argv) < 4 || c.Argv[0] != "pnpm" ||
 					c.Argv[1] != "--filter" && c.Argv[1] != "-F" || strings.ContainsAny(c.Argv[2], "*?[") {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/agent-shell/agent-shell/builtins"
 	"github.com/agent-shell/agent-shell/hostapi"
+	"github.com/agent-shell/agent-shell/policy/guard"
 	"github.com/agent-shell/agent-shell/policy/shellcmd"
 	"github.com/agent-shell/agent-shell/runtime"
 	"github.com/agent-shell/agent-shell/telemetry"
@@ -448,7 +449,8 @@ func (e *Engine) restart(d *Decision, ev *evaluation, it *Interception, id, raw,
 	req.Context = context.WithValue(req.Context, stageKey{}, stage{depth: st.depth + 1, shim: st.shim})
 	var nd Decision
 	if g := e.guardRewrite(req, to, st); g != nil {
-		nd = Decision{Action: ActionDeny, Rule: "guard:" + g.Guard, Guard: g.Guard, Reason: g.Reason, SoleGate: d.SoleGate}
+		nd = guardDecision(g)
+		nd.SoleGate = d.SoleGate
 	} else {
 		nd = e.decideRequest(to, req)
 	}
@@ -477,11 +479,11 @@ func (e *Engine) restart(d *Decision, ev *evaluation, it *Interception, id, raw,
 
 // guardRewrite runs the built-in guard on a rewritten command, as
 // DecideEvent does on the host's own; the npm shim has no guard.
-func (e *Engine) guardRewrite(req Request, command string, st stage) *GuardDenial {
+func (e *Engine) guardRewrite(req Request, command string, st stage) *guard.Denial {
 	if st.shim {
 		return nil
 	}
-	return GuardCommand(e.Root, req.Cwd, command, e.allowEdits())
+	return guard.Command(e.Root, req.Cwd, command, e.allowEdits())
 }
 
 // interceptItems lines the decision's reports (one per layer, in order) up
@@ -755,7 +757,7 @@ const (
 // CommandArgv is the argv of a command line as after-interceptors see it:
 // the outermost layer of its one simple command, else sh -c LINE.
 func CommandArgv(raw string) []string {
-	raw = trimSpace(raw)
+	raw = shellcmd.TrimSpace(raw)
 	if len(raw) <= maxCommandBytes {
 		line := shellcmd.Parse(raw)
 		if notSimple(line) == "" && len(line.Commands[0].Layers) > 0 {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agent-shell/agent-shell/hostapi"
+	"github.com/agent-shell/agent-shell/policy/guard"
 )
 
 // benchRepo copies a testdata/<name> policy folder into a fresh repository.
@@ -88,7 +89,7 @@ func BenchmarkGuardEvent(b *testing.B) {
 		Command: "cd web && FOO=1 npm ci && npm test -- --coverage | tee out.log; git status --short"}
 	b.ReportAllocs()
 	for b.Loop() {
-		if g := Guard(root, ev, nil); g != nil {
+		if g := guard.Check(root, ev, nil); g != nil {
 			b.Fatal(g.Reason)
 		}
 	}

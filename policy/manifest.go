@@ -15,6 +15,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/pelletier/go-toml/v2"
 
+	"github.com/agent-shell/agent-shell/policy/guard"
 	"github.com/agent-shell/agent-shell/policy/shellcmd"
 	"github.com/agent-shell/agent-shell/runtime"
 )
@@ -60,7 +61,7 @@ type Manifest struct {
 	Scripts   []*ScriptDecl   `toml:"script"`
 	Analyzers []*AnalyzerDecl `toml:"analyzer"`
 	Audit     AuditConfig     `toml:"audit"`
-	Guard     GuardConfig     `toml:"guard"` // [guard]: see guard.go
+	Guard     guard.Config    `toml:"guard"` // [guard]: see package guard
 	Reviewers []*ReviewerDecl `toml:"reviewer"`
 	Approvals ApprovalsConfig `toml:"approvals"`
 	// Interceptors are the [[interceptor]] entries: see intercept.go.
@@ -283,7 +284,7 @@ func (m *Manifest) validate(src string) error {
 	if !validUnauthorized(m.Policy.Unauthorized) {
 		return fail([]string{"policy", "unauthorized"}, keyLine(src, "policy", "unauthorized"), "%q: want last-authorized, deny or warn", m.Policy.Unauthorized)
 	}
-	if err := m.Guard.validate(); err != nil {
+	if err := m.Guard.Validate(); err != nil {
 		return fail([]string{"guard", "allow_agent_edits"}, keyLine(src, "guard", "allow_agent_edits"), "%v", err)
 	}
 	if key, err := m.Enforce.validate(); err != nil {

@@ -45,8 +45,8 @@ func Apply(s *State, p Plan) (*Result, error) {
 		if err != nil {
 			return res, fmt.Errorf("install %s hooks: %w", ad.Name(), err)
 		}
-		if ad.Name() == "amp" {
-			res.Notes = append(res.Notes, "amp's rule in "+hostapi.AmpSettingsFile+" holds this checkout's absolute path: every checkout runs agent-shell init itself")
+		if note := ad.Describe().InstallNote; note != "" {
+			res.Notes = append(res.Notes, note)
 		}
 	}
 	if len(install) > 0 && p.Policy && !p.FlightRecorder {

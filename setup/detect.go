@@ -24,39 +24,20 @@ import (
 // belong to a repository, and the hooks find the policy from its root.
 var ErrNotRepo = errors.New("run agent-shell init inside a git repository")
 
-// registrations lists, for each agent, the files its adapter's Install reads
-// and writes, relative to the root. Detection copies them to a scratch
-// directory and runs Install there (see registered).
-var registrations = map[string][]string{
-	"amp":      {hostapi.AmpSettingsFile, hostapi.AmpDelegate},
-	"claude":   {hostapi.ClaudeSettingsFile},
-	"codex":    {hostapi.CodexHooksFile},
-	"copilot":  {hostapi.CopilotHooksFile},
-	"cursor":   {hostapi.CursorHooksFile},
-	"gemini":   {hostapi.GeminiSettingsFile},
-	"opencode": {hostapi.OpencodePluginFile},
-}
-
 // RegistrationFiles lists the files an agent's hook registration lives in,
-// relative to the root; the first is the one reports name.
-func RegistrationFiles(agent string) []string { return registrations[agent] }
-
-// agentMarkers are the paths whose presence says an agent is used here.
-var agentMarkers = map[string][]string{
-	"amp":      {".amp"},
-	"claude":   {".claude"},
-	"codex":    {".codex"},
-	"copilot":  {".github/hooks"},
-	"cursor":   {".cursor"},
-	"gemini":   {".gemini"},
-	"opencode": {".opencode", "opencode.json"},
+// relative to the root (its adapter's Descriptor.Installs); the first is the
+// one reports name.
+func RegistrationFiles(agent string) []string {
+	d, _ := hostapi.Describe(agent)
+	return d.Installs
 }
 
 // Agent is what init knows about one agent in the repository.
 type Agent struct {
 	Name string
 	// Detected is the marker that says the agent is used here (its
-	// configuration directory, or AGENT=amp), "" when there is none.
+	// configuration directory, or AGENT=amp: its Descriptor's Markers),
+	// "" when there is none.
 	Detected string
 	// Registered is true when the agent's hooks run agent-shell already:
 	// installing them would change nothing.
@@ -108,22 +89,10 @@ func Detect(dir string, getenv func(string) string) (*State, error) {
 	}
 	s := &State{Root: root, getenv: getenv}
 	s.detectPackageManagers()
-	for _, name := range hostapi.Names() {
-		ad, _ := hostapi.ByName(name, getenv)
-		a := Agent{Name: name}
-		for _, m := range agentMarkers[name] {
-			if exists(filepath.Join(root, m)) {
-				a.Detected = m
-				break
-			}
-		}
-		if name == "copilot" && a.Detected != "" && !copilotHooksUsed(root) {
-			a.Detected = ""
-		}
-		if name == "amp" && a.Detected == "" && getenv("AGENT") == "amp" {
-			a.Detected = "AGENT=amp"
-		}
-		a.Registered, a.Err = registered(root, ad)
+	for _, d := range hostapi.Descriptors() {
+		ad, _ := hostapi.ByName(d.Name, getenv)
+		a := Agent{Name: d.Name, Detected: detected(root, d.Markers, getenv)}
+		a.Registered, a.Err = registered(root, ad, d.Installs)
 		s.Agents = append(s.Agents, a)
 	}
 
@@ -199,17 +168,11 @@ func (s *State) hooksMissing(agents []string) bool {
 
 // registered reports whether the agent's registration runs agent-shell
 // already. Rather than a second, drifting reading of seven file formats, it
-// asks the adapter itself: Install runs on a scratch copy of the agent's
-// registration files, and the registration is complete when it changes
+// asks the adapter itself: Install runs on a scratch copy of the files it
+// writes (files), and the registration is complete when it changes
 // nothing. An Install error (an invalid file) is the agent's Err, with the
 // scratch directory's paths turned into root-relative ones.
-func registered(root string, ad hostapi.Adapter) (bool, error) {
-	files, known := registrations[ad.Name()]
-	if !known {
-		// An agent added to hostapi after this table: Install on the real
-		// root will say whether it changed anything.
-		return false, nil
-	}
+func registered(root string, ad hostapi.Adapter, files []string) (bool, error) {
 	scratch, err := os.MkdirTemp("", "agent-shell-init-")
 	if err != nil {
 		return false, fmt.Errorf("init: scratch directory: %w", err)
@@ -263,20 +226,29 @@ func copyFile(src, dst string) error {
 	return os.Chmod(dst, fi.Mode().Perm()) // past the umask: Amp's wrapper must stay executable
 }
 
-// copilotHooksUsed tells Copilot's hooks directory from one that holds only
-// agent-shell's policy files (written by init for any agent): some other
-// entry, or agent-shell's own hooks.json, must be there.
-func copilotHooksUsed(root string) bool {
-	if exists(filepath.Join(root, hostapi.CopilotHooksFile)) {
-		return true
-	}
-	entries, _ := os.ReadDir(filepath.Join(root, ".github", "hooks"))
-	for _, e := range entries {
-		if e.Name() != "agent-shell" {
-			return true
+// detected is the first of a host's markers found (see hostapi.Marker),
+// as init reports it; "" when none is.
+func detected(root string, markers []hostapi.Marker, getenv func(string) string) string {
+	for _, m := range markers {
+		switch {
+		case m.Path == "":
+			if m.Env.Set(getenv) {
+				return m.Env.String()
+			}
+		case m.Besides == "":
+			if exists(filepath.Join(root, filepath.FromSlash(m.Path))) {
+				return m.Path
+			}
+		default:
+			entries, _ := os.ReadDir(filepath.Join(root, filepath.FromSlash(m.Path)))
+			for _, e := range entries {
+				if e.Name() != m.Besides {
+					return m.Path
+				}
+			}
 		}
 	}
-	return false
+	return ""
 }
 
 // lockfiles name the package manager each lockfile belongs to, in the

@@ -272,11 +272,7 @@ func (p *prompter) summary(s *State, plan Plan) {
 	var rows []row
 	if plan.hooks() {
 		for _, name := range s.unregistered(plan.Agents) {
-			files, ok := registrations[name]
-			if !ok {
-				files = []string{"(its registration)"}
-			}
-			for _, f := range files {
+			for _, f := range RegistrationFiles(name) {
 				rows = append(rows, row{f, name + " hooks"})
 			}
 		}

@@ -3,6 +3,7 @@ package setup
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"os"
@@ -125,7 +126,8 @@ func TestDetectNoAgentMeansCopilotAndAmpByEnvironment(t *testing.T) {
 func TestDetectRegisteredForEveryAgent(t *testing.T) {
 	for _, name := range hostapi.Names() {
 		t.Run(name, func(t *testing.T) {
-			if _, known := registrations[name]; !known {
+			files := RegistrationFiles(name)
+			if len(files) == 0 {
 				t.Fatalf("no registration files listed for %s", name)
 			}
 			root := repo(t, nil)
@@ -133,8 +135,15 @@ func TestDetectRegisteredForEveryAgent(t *testing.T) {
 				t.Fatal("registered before install")
 			}
 			ad, _ := hostapi.ByName(name, noenv)
-			if _, err := ad.Install(root); err != nil {
+			wrote, err := ad.Install(root)
+			if err != nil {
 				t.Fatal(err)
+			}
+			// Detection copies only the listed files to its scratch root.
+			for _, f := range wrote {
+				if rel, _ := filepath.Rel(root, f); !slices.Contains(files, filepath.ToSlash(rel)) {
+					t.Errorf("Install wrote %s, which %s's Descriptor.Installs does not list", rel, name)
+				}
 			}
 			a := detect(t, root).Agent(name)
 			if !a.Registered || a.Err != nil {
@@ -145,6 +154,37 @@ func TestDetectRegisteredForEveryAgent(t *testing.T) {
 				t.Fatalf("install after detect changed %v (%v)", again, err)
 			}
 		})
+	}
+}
+
+// Setup detects every host from each of its markers, and from nothing else.
+func TestDetectEveryHostFromItsMarkers(t *testing.T) {
+	for _, d := range hostapi.Descriptors() {
+		for _, m := range d.Markers {
+			root, env := repo(t, nil), map[string]string{}
+			want := m.Path
+			switch {
+			case m.Path == "":
+				env[m.Env.Name], want = cmp.Or(m.Env.Value, "1"), m.Env.String()
+			case m.Besides != "":
+				write(t, filepath.Join(root, m.Path, m.Besides, "x"), "")
+				if got := detect(t, root).Agent(d.Name).Detected; got != "" {
+					t.Errorf("%s: detected by %q from %s/%s alone", d.Name, got, m.Path, m.Besides)
+				}
+				write(t, filepath.Join(root, m.Path, "other"), "")
+			default:
+				write(t, filepath.Join(root, m.Path), "")
+			}
+			s, err := Detect(root, func(k string) string { return env[k] })
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, a := range s.Agents {
+				if got := a.Detected; (a.Name == d.Name) != (got != "") || a.Name == d.Name && got != want {
+					t.Errorf("marker %+v of %s: %s detected by %q", m, d.Name, a.Name, got)
+				}
+			}
+		}
 	}
 }
 

@@ -14,31 +14,13 @@ const (
 	ActorCI    = "ci"
 )
 
-// agentMarkers lists, in priority order, the environment variables coding
-// agents set in the environment of the shell commands they run. A marker
-// with a value matches only that value; otherwise any non-empty value does.
-//
-// Amp comes first because Amp also sets CLAUDECODE. Cursor is recognised
-// only by its agent markers: CURSOR_TRACE_ID is set in every terminal of the
-// Cursor editor, including the ones a human types in.
-var agentMarkers = [...]struct{ name, value, actor string }{
-	{"AGENT", "amp", "amp"},
-	{"AMP_CURRENT_THREAD_ID", "", "amp"},
-	{"AMP_THREAD_ID", "", "amp"},
-	{"CLAUDECODE", "", "claude-code"},
-	{"CLAUDE_CODE", "", "claude-code"},
-	{"COPILOT_AGENT", "", "copilot"},
-	{"COPILOT_CLI", "", "copilot"},
-	{"COPILOT_CLI_BINARY_VERSION", "", "copilot"},
-	{"CODEX_THREAD_ID", "", "codex"},
-	{"CODEX_CI", "", "codex"},
-	{"CODEX_SANDBOX", "", "codex"},
-	{"CODEX_SANDBOX_NETWORK_DISABLED", "", "codex"},
-	{"GEMINI_CLI", "", "gemini-cli"},
-	{"CURSOR_AGENT", "", "cursor"},
-	{"CURSOR_EXTENSION_HOST_ROLE", "agent-exec", "cursor"},
-	{"OPENCODE", "", "opencode"},
-}
+// AgentEnv is a variable an agent sets in the environment of the shell
+// commands it runs, and the actor it names: set to Value, or to anything
+// not empty when Value is "". The known agents' list, in priority order,
+// is the hosts' own (hostapi.ActorMarkers); telemetry imports nothing of
+// agent-shell's, so its callers pass it, and the type is an unnamed
+// struct's, as hostapi.ActorMarker's is, so that it passes as it is.
+type AgentEnv = struct{ Name, Value, Actor string }
 
 // DetectActor names who is running the command, and what it claims to be
 // when that differs. First match wins, and a variable counts as set only
@@ -47,7 +29,7 @@ var agentMarkers = [...]struct{ name, value, actor string }{
 //  1. AGENTSHELL_ACTOR, verbatim, unless an agent is detected below: a
 //     human or a CI job may label its runs, but an agent cannot hide
 //     behind a label (it is recorded as the agent, the label as claimed);
-//  2. a known agent's marker (see agentMarkers);
+//  2. a known agent's marker (agents, first match wins);
 //  3. the generic AI_AGENT=<name> or AGENT=<name> conventions, when the
 //     value is a plain name rather than a flag such as "1";
 //  4. "ci" when GITHUB_ACTIONS is "true" or CI is "true";
@@ -57,11 +39,11 @@ var agentMarkers = [...]struct{ name, value, actor string }{
 // inside a CI job (the Copilot cloud agent runs in GitHub Actions) is
 // labelled as that agent, not hidden behind "ci". A nil getenv means
 // os.Getenv.
-func DetectActor(getenv func(string) string) (actor, claimed string) {
+func DetectActor(getenv func(string) string, agents []AgentEnv) (actor, claimed string) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	detected := detectActor(getenv)
+	detected := detectActor(getenv, agents)
 	return ClaimActor(getenv, detected)
 }
 
@@ -79,8 +61,8 @@ func ClaimActor(getenv func(string) string, known string) (actor, claimed string
 	return known, claim
 }
 
-func detectActor(getenv func(string) string) string {
-	if _, actor := AgentMarker(getenv); actor != "" {
+func detectActor(getenv func(string) string, agents []AgentEnv) string {
+	if _, actor := AgentMarker(getenv, agents); actor != "" {
 		return actor
 	}
 	if getenv("GITHUB_ACTIONS") == "true" || strings.EqualFold(getenv("CI"), "true") {
@@ -91,13 +73,13 @@ func detectActor(getenv func(string) string) string {
 
 // AgentMarker names the first variable, in DetectActor's order, that marks
 // an agent's session in the environment getenv reads (a known agent's
-// marker, then AI_AGENT or AGENT holding an agent's name), and the actor it
-// names; both are "" when none is set.
-func AgentMarker(getenv func(string) string) (name, actor string) {
-	for _, m := range agentMarkers {
-		v := getenv(m.name)
-		if v != "" && (m.value == "" || v == m.value) {
-			return m.name, m.actor
+// marker among agents, then AI_AGENT or AGENT holding an agent's name), and
+// the actor it names; both are "" when none is set.
+func AgentMarker(getenv func(string) string, agents []AgentEnv) (name, actor string) {
+	for _, m := range agents {
+		v := getenv(m.Name)
+		if v != "" && (m.Value == "" || v == m.Value) {
+			return m.Name, m.Actor
 		}
 	}
 	for _, name := range [...]string{"AI_AGENT", "AGENT"} {
@@ -272,16 +254,4 @@ func ValidSessionID(id string) bool {
 		}
 	}
 	return true
-}
-
-// AgentActor is the actor name of a hook adapter's agent: the names
-// DetectActor gives the same agents.
-func AgentActor(agent string) string {
-	switch agent {
-	case "claude":
-		return "claude-code"
-	case "gemini":
-		return "gemini-cli"
-	}
-	return agent
 }

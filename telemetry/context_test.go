@@ -8,6 +8,17 @@ import (
 	"testing"
 )
 
+// testAgents stand for the hosts' markers (hostapi.ActorMarkers), in their
+// order; cmd/agent-shell's TestDetectActorOfEveryHost runs the hosts' own.
+var testAgents = []AgentEnv{
+	{Name: "AGENT", Value: "amp", Actor: "amp"},
+	{Name: "CLAUDECODE", Actor: "claude-code"},
+	{Name: "CLAUDE_CODE", Actor: "claude-code"},
+	{Name: "COPILOT_AGENT", Actor: "copilot"},
+	{Name: "CURSOR_EXTENSION_HOST_ROLE", Value: "agent-exec", Actor: "cursor"},
+	{Name: "GEMINI_CLI", Actor: "gemini-cli"},
+}
+
 func TestDetectActor(t *testing.T) {
 	tests := []struct {
 		name string
@@ -26,7 +37,6 @@ func TestDetectActor(t *testing.T) {
 		{"reference differs: agent in CI is the agent",
 			map[string]string{"GITHUB_ACTIONS": "true", "CLAUDE_CODE": "1", "COPILOT_AGENT": "1"}, "claude-code"},
 		{"reference: claude before copilot", map[string]string{"CLAUDE_CODE": "1", "COPILOT_AGENT": "1"}, "claude-code"},
-		{"reference: copilot cli version", map[string]string{"COPILOT_CLI_BINARY_VERSION": "1.0.4"}, "copilot"},
 		{"reference: plain environment", map[string]string{"NODE_ENV": "production", "HOME": "/home/u", "PATH": "/usr/bin"}, "human"},
 
 		{"nothing set", nil, "human"},
@@ -35,30 +45,14 @@ func TestDetectActor(t *testing.T) {
 
 		{"claude code CLAUDECODE", map[string]string{"CLAUDECODE": "1"}, "claude-code"},
 		{"copilot agent", map[string]string{"COPILOT_AGENT": "1"}, "copilot"},
-		{"copilot cli", map[string]string{"COPILOT_CLI": "1"}, "copilot"},
 		// The Copilot cloud agent runs inside GitHub Actions.
 		{"copilot cloud agent in actions", map[string]string{"GITHUB_ACTIONS": "true", "CI": "true", "COPILOT_AGENT": "1"}, "copilot"},
 
-		{"codex thread id", map[string]string{"CODEX_THREAD_ID": "019a-thread"}, "codex"},
-		{"codex unified exec", map[string]string{"CODEX_CI": "1"}, "codex"},
-		{"codex seatbelt", map[string]string{"CODEX_SANDBOX": "seatbelt"}, "codex"},
-		{"codex no network", map[string]string{"CODEX_SANDBOX_NETWORK_DISABLED": "1"}, "codex"},
-		{"codex home is config, not a marker", map[string]string{"CODEX_HOME": "/home/u/.codex"}, "human"},
-
 		{"gemini cli", map[string]string{"GEMINI_CLI": "1"}, "gemini-cli"},
-		{"gemini api key is not a marker", map[string]string{"GEMINI_API_KEY": "x"}, "human"},
 
-		{"cursor agent", map[string]string{"CURSOR_AGENT": "1"}, "cursor"},
-		{"cursor in-editor agent", map[string]string{"CURSOR_EXTENSION_HOST_ROLE": "agent-exec", "CURSOR_TRACE_ID": "t"}, "cursor"},
-		{"cursor editor terminal is a human", map[string]string{"CURSOR_TRACE_ID": "t"}, "human"},
 		{"cursor other host role", map[string]string{"CURSOR_EXTENSION_HOST_ROLE": "user"}, "human"},
 
-		{"opencode", map[string]string{"OPENCODE": "1", "AGENT": "1", "OPENCODE_PID": "42"}, "opencode"},
-
 		{"amp AGENT=amp", map[string]string{"AGENT": "amp"}, "amp"},
-		{"amp also sets CLAUDECODE", map[string]string{"AGENT": "amp", "CLAUDECODE": "1", "AMP_CURRENT_THREAD_ID": "T-1"}, "amp"},
-		{"amp thread id", map[string]string{"AMP_CURRENT_THREAD_ID": "T-1"}, "amp"},
-		{"amp delegate", map[string]string{"AMP_THREAD_ID": "T-1", "AGENT_TOOL_NAME": "Bash"}, "amp"},
 
 		{"generic AI_AGENT", map[string]string{"AI_AGENT": "Devin@1"}, "devin@1"},
 		{"generic AGENT name", map[string]string{"AGENT": "goose"}, "goose"},
@@ -77,7 +71,7 @@ func TestDetectActor(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			getenv := func(k string) string { return tc.env[k] }
-			got, claimed := DetectActor(getenv)
+			got, claimed := DetectActor(getenv, testAgents)
 			if got != tc.want {
 				t.Errorf("DetectActor(%v) = %q, want %q", tc.env, got, tc.want)
 			}
@@ -91,7 +85,7 @@ func TestDetectActor(t *testing.T) {
 	}
 	t.Run("nil getenv reads the process environment", func(t *testing.T) {
 		t.Setenv("AGENTSHELL_ACTOR", "from-os")
-		if got, _ := DetectActor(nil); got != "from-os" && got != detectActor(os.Getenv) {
+		if got, _ := DetectActor(nil, testAgents); got != "from-os" && got != detectActor(os.Getenv, testAgents) {
 			t.Errorf("DetectActor(nil) = %q, want from-os or the agent running the test", got)
 		}
 	})
@@ -251,7 +245,7 @@ func TestAgentMarker(t *testing.T) {
 		{map[string]string{"AI_AGENT": "devin"}, "AI_AGENT", "devin"},
 		{map[string]string{"AGENT": "1"}, "", ""},
 	} {
-		name, actor := AgentMarker(func(k string) string { return tc.env[k] })
+		name, actor := AgentMarker(func(k string) string { return tc.env[k] }, testAgents)
 		if name != tc.name || actor != tc.actor {
 			t.Errorf("%v: %q %q, want %q %q", tc.env, name, actor, tc.name, tc.actor)
 		}

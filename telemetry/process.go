@@ -31,15 +31,16 @@ const (
 )
 
 // Ancestors lists the processes above pid, its parent first, up to the
-// first process of the system (pid 1) included.
-func Ancestors(pid int) []Process {
+// first process of the system (pid 1) included; agents are the markers
+// known, as for AgentMarker.
+func Ancestors(pid int, agents []AgentEnv) []Process {
 	var out []Process
 	ppid, _, ok := readStat(pid)
 	for ok && ppid > 0 && len(out) < maxAncestors {
 		var p Process
 		p.PID = ppid
 		ppid, p.Name, ok = readStat(p.PID)
-		p.Marker, p.Actor = AgentMarker(readEnviron(p.PID))
+		p.Marker, p.Actor = AgentMarker(readEnviron(p.PID), agents)
 		out = append(out, p)
 	}
 	return out

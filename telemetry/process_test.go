@@ -67,7 +67,7 @@ func TestAncestors(t *testing.T) {
 	if own := readEnviron(pid); own("CLAUDECODE") != "" {
 		t.Fatalf("the child still has CLAUDECODE")
 	}
-	up := Ancestors(pid)
+	up := Ancestors(pid, testAgents)
 	if len(up) < 2 {
 		t.Fatalf("ancestors %+v", up)
 	}
@@ -87,14 +87,14 @@ func TestAncestorsWithoutMarker(t *testing.T) {
 		t.Skip("no /proc here")
 	}
 	pid := startChain(t, "/bin/sh", nil, "sleep 30")
-	up := Ancestors(pid)
+	up := Ancestors(pid, testAgents)
 	if len(up) == 0 || up[0].Marker != "" {
 		t.Errorf("ancestors %+v, want a parent without marker", up)
 	}
 }
 
 func TestAncestorsOfNoProcess(t *testing.T) {
-	if up := Ancestors(-1); up != nil {
-		t.Errorf("Ancestors(-1) = %+v", up)
+	if up := Ancestors(-1, testAgents); up != nil {
+		t.Errorf("Ancestors(-1, testAgents) = %+v", up)
 	}
 }

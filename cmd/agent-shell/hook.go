@@ -90,7 +90,7 @@ func (a *app) adapter(name string) (hostapi.Adapter, error) {
 // hook adapter is (claude) or as the log records it (claude-code).
 func agentName(name string) string {
 	for _, n := range hostapi.Names() {
-		if telemetry.AgentActor(n) == name {
+		if hostapi.Actor(n) == name {
 			return n
 		}
 	}

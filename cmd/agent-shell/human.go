@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/agent-shell/agent-shell/authority"
+	"github.com/agent-shell/agent-shell/hostapi"
 	"github.com/agent-shell/agent-shell/telemetry"
 )
 
@@ -39,10 +40,10 @@ import (
 // agentSession says why this process runs in an agent's session; "" when
 // nothing says it does.
 func agentSession(getenv func(string) string) string {
-	if name, actor := telemetry.AgentMarker(getenv); name != "" {
+	if name, actor := telemetry.AgentMarker(getenv, hostapi.ActorMarkers()); name != "" {
 		return fmt.Sprintf("%s is set: %s", name, actor)
 	}
-	for _, p := range telemetry.Ancestors(os.Getpid()) {
+	for _, p := range telemetry.Ancestors(os.Getpid(), hostapi.ActorMarkers()) {
 		if p.Marker != "" {
 			return fmt.Sprintf("%s is set for %s (process %d), which runs it: %s", p.Marker, printable(p.Name), p.PID, p.Actor)
 		}
@@ -122,9 +123,9 @@ func provenance(getenv func(string) string) *authority.Provenance {
 		user = getenv("LOGNAME")
 	}
 	host, _ := os.Hostname()
-	actor, claimed := telemetry.DetectActor(getenv)
+	actor, claimed := telemetry.DetectActor(getenv, hostapi.ActorMarkers())
 	var via []string
-	for _, p := range telemetry.Ancestors(os.Getpid()) {
+	for _, p := range telemetry.Ancestors(os.Getpid(), hostapi.ActorMarkers()) {
 		if len(via) == maxVia {
 			break
 		}

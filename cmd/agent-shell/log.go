@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/agent-shell/agent-shell/hostapi"
 	"github.com/agent-shell/agent-shell/telemetry"
 )
 
@@ -91,7 +92,7 @@ func (a *app) runLog(cmd *cobra.Command, o *logOptions) error {
 	if flags.Changed("actor") {
 		// An agent's hook name (claude) finds what its calls recorded
 		// (claude-code).
-		o.actor = telemetry.AgentActor(o.actor)
+		o.actor = hostapi.Actor(o.actor)
 		flt.Actor = &o.actor
 	}
 	if flags.Changed("script") {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/agent-shell/agent-shell/hostapi"
 	"github.com/agent-shell/agent-shell/telemetry"
 
 	"github.com/agent-shell/agent-shell/policy"
@@ -71,7 +72,7 @@ func (a *app) startRecording(hostSession string) *recording {
 		return r
 	}
 	environ := a.environ()
-	r.actor, r.claimed = telemetry.DetectActor(a.getenv)
+	r.actor, r.claimed = telemetry.DetectActor(a.getenv, hostapi.ActorMarkers())
 	r.env = telemetry.CaptureEnv(environ)
 	r.tags = telemetry.CaptureTags(environ)
 	if r.relay != nil {
@@ -150,7 +151,7 @@ func (r *recording) fill(e *telemetry.Event) {
 	// environment shows (hooks run with a cleaned one) or AGENTSHELL_ACTOR
 	// claims: the adapter's identity wins, a claim is kept beside it.
 	if e.Agent != "" {
-		e.Actor, e.ClaimedActor = telemetry.ClaimActor(r.a.getenv, telemetry.AgentActor(e.Agent))
+		e.Actor, e.ClaimedActor = telemetry.ClaimActor(r.a.getenv, hostapi.Actor(e.Agent))
 	}
 	e.Timestamp = time.Time{} // taken under the file lock
 }

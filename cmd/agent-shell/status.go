@@ -323,11 +323,12 @@ func (r *statusReport) enforcementOf(host string) string {
 	if host == "npm" {
 		return r.level.String()
 	}
+	d, _ := hostapi.Describe(host)
 	switch wrap, why := hostapi.Sandbox(host); {
 	case wrap == hostapi.SandboxNone:
 		return "text guard only (its commands are not wrapped: " + why + ")"
-	case host == "claude":
-		return r.level.String() + "; a Claude Code version that drops updatedInput runs the command with the text guard only"
+	case d.SandboxCaveat != "":
+		return r.level.String() + "; " + d.SandboxCaveat
 	}
 	return r.level.String()
 }

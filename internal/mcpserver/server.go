@@ -193,7 +193,7 @@ func (s *Server) QueryLog(in LogIn) (LogResult, error) {
 	}
 	flt.Failures = in.Failures
 	if in.Actor != "" {
-		a := telemetry.AgentActor(in.Actor)
+		a := hostapi.Actor(in.Actor)
 		flt.Actor = &a
 	}
 	if in.Script != "" {

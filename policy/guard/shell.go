@@ -1,4 +1,4 @@
-package policy
+package guard
 
 import (
 	"path/filepath"
@@ -13,7 +13,7 @@ import (
 
 // line checks a parsed command line, each command from each directory the
 // line may have changed to.
-func (g *guarder) line(l *shellcmd.Line, cwds []string, depth int) *GuardDenial {
+func (g *guarder) line(l *shellcmd.Line, cwds []string, depth int) *Denial {
 	for _, a := range l.Assigns {
 		if d := g.checkAssign(a, "sets"); d != nil {
 			return d
@@ -40,7 +40,7 @@ func (g *guarder) line(l *shellcmd.Line, cwds []string, depth int) *GuardDenial 
 
 // command checks one simple command: its assignments, each layer's write
 // operands, its redirections, and a shell body the parser could not read.
-func (g *guarder) command(c *shellcmd.Command, cwds *[]string, depth int) *GuardDenial {
+func (g *guarder) command(c *shellcmd.Command, cwds *[]string, depth int) *Denial {
 	for _, a := range c.Assigns {
 		if d := g.checkAssign(a, "sets"); d != nil {
 			return d
@@ -58,15 +58,15 @@ func (g *guarder) command(c *shellcmd.Command, cwds *[]string, depth int) *Guard
 			continue
 		}
 		if li == len(c.Layers)-1 && li > 0 && c.Implied == "find -delete" && g.findSparesProtected(c.Layers[li-1], *cwds) {
-			continue // guard_find.go: its name tests match no protected file
+			continue // find.go: its name tests match no protected file
 		}
 		if d := g.guardLayer(layer, *cwds, roots); d != nil {
 			return d
 		}
 		if layer[0] == "find" && li < len(c.Layers)-1 {
-			roots = findRoots(layer[1:])
+			roots = shellcmd.FindRoots(layer[1:])
 			if g.findSparesProtected(layer, *cwds) {
-				roots = nil // guard_find.go: {} matches no protected file
+				roots = nil // find.go: {} matches no protected file
 			}
 		}
 	}
@@ -148,7 +148,7 @@ func (g *guarder) chdir(argv []string, cwds *[]string) {
 	switch {
 	case dir == "" || dir == "~":
 		dir = g.home
-	case dir == "-" || dynamicWord(g.substituteKnown(dir)):
+	case dir == "-" || shellcmd.DynamicWord(g.substituteKnown(dir)):
 		return
 	case strings.HasPrefix(dir, "~/"):
 		dir = g.home + dir[1:]
@@ -179,7 +179,7 @@ func (g *guarder) chdir(argv []string, cwds *[]string) {
 
 // checkAssign checks NAME=value (or NAME+=, NAME[i]=, or a bare NAME to
 // export).
-func (g *guarder) checkAssign(a, how string) *GuardDenial {
+func (g *guarder) checkAssign(a, how string) *Denial {
 	name := a
 	if i := strings.IndexAny(name, "+=["); i >= 0 {
 		name = name[:i]
@@ -273,7 +273,7 @@ func (p parsedArgs) values(names ...string) []string {
 // guardLayer checks one layer of a command: the write operands of the
 // programs that write their arguments. findRoots, when the layer runs
 // under find -exec, stand for its {}.
-func (g *guarder) guardLayer(argv []string, cwds []string, findRoots []string) *GuardDenial {
+func (g *guarder) guardLayer(argv []string, cwds []string, findRoots []string) *Denial {
 	if findRoots != nil {
 		// {} is any path under find's starting points.
 		for _, a := range argv[1:] {
@@ -304,7 +304,7 @@ func (g *guarder) rebase(cwds []string, dir string) []string {
 		return cwds
 	}
 	dir = g.substituteKnown(dir)
-	if dynamicWord(dir) {
+	if shellcmd.DynamicWord(dir) {
 		return cwds
 	}
 	var out []string

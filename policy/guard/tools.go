@@ -1,18 +1,15 @@
-package policy
+package guard
 
 import (
 	"encoding/json"
 	"fmt"
-	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
 
 	"github.com/agent-shell/agent-shell/hostapi"
 )
 
 // Agents' edit and write tools: which tool calls write, the paths their
-// input names, and the patches they (or a shell command) apply.
+// input names and the text they write (their patches: patches.go).
 
 // pathKeys are the input fields that name the file an edit tool writes.
 var pathKeys = []string{"file_path", "path", "filePath", "absolute_path", "notebook_path", "target_file",
@@ -31,7 +28,7 @@ var writeVerbs = map[string]bool{
 }
 
 // tool checks an edit or write tool's call.
-func (g *guarder) tool(ev *hostapi.Event) *GuardDenial {
+func (g *guarder) tool(ev *hostapi.Event) *Denial {
 	switch ev.Tool {
 	case hostapi.ToolRead, hostapi.ToolWebFetch, hostapi.ToolBash:
 		return nil
@@ -243,158 +240,4 @@ func stringOrLines(v any) string {
 		return strings.Join(parts, "\n")
 	}
 	return ""
-}
-
-// --- patches ---------------------------------------------------------------
-
-// patchHeader is one file a patch touches.
-type patchHeader struct {
-	path string
-	op   string // "add", "update", "delete", "move", "diff"
-}
-
-var (
-	codexHeaderRE = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?mi)^[ \t]*\*\*\*[ \t]*(add file|update file|delete file|move to)[ \t]*:[ \t]*(.*?)[ \t\r]*$`)
-	})
-	diffHeaderRE = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?m)^(?:(?:\+\+\+|---)[ \t]+([^\t\r\n]+)|diff --git[ \t]+(\S+)[ \t]+(\S+)|(?:rename|copy) (?:from|to) ([^\r\n]+?)|Index: ([^\r\n]+?))[ \t\r]*$`)
-	})
-)
-
-// patchHeaders reads the files a patch touches: Codex's apply_patch
-// headers and unified diff headers.
-func patchHeaders(text string) []patchHeader {
-	var out []patchHeader
-	for _, m := range codexHeaderRE().FindAllStringSubmatch(text, -1) {
-		if m[2] == "" {
-			continue
-		}
-		op := strings.Fields(strings.ToLower(m[1]))[0]
-		if op == "move" && len(out) > 0 && out[len(out)-1].op == "update" {
-			out[len(out)-1].op = "movefrom" // the updated file moves away
-		}
-		out = append(out, patchHeader{path: m[2], op: op})
-	}
-	for _, m := range diffHeaderRE().FindAllStringSubmatch(text, -1) {
-		for _, p := range m[1:] {
-			p = strings.Trim(strings.TrimSpace(p), `"`)
-			if p != "" && p != "/dev/null" {
-				out = append(out, patchHeader{path: p, op: "diff"})
-			}
-		}
-	}
-	return out
-}
-
-// checkPatch checks the files of a patch. Paths are relative to the
-// command's directory or, for git apply, to the root; a unified diff's may
-// carry leading components to strip (a/, b/, -pN), so each is tried.
-func (g *guarder) checkPatch(hdrs []patchHeader, cwds []string) *GuardDenial {
-	bases := append([]string(nil), cwds...)
-	if g.root != "" {
-		bases = append(bases, g.root)
-	}
-	saved := g.whole
-	defer func() { g.whole = saved }()
-	for _, h := range hdrs {
-		op := guardOp{verb: "patches", follow: true, literal: true}
-		g.whole = saved
-		switch h.op {
-		case "delete":
-			op.verb, op.removal, op.follow = "deletes by a patch", true, false
-		case "movefrom":
-			op.verb, op.removal, op.follow = "moves away by a patch", true, false
-		case "add":
-			op.verb = "creates by a patch"
-			g.whole = true // the file's text is replaced as a whole
-		case "move":
-			op.verb = "moves a file by a patch onto"
-			g.whole = true
-		}
-		forms := []string{h.path}
-		if h.op == "diff" {
-			p := h.path
-			for i := 0; i < 3; i++ {
-				j := strings.IndexByte(p, '/')
-				if j < 0 {
-					break
-				}
-				p = p[j+1:]
-				forms = append(forms, p)
-			}
-		}
-		for _, f := range forms {
-			op.word = f
-			if d := g.checkOp(op, bases); d != nil {
-				return d
-			}
-		}
-	}
-	return nil
-}
-
-// protectedMarkers are the names whose mention in an unreadable patch or
-// an overlong command counts as touching a protected path.
-var protectedMarkers = []string{".github/hooks/agent-shell", ".agent-shell/", ".github/hooks/", ".claude/settings",
-	".codex/hooks.json", ".codex/config.toml", ".gemini/settings.json", ".cursor/hooks.json",
-	".opencode/plugins/agent-shell.js", ".amp/settings.json", "script-shell", "script_shell",
-	"AGENTSHELL_PASSTHROUGH", "AGENTSHELL_POLICY_PATH", "AGENTSHELL_LOG_DIR", "AGENTSHELL_ACTOR"}
-
-func protectedMention(text string) string {
-	lower := strings.ToLower(text)
-	for _, m := range protectedMarkers {
-		if strings.Contains(lower, strings.ToLower(m)) {
-			return m
-		}
-	}
-	return ""
-}
-
-func guardOf(marker string) string {
-	switch {
-	case strings.HasPrefix(marker, ".github/hooks/agent-shell") || strings.HasPrefix(marker, ".agent-shell"):
-		return GuardAgentShellFiles
-	case strings.HasPrefix(marker, "AGENTSHELL_"):
-		return GuardAgentShellEnv
-	case strings.HasPrefix(marker, "script"):
-		return GuardNpmScriptShell
-	}
-	return GuardHookRegistration
-}
-
-func fixFor(marker string) string {
-	switch guardOf(marker) {
-	case GuardAgentShellFiles:
-		return fixConfig
-	case GuardNpmScriptShell:
-		return fixNpm
-	case GuardAgentShellEnv:
-		return "A human sets it in their own shell."
-	}
-	return "A human edits it, or runs 'agent-shell hook install'."
-}
-
-// checkPatchFile reads a patch file a command applies (from cwds, or its
-// own base) and checks the files it touches (from bases).
-func (g *guarder) checkPatchFile(pf patchFile, cwds, bases []string) *GuardDenial {
-	from := cwds
-	if pf.base != "" {
-		from = []string{pf.base}
-	}
-	if pf.path == "" || pf.path == "-" || dynamicWord(pf.path) {
-		return nil
-	}
-	for _, b := range from {
-		for _, p := range g.expand(pf.path, b, true) {
-			data, ok := g.readRegular(filepath.Clean(p), guardMaxPatch)
-			if !ok {
-				continue
-			}
-			if d := g.checkPatch(patchHeaders(string(data)), bases); d != nil {
-				return d
-			}
-		}
-	}
-	return nil
 }

@@ -1,4 +1,4 @@
-package policy
+package guard
 
 import (
 	"io/fs"
@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/agent-shell/agent-shell/policy/shellcmd"
 )
 
 // A find -delete stands for rm -r -f of its start paths (the parser's
@@ -221,8 +223,8 @@ func (g *guarder) findSparesProtected(find []string, cwds []string) bool {
 	if !ok || len(tests) == 0 {
 		return false
 	}
-	for _, r := range findRoots(find[1:]) {
-		if dynamicWord(r) || strings.HasPrefix(r, "~") && !(r == "~" || strings.HasPrefix(r, "~/")) {
+	for _, r := range shellcmd.FindRoots(find[1:]) {
+		if shellcmd.DynamicWord(r) || strings.HasPrefix(r, "~") && !(r == "~" || strings.HasPrefix(r, "~/")) {
 			return false
 		}
 		for _, cwd := range cwds {
@@ -243,8 +245,8 @@ func (g *guarder) findSparesProtected(find []string, cwds []string) bool {
 	}
 	now := time.Now()
 	tried := map[string]bool{}
-	for k := range rootGuarded {
-		files := g.existingFiles(&rootGuarded[k])
+	for k := range rootGuarded.Get() {
+		files := g.existingFiles(&rootGuarded.Get()[k])
 		if g.budget <= 0 {
 			return false
 		}

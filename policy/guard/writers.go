@@ -1,4 +1,4 @@
-package policy
+package guard
 
 import (
 	"fmt"
@@ -47,15 +47,15 @@ var editors = map[string]bool{"ed": true, "ex": true, "vi": true, "vim": true, "
 
 // layerOps checks the write operands of one program. underFind: the
 // operands stand for whole trees (find's {}).
-func (g *guarder) layerOps(argv []string, cwds []string, underFind bool) *GuardDenial {
+func (g *guarder) layerOps(argv []string, cwds []string, underFind bool) *Denial {
 	prog, args := argv[0], argv[1:]
-	check := func(op guardOp) *GuardDenial {
+	check := func(op guardOp) *Denial {
 		if underFind {
 			op.tree = true
 		}
 		return g.checkOp(op, cwds)
 	}
-	each := func(words []string, op guardOp) *GuardDenial {
+	each := func(words []string, op guardOp) *Denial {
 		for _, w := range words {
 			op.word = w
 			if d := check(op); d != nil {
@@ -272,7 +272,7 @@ func (g *guarder) layerOps(argv []string, cwds []string, underFind bool) *GuardD
 // copyOps checks mv, cp, install, rsync and ln: what they write (the
 // destination, or each source's name in a destination folder), what mv
 // takes away (its sources), and what a link points to.
-func (g *guarder) copyOps(prog string, args []string, cwds []string, check func(guardOp) *GuardDenial) *GuardDenial {
+func (g *guarder) copyOps(prog string, args []string, cwds []string, check func(guardOp) *Denial) *Denial {
 	spec := specCp
 	switch prog {
 	case "install":
@@ -332,7 +332,7 @@ func (g *guarder) copyOps(prog string, args []string, cwds []string, check func(
 				linkDir = path.Dir(dest)
 			}
 			for _, s := range sources {
-				if !path.IsAbs(s) && !dynamicWord(s) && !dynamicWord(linkDir) {
+				if !path.IsAbs(s) && !shellcmd.DynamicWord(s) && !shellcmd.DynamicWord(linkDir) {
 					if d := check(guardOp{word: path.Join(linkDir, s), verb: "makes a link to"}); d != nil {
 						return d
 					}
@@ -359,7 +359,7 @@ func (g *guarder) copyOps(prog string, args []string, cwds []string, check func(
 			w = strings.TrimSuffix(dest, "/") + "/" + path.Base(strings.TrimSuffix(s, "/"))
 		}
 		op := guardOp{word: w, verb: verb, follow: prog != "ln" && prog != "mv", removal: true}
-		if recursive && prog != "ln" && !dynamicWord(s) {
+		if recursive && prog != "ln" && !shellcmd.DynamicWord(s) {
 			op.tree = true
 			op.src = s
 		}
@@ -372,7 +372,7 @@ func (g *guarder) copyOps(prog string, args []string, cwds []string, check func(
 
 // copyCheck checks a copy's destination; a recursive copy's source is made
 // absolute for each candidate directory first.
-func (g *guarder) copyCheck(op guardOp, cwds []string, check func(guardOp) *GuardDenial) *GuardDenial {
+func (g *guarder) copyCheck(op guardOp, cwds []string, check func(guardOp) *Denial) *Denial {
 	if op.src == "" {
 		return check(op)
 	}
@@ -395,7 +395,7 @@ func (g *guarder) copyCheck(op guardOp, cwds []string, check func(guardOp) *Guar
 	return nil
 }
 
-func (g *guarder) eachCheck(words []string, op guardOp, check func(guardOp) *GuardDenial) *GuardDenial {
+func (g *guarder) eachCheck(words []string, op guardOp, check func(guardOp) *Denial) *Denial {
 	for _, w := range words {
 		op.word = w
 		if d := check(op); d != nil {
@@ -437,7 +437,7 @@ func gitSubcommand(args []string) (string, int) {
 // gitOps checks git subcommands that write the work tree by path:
 // checkout and restore of protected paths, rm, mv, clean -x, apply, am,
 // config --file.
-func (g *guarder) gitOps(args []string, cwds []string) *GuardDenial {
+func (g *guarder) gitOps(args []string, cwds []string) *Denial {
 	globals, _, _ := shellcmd.GitSplit(args)
 	for _, dir := range shellcmd.GitChdirs(globals) {
 		cwds = g.rebase(cwds, dir)
@@ -447,7 +447,7 @@ func (g *guarder) gitOps(args []string, cwds []string) *GuardDenial {
 		return nil
 	}
 	rest := args[next:]
-	check := func(op guardOp) *GuardDenial { return g.checkGitPath(op, cwds) }
+	check := func(op guardOp) *Denial { return g.checkGitPath(op, cwds) }
 	switch sub {
 	case "checkout", "restore":
 		spec := specGitCheckout
@@ -511,7 +511,7 @@ func (g *guarder) gitOps(args []string, cwds []string) *GuardDenial {
 
 // checkGitPath checks a pathspec: ":/" and ":(top)" make it root-relative,
 // ":!" excludes (ignored), and a glob matches across folders as git's do.
-func (g *guarder) checkGitPath(op guardOp, cwds []string) *GuardDenial {
+func (g *guarder) checkGitPath(op guardOp, cwds []string) *Denial {
 	w := op.word
 	switch {
 	case strings.HasPrefix(w, ":!") || strings.HasPrefix(w, ":^") || strings.HasPrefix(w, ":(exclude"):
@@ -532,7 +532,7 @@ func (g *guarder) checkGitPath(op guardOp, cwds []string) *GuardDenial {
 	if d := g.checkOp(op, cwds); d != nil {
 		return d
 	}
-	if !hasGlobMeta(w) || dynamicWord(w) || g.root == "" {
+	if !hasGlobMeta(w) || shellcmd.DynamicWord(w) || g.root == "" {
 		return nil
 	}
 	// A git pathspec glob's * also matches /: test it against the
@@ -550,8 +550,8 @@ func (g *guarder) checkGitPath(op guardOp, cwds []string) *GuardDenial {
 		if err != nil {
 			continue
 		}
-		for k := range rootGuarded {
-			e := &rootGuarded[k]
+		for k := range rootGuarded.Get() {
+			e := &rootGuarded.Get()[k]
 			for _, target := range g.existingFiles(e) {
 				if re.MatchString(strings.ToLower(target)) || re.MatchString(target) {
 					if d := g.denyPath(e, target, op.verb); d != nil {
@@ -598,7 +598,7 @@ func gitGlobRE(pat string) (*regexp.Regexp, error) {
 
 // npmOps checks npm's (and pnpm's, yarn's) ways to change script-shell: the
 // config commands, and the per-command --script-shell override.
-func (g *guarder) npmOps(prog string, args []string) *GuardDenial {
+func (g *guarder) npmOps(prog string, args []string) *Denial {
 	for _, a := range args {
 		n := strings.ToLower(strings.ReplaceAll(a, "_", "-"))
 		if n == "--script-shell" || strings.HasPrefix(n, "--script-shell=") {

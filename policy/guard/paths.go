@@ -1,4 +1,4 @@
-package policy
+package guard
 
 import (
 	"errors"
@@ -10,6 +10,10 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/agent-shell/agent-shell/hostapi"
+	"github.com/agent-shell/agent-shell/internal/lazy"
+	"github.com/agent-shell/agent-shell/policy/shellcmd"
 )
 
 // Path resolution and classification: how the guard turns an operand into
@@ -34,7 +38,7 @@ type guardOp struct {
 }
 
 // checkOp checks one op from each candidate directory.
-func (g *guarder) checkOp(op guardOp, cwds []string) *GuardDenial {
+func (g *guarder) checkOp(op guardOp, cwds []string) *Denial {
 	bases := cwds
 	if op.base != "" {
 		bases = []string{op.base}
@@ -43,7 +47,7 @@ func (g *guarder) checkOp(op guardOp, cwds []string) *GuardDenial {
 	if word == "" {
 		return nil
 	}
-	if !op.literal && dynamicWord(word) {
+	if !op.literal && shellcmd.DynamicWord(word) {
 		return g.checkDynamic(word, op, bases)
 	}
 	for _, b := range bases {
@@ -56,26 +60,50 @@ func (g *guarder) checkOp(op guardOp, cwds []string) *GuardDenial {
 	return nil
 }
 
-// knownVars are expansions whose value the guard knows.
-var knownVars = []string{"${HOME}", "$HOME", "${PWD}", "$PWD", "$(pwd)", "`pwd`", "${CLAUDE_PROJECT_DIR}", "$CLAUDE_PROJECT_DIR",
-	"$(git rev-parse --show-toplevel)", "`git rev-parse --show-toplevel`"}
+// knownVar is an expansion whose value the guard knows.
+type knownVar struct {
+	expansion string
+	value     knownValue
+}
+
+type knownValue uint8
+
+const (
+	valueHome knownValue = iota
+	valueCwd             // kept relative: "." is each candidate directory
+	valueRoot
+)
+
+// knownVars are the expansions whose value the guard knows: the home, the
+// current folder, and the repository root (git's top level, and the
+// variable a host sets to its project folder).
+var knownVars = lazy.Value[[]knownVar]{New: func() []knownVar {
+	list := []knownVar{{"${HOME}", valueHome}, {"$HOME", valueHome},
+		{"${PWD}", valueCwd}, {"$PWD", valueCwd}, {"$(pwd)", valueCwd}, {"`pwd`", valueCwd}}
+	for _, d := range hostapi.Descriptors() {
+		if d.ProjectDirEnv != "" {
+			list = append(list, knownVar{"${" + d.ProjectDirEnv + "}", valueRoot}, knownVar{"$" + d.ProjectDirEnv, valueRoot})
+		}
+	}
+	return append(list, knownVar{"$(git rev-parse --show-toplevel)", valueRoot}, knownVar{"`git rev-parse --show-toplevel`", valueRoot})
+}}
 
 // substituteKnown replaces a leading expansion whose value is known (the
 // home, the current or project directory) by that value. $PWD and $(pwd)
 // stay relative: "." is each candidate directory.
 func (g *guarder) substituteKnown(w string) string {
-	for _, v := range knownVars {
-		rest, ok := strings.CutPrefix(w, v)
+	for _, v := range knownVars.Get() {
+		rest, ok := strings.CutPrefix(w, v.expansion)
 		if !ok || rest != "" && rest[0] != '/' {
 			continue
 		}
-		switch {
-		case strings.Contains(v, "HOME"):
+		switch v.value {
+		case valueHome:
 			if g.home == "" {
 				return w
 			}
 			return g.home + rest
-		case strings.Contains(v, "PWD") || strings.Contains(v, "pwd"):
+		case valueCwd:
 			return "." + rest
 		default:
 			if g.root == "" {
@@ -249,7 +277,7 @@ func (g *guarder) relevant(p string) bool {
 		}
 		return false
 	}
-	return check(g.roots(), rootGuarded) || check(g.homes(), homeGuarded) || check(g.configs(), configGuarded)
+	return check(g.roots(), rootGuarded.Get()) || check(g.homes(), homeGuarded.Get()) || check(g.configs(), configGuarded)
 }
 
 // configs is the user's configuration folder when XDG_CONFIG_HOME moves it
@@ -264,7 +292,7 @@ func (g *guarder) configs() []string {
 // checkDynamic: a target only known at run time is left to the policy,
 // unless everything it can name lies in a protected folder (its static
 // part already names one: .agent-shell/$X).
-func (g *guarder) checkDynamic(word string, op guardOp, bases []string) *GuardDenial {
+func (g *guarder) checkDynamic(word string, op guardOp, bases []string) *Denial {
 	i := strings.IndexAny(word, "$`")
 	if j := strings.Index(word, "{}"); j >= 0 && (i < 0 || j < i) {
 		i = j
@@ -274,7 +302,7 @@ func (g *guarder) checkDynamic(word string, op guardOp, bases []string) *GuardDe
 	}
 	prefix, rest := word[:i], word[i:]
 	slash := strings.LastIndexByte(prefix, '/')
-	if slash < 0 || hasDotDot(rest) {
+	if slash < 0 || shellcmd.HasDotDot(rest) {
 		return nil
 	}
 	dir := prefix[:slash]
@@ -289,8 +317,8 @@ func (g *guarder) checkDynamic(word string, op guardOp, bases []string) *GuardDe
 					if !ok {
 						continue
 					}
-					for k := range rootGuarded {
-						e := &rootGuarded[k]
+					for k := range rootGuarded.Get() {
+						e := &rootGuarded.Get()[k]
 						if e.kind == guardTree && under(strings.ToLower(rel), e.path) {
 							target := rel + "/" + rest
 							if d := g.denyPath(e, target, op.verb); d != nil {
@@ -402,27 +430,27 @@ func ancestor(rel, p string) bool {
 }
 
 // checkPath checks one absolute path (not yet cleaned) an op writes.
-func (g *guarder) checkPath(raw string, op guardOp) *GuardDenial {
+func (g *guarder) checkPath(raw string, op guardOp) *Denial {
 	follow := op.follow || strings.HasSuffix(op.word, "/")
 	for _, c := range g.candidates(raw, follow) {
 		for _, rb := range g.roots() {
 			if rel, ok := within(rb, c); ok {
-				if d := g.classify(rb, rel, op, rootGuarded, ""); d != nil {
+				if d := g.classify(rb, rel, op, rootGuarded.Get(), ""); d != nil {
 					return d
 				}
 				if d := g.checkNpmrc(rb, rel, op); d != nil {
 					return d
 				}
-			} else if d := g.classifyAncestor(c, rb, op, rootGuarded, ""); d != nil {
+			} else if d := g.classifyAncestor(c, rb, op, rootGuarded.Get(), ""); d != nil {
 				return d
 			}
 		}
 		for _, hb := range g.homes() {
 			if rel, ok := within(hb, c); ok {
-				if d := g.classify(hb, rel, op, homeGuarded, "~/"); d != nil {
+				if d := g.classify(hb, rel, op, homeGuarded.Get(), "~/"); d != nil {
 					return d
 				}
-			} else if d := g.classifyAncestor(c, hb, op, homeGuarded, "~/"); d != nil {
+			} else if d := g.classifyAncestor(c, hb, op, homeGuarded.Get(), "~/"); d != nil {
 				return d
 			}
 		}
@@ -444,7 +472,7 @@ func (g *guarder) checkPath(raw string, op guardOp) *GuardDenial {
 
 // classifyAncestor: a tree op on c, an ancestor of base (the root or the
 // home), reaches everything under base.
-func (g *guarder) classifyAncestor(c, base string, op guardOp, list []guardedPath, show string) *GuardDenial {
+func (g *guarder) classifyAncestor(c, base string, op guardOp, list []guardedPath, show string) *Denial {
 	if !op.tree {
 		return nil
 	}
@@ -463,7 +491,7 @@ func (g *guarder) classifyAncestor(c, base string, op guardOp, list []guardedPat
 // classify checks rel (relative to base, the root or the home) against the
 // protected paths: rel is one, lies in one, or (for a tree op) holds one
 // that exists.
-func (g *guarder) classify(base, rel string, op guardOp, list []guardedPath, show string) *GuardDenial {
+func (g *guarder) classify(base, rel string, op guardOp, list []guardedPath, show string) *Denial {
 	lrel := strings.ToLower(rel)
 	for k := range list {
 		e := &list[k]
@@ -585,7 +613,7 @@ func (g *guarder) fromSource(src, lrel string, e *guardedPath) []string {
 // it), the text mentions script-shell, or (for a shell write, which
 // shows no content) the root's .npmrc has one that a new file below could
 // override.
-func (g *guarder) checkNpmrc(base, rel string, op guardOp) *GuardDenial {
+func (g *guarder) checkNpmrc(base, rel string, op guardOp) *Denial {
 	if strings.ToLower(path.Base(rel)) != ".npmrc" {
 		return nil
 	}
@@ -641,7 +669,7 @@ func (g *guarder) readRegular(file string, max int64) ([]byte, bool) {
 
 // checkStartupFile: writing a guarded variable's assignment into a shell
 // startup file sets it for every later command.
-func (g *guarder) checkStartupFile(p string) *GuardDenial {
+func (g *guarder) checkStartupFile(p string) *Denial {
 	if g.envText == "" || !shellStartupFiles[strings.ToLower(filepath.Base(p))] {
 		return nil
 	}

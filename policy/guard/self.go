@@ -1,4 +1,4 @@
-package policy
+package guard
 
 import (
 	"os"
@@ -20,7 +20,7 @@ import (
 // here; authorize refuses it itself.
 
 // agentShellRun checks each layer of c that runs agent-shell.
-func (g *guarder) agentShellRun(c *shellcmd.Command, cwds []string, depth int) *GuardDenial {
+func (g *guarder) agentShellRun(c *shellcmd.Command, cwds []string, depth int) *Denial {
 	for li, layer := range c.Layers {
 		if len(layer) == 0 {
 			continue
@@ -37,17 +37,17 @@ func (g *guarder) agentShellRun(c *shellcmd.Command, cwds []string, depth int) *
 			}
 		case shim:
 		case sub == "authorize" && g.runsAgentShell(layer[0], innermost, c.Path, cwds):
-			return g.deny(GuardAuthorize, "agent-shell authorize", "agent-shell guard "+GuardAuthorize+
+			return g.deny(Authorize, "agent-shell authorize", "agent-shell guard "+Authorize+
 				": an agent may not authorize agent-shell's configuration. A human runs 'agent-shell authorize' in their own terminal.")
 		case sub == "uninstall" && g.runsAgentShell(layer[0], innermost, c.Path, cwds):
-			return g.deny(GuardAuthorize, "agent-shell uninstall", "agent-shell guard "+GuardAuthorize+
+			return g.deny(Authorize, "agent-shell uninstall", "agent-shell guard "+Authorize+
 				": an agent may not remove agent-shell's hook registrations. A human runs 'agent-shell uninstall' in their own terminal.")
 		case (sub == "" && c.Dynamic || sub != "" && !subcommandName(sub)) && g.runsAgentShell(layer[0], innermost, c.Path, cwds):
 			what := sub
 			if what == "" {
 				what = "the arguments " + layer[0] + " is given when it runs"
 			}
-			return g.deny(GuardAuthorize, "agent-shell "+sub, "agent-shell guard "+GuardAuthorize+
+			return g.deny(Authorize, "agent-shell "+sub, "agent-shell guard "+Authorize+
 				": the command runs agent-shell with a subcommand known only when it runs ("+what+"), which the guard cannot tell from 'agent-shell authorize'. Write the subcommand out; a human runs 'agent-shell authorize' in their own terminal.")
 		}
 	}
