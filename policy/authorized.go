@@ -113,33 +113,12 @@ type authNote struct {
 	suffix string // added to the end of every decision's reason
 }
 
-func (n authNote) apply(d Decision) Decision {
-	if n.suffix != "" && !strings.HasSuffix(d.Reason, n.suffix) {
-		d.Reason += n.suffix
+// withNote adds the authorization's note to the end of the reason.
+func (d Decision) withNote(note string) Decision {
+	if note != "" && !strings.HasSuffix(d.Reason, note) {
+		d.Reason += note
 	}
 	return d
-}
-
-// DecideEvent decides on one hook event.
-func (e *Engine) DecideEvent(ev *hostapi.Event) Decision {
-	// The built-in guards come first: they do not depend on the project's
-	// configuration, so no rule, load error, script or authorization state
-	// can overturn them, or change their reason.
-	if d, ok := e.guardEvent(ev); ok {
-		return d
-	}
-	if e.auth.deny != "" {
-		return Decision{Action: ActionDeny, Reason: e.auth.deny}
-	}
-	return e.auth.apply(e.decideEvent(ev))
-}
-
-// DecideRequest decides on one shell command line for a request.
-func (e *Engine) DecideRequest(raw string, req Request) Decision {
-	if e.auth.deny != "" {
-		return Decision{Action: ActionDeny, Reason: e.auth.deny}
-	}
-	return e.auth.apply(e.decideRequest(raw, req))
 }
 
 // AuthState says whether the configuration is authorized.

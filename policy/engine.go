@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -207,61 +206,11 @@ func (d Decision) Verdict() hostapi.Verdict {
 	return hostapi.Verdict{Decision: hostapi.Decision(d.Action), Reason: d.Reason, SoleGate: d.SoleGate}
 }
 
-// decideEvent decides on one hook event (DecideEvent, in authorized.go,
-// adds what the configuration's authorization says).
-func (e *Engine) decideEvent(ev *hostapi.Event) Decision {
-	if e.LoadErr != nil {
-		return Decision{Action: ActionDeny, Reason: ErrLoad.Error()}
-	}
-	if ev.Kind != hostapi.KindPreTool || !ev.IsShell() {
-		return Decision{Action: ActionAllow, Reason: "not a shell command", SoleGate: e.soleGate()}
-	}
-	if ev.CommandErr != nil {
-		return Decision{Action: ActionDeny, Reason: ev.CommandErr.Error()}
-	}
-	req := Request{Cwd: ev.Cwd, Home: e.Home, SessionID: ev.SessionID, Agent: ev.Agent, Tool: ev.Tool, DryRun: e.DryRun}
-	if e.Now != nil {
-		req.Time = e.Now()
-	}
-	if e.EventTimeout > 0 {
-		ctx, cancel := context.WithTimeout(context.Background(), e.EventTimeout)
-		defer cancel()
-		req.Context = ctx
-	}
-	return e.DecideRequest(ev.Command, req)
-}
-
-func (e *Engine) soleGate() bool { return e.Manifest != nil && e.Manifest.Policy.SoleGate }
-
-// Decide decides on one shell command line run in cwd ("" when unknown).
-func (e *Engine) Decide(raw, cwd string) Decision {
-	return e.DecideRequest(raw, Request{Cwd: cwd})
-}
-
-// decideRequest decides on one shell command line for a request
-// (DecideRequest, in authorized.go, adds what the configuration's
-// authorization says).
-func (e *Engine) decideRequest(raw string, req Request) Decision {
-	cwd := req.Cwd
-	if e.LoadErr != nil {
-		return Decision{Action: ActionDeny, Reason: ErrLoad.Error()}
-	}
-	d := Decision{SoleGate: e.soleGate()}
-	if e.File == nil && e.Manifest == nil {
-		d.Action, d.Reason = ActionAllow, "no policy.json or agent-shell.toml: allowed by default"
-		return d
-	}
-	command := trimSpace(raw)
-	var line *shellcmd.Line
-	if len(command) > maxCommandBytes {
-		// Parsing a megabyte of shell takes longer than a hook should; a
-		// command this long is not one a policy can vouch for.
-		line = &shellcmd.Line{Err: fmt.Errorf("%w: it is %d bytes, longer than the %d bytes checked", shellcmd.ErrTooLarge, len(command), maxCommandBytes)}
-	} else {
-		line = shellcmd.Parse(command)
-	}
-	d.Unknown = line.UnknownReason()
-
+// rulesStage decides on the parsed line by policy.json's lists and the
+// manifest's rules and packs: every match counts, and the most severe
+// decides.
+func (e *Engine) rulesStage(p *pass) bool {
+	d, line, raw := &p.d, p.line, p.raw
 	defaultAction, unknownAction := ActionAllow, ActionAsk
 	if e.Manifest != nil {
 		defaultAction, unknownAction = e.Manifest.Policy.Default, e.Manifest.Policy.Unknown
@@ -282,13 +231,14 @@ func (e *Engine) decideRequest(raw string, req Request) Decision {
 		}
 	}
 	defaulted := false
-	ev := e.newEvaluation(req)
+	ev := e.newEvaluation(p.req)
 	ev.line = line
+	p.eval = ev
 	// Every match's reason quotes the line: a long line is quoted in part,
 	// or a line of n commands would cost n copies of itself. (The stages
 	// after the rules get the line whole: it is what they record.)
 	quoted := reasonCommand(raw)
-	cwds := []string{cwd} // where the line's commands may run, as its cd's go
+	cwds := []string{p.req.Cwd} // where the line's commands may run, as its cd's go
 	for ci := range line.Commands {
 		c := &line.Commands[ci]
 		for li, layer := range c.Layers {
@@ -352,11 +302,7 @@ func (e *Engine) decideRequest(raw string, req Request) Decision {
 	default:
 		d.Reason = "no command to run"
 	}
-	if e.beforeStage(&d, ev, raw, line) { // before-interceptors (intercept.go): a rewrite restarts from the top
-		return d
-	}
-	e.review(&d, ev, raw, line)
-	return d
+	return false
 }
 
 // layerMatches lists the policy.json and manifest rules that match one

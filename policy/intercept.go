@@ -2,7 +2,6 @@ package policy
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -293,34 +292,6 @@ type InterceptStep struct {
 	Run telemetry.ExtensionRun
 }
 
-// stageKey carries, in a request's context, where the before stage is: how
-// many rewrites led here, and whether it serves the npm shim.
-type stageKey struct{}
-
-type stage struct {
-	depth int
-	shim  bool
-}
-
-func stageOf(ctx context.Context) stage {
-	if ctx == nil {
-		return stage{}
-	}
-	st, _ := ctx.Value(stageKey{}).(stage)
-	return st
-}
-
-// DecideShim decides on a command line for the npm shim: the rules decide
-// only whether the interceptors run (the shim does not enforce them), no
-// reviewer runs, and Decision.Intercept says what the interceptors did.
-func (e *Engine) DecideShim(raw string, req Request) Decision {
-	if req.Context == nil {
-		req.Context = context.Background()
-	}
-	req.Context = context.WithValue(req.Context, stageKey{}, stage{shim: true})
-	return e.DecideRequest(raw, req)
-}
-
 // interceptItem is one simple command of the line with the reports of its
 // layers.
 type interceptItem struct {
@@ -331,17 +302,16 @@ type interceptItem struct {
 
 // beforeStage runs the before-interceptors on a decision the rules did not
 // deny. It reports true when the decision is complete (a rewrite, an answer
-// or a deny, or the shim, which has no reviewers), false when the reviewers
-// are still to run.
-func (e *Engine) beforeStage(d *Decision, ev *evaluation, raw string, line *shellcmd.Line) bool {
-	st := stageOf(ev.req.Context)
+// or a deny), false when the reviewers are still to run.
+func (e *Engine) beforeStage(p *pass) bool {
+	d, ev, raw, line := &p.d, p.eval, p.raw, p.line
 	m := e.Manifest
 	if d.Action == ActionDeny || m == nil || m.runtime == nil {
-		return st.shim
+		return false
 	}
 	chain := m.interceptors(PhaseBefore)
 	if len(chain) == 0 {
-		return st.shim
+		return false
 	}
 	items, ok := interceptItems(d, line)
 	it := &Interception{Outcome: InterceptProceed}
@@ -421,13 +391,13 @@ func (e *Engine) beforeStage(d *Decision, ev *evaluation, raw string, line *shel
 					return deny(ic.Script, fmt.Sprintf("Command '%s' denied: interceptor %s rewrites %s to: %s, but only a line of one simple command can be rewritten, and this one %s",
 						raw, ic.Script, quoteWords(argv), to, why))
 				}
-				if st.depth >= maxRewrites {
+				if p.rewrites >= maxRewrites {
 					add(InterceptDeny, "rewrites to "+to+": too many rewrites")
 					return deny(ic.Script, fmt.Sprintf("Command '%s' denied: interceptor %s rewrites it to: %s, but a command may be rewritten at most %d times",
 						raw, ic.Script, to, maxRewrites))
 				}
 				add(InterceptRewrite, "rewrites to: "+to)
-				e.restart(d, ev, it, ic.Script, raw, to, st)
+				e.restart(p, it, ic.Script, to)
 				return true
 			}
 			add(InterceptDeny, "answered "+a.String())
@@ -438,20 +408,14 @@ func (e *Engine) beforeStage(d *Decision, ev *evaluation, raw string, line *shel
 		d.Intercept = it
 	}
 	d.Extensions = ev.runs
-	return st.shim
+	return false
 }
 
-// restart decides again on the rewritten command line, from the top, and
-// makes that the decision.
-func (e *Engine) restart(d *Decision, ev *evaluation, it *Interception, id, raw, to string, st stage) {
-	req := ev.req
-	req.Context = context.WithValue(req.Context, stageKey{}, stage{depth: st.depth + 1, shim: st.shim})
-	var nd Decision
-	if g := e.guardRewrite(req, to, st); g != nil {
-		nd = Decision{Action: ActionDeny, Rule: "guard:" + g.Guard, Guard: g.Guard, Reason: g.Reason, SoleGate: d.SoleGate}
-	} else {
-		nd = e.decideRequest(to, req)
-	}
+// restart decides again on the rewritten command line, from the top of
+// the pipeline, and makes that the decision.
+func (e *Engine) restart(p *pass, it *Interception, id, to string) {
+	d, ev, raw := &p.d, p.eval, p.raw
+	nd := e.decide(&pass{raw: to, req: ev.req, shim: p.shim, rewrites: p.rewrites + 1})
 	runs := slices.Clone(ev.runs)
 	*d = nd
 	d.Extensions = append(runs, nd.Extensions...)
@@ -473,15 +437,6 @@ func (e *Engine) restart(d *Decision, ev *evaluation, it *Interception, id, raw,
 	}
 	d.Intercept = &merged
 	d.Reason = fmt.Sprintf("%s (interceptor %s rewrote '%s' to: %s)", d.Reason, id, raw, to)
-}
-
-// guardRewrite runs the built-in guard on a rewritten command, as
-// DecideEvent does on the host's own; the npm shim has no guard.
-func (e *Engine) guardRewrite(req Request, command string, st stage) *GuardDenial {
-	if st.shim {
-		return nil
-	}
-	return GuardCommand(e.Root, req.Cwd, command, e.allowEdits())
 }
 
 // interceptItems lines the decision's reports (one per layer, in order) up
