@@ -19,16 +19,6 @@ import (
 	"github.com/agent-shell/agent-shell/hostapi"
 )
 
-// Manifest authorization.
-//
-// A human authorizes the configuration (policy.json, the manifest and every
-// script and module it runs) with `agent-shell authorize`: its digest is
-// recorded in the user's configuration directory (package authority) and a
-// copy of its files is kept under AuthorizedSubpath/<digest>/, laid out as
-// under the repository root. Every decision checks the digest of the
-// configuration in force against the record; when they differ, the
-// authorized copy's own [policy] unauthorized says what decides.
-
 // The values of [policy] unauthorized.
 const (
 	// UnauthorizedLastAuthorized decides with the last authorized copy.

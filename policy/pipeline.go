@@ -28,8 +28,8 @@ type pass struct {
 }
 
 // decide runs the pipeline: every stage in this order, until one completes
-// the decision. The restart after a rewrite (restart, in intercept.go) runs
-// it again from the top.
+// the decision. The restart after a rewrite (restart, in
+// intercept_before.go) runs it again from the top.
 func (e *Engine) decide(p *pass) Decision {
 	stages := [...]func(*Engine, *pass) bool{
 		(*Engine).guardStage,         // the built-in guard (guard.go): no configuration can overturn it
@@ -161,3 +161,7 @@ func (e *Engine) reviewStage(p *pass) bool {
 }
 
 func (e *Engine) soleGate() bool { return e.Manifest != nil && e.Manifest.Policy.SoleGate }
+
+// maxCommandBytes bounds the command line that is parsed; a longer one is
+// unknown.
+const maxCommandBytes = 64 << 10
