@@ -104,7 +104,7 @@ func (e *Engine) After(req Request, r CommandResult) AfterOutcome {
 		if a == nil {
 			step.Failed = true
 			step.Reason = fmt.Sprintf("%s: %v", res.Failure, res.Err)
-			if decl := m.script(ic.Script); decl != nil && decl.Failure == "keep" {
+			if decl := m.script(ic.Script); decl != nil && decl.Failure == runtime.OnFailureKeep {
 				step.Outcome = AfterKeep
 				out.Steps = append(out.Steps, step)
 				continue
@@ -112,14 +112,14 @@ func (e *Engine) After(req Request, r CommandResult) AfterOutcome {
 			return withhold(fmt.Sprintf("the command's output is withheld: after-interceptor %s failed (%s)", ic.Script, step.Reason))
 		}
 		switch a.Op {
-		case "keep":
+		case builtins.OpKeep:
 			step.Outcome = AfterKeep
-		case "replace":
+		case builtins.OpReplace:
 			step.Outcome = AfterReplace
 			out.Outcome, out.Interceptor = AfterReplace, ic.Script
 			out.Stdout, out.StdoutTruncated = FinalizeOutput(a.Stdout, MaxInterceptOutput)
 			out.Stderr, out.StderrTruncated = FinalizeOutput(a.Stderr, MaxInterceptOutput)
-		case "reject_disclosure":
+		case builtins.OpRejectDisclosure:
 			step.Reason = a.Reason
 			return withhold(fmt.Sprintf("the command's output is withheld by interceptor %s: %s", ic.Script, a.Reason))
 		default:
@@ -136,35 +136,14 @@ func (e *Engine) invokeAfter(ev *evaluation, id string, r CommandResult, cur Aft
 	if err := checkInput(r.Argv, nil); err != nil {
 		return runtime.Result{Failure: runtime.FailInput, Err: err}
 	}
-	kind, code := "exited", r.Status
-	if r.Signaled {
-		kind = "signaled"
-	}
 	input := func() (starlark.Value, error) {
-		res := &builtins.CommandResult{Argv: r.Argv, Signaled: r.Signaled, Status: code, Stdout: cur.Stdout, Stderr: cur.Stderr,
+		res := &builtins.CommandResult{Argv: r.Argv, Signaled: r.Signaled, Status: r.Status, Stdout: cur.Stdout, Stderr: cur.Stderr,
 			StdoutTruncated: cur.StdoutTruncated, StderrTruncated: cur.StderrTruncated, InterceptedBy: r.InterceptedBy}
 		return res.Value(), nil
 	}
-	payload := func() map[string]any {
-		args := make([]any, 0, len(r.Argv))
-		for _, a := range r.Argv[1:] {
-			args = append(args, a)
-		}
-		var by any
-		if r.InterceptedBy != "" {
-			by = r.InterceptedBy
-		}
-		return map[string]any{
-			"command":          map[string]any{"program": r.Argv[0], "arguments": args},
-			"event":            "after_command",
-			"intercepted_by":   by,
-			"status":           map[string]any{kind: int64(code)},
-			"stdout":           cur.Stdout,
-			"stderr":           cur.Stderr,
-			"stdout_truncated": cur.StdoutTruncated,
-			"stderr_truncated": cur.StderrTruncated,
-			"untrusted_output": true,
-		}
+	payload := func() runtime.HookPayload {
+		return runtime.AfterRequest{Argv: r.Argv, InterceptedBy: r.InterceptedBy, Signaled: r.Signaled, Status: r.Status,
+			Stdout: cur.Stdout, Stderr: cur.Stderr, StdoutTruncated: cur.StdoutTruncated, StderrTruncated: cur.StderrTruncated}
 	}
 	return e.Manifest.invoke(ev.req.Context, id, ev.req.SessionID, input, payload)
 }

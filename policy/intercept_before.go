@@ -78,7 +78,7 @@ func (e *Engine) beforeStage(p *pass) bool {
 			if a == nil {
 				step.Failed = true
 				why := fmt.Sprintf("%s: %v", res.Failure, res.Err)
-				if decl := m.script(ic.Script); decl != nil && decl.Failure == "proceed" {
+				if decl := m.script(ic.Script); decl != nil && decl.Failure == runtime.OnFailureProceed {
 					add(InterceptProceed, why)
 					continue
 				}
@@ -86,13 +86,13 @@ func (e *Engine) beforeStage(p *pass) bool {
 				return deny(ic.Script, fmt.Sprintf("Command '%s' denied: interceptor %s failed (%s)", raw, ic.Script, why))
 			}
 			switch a.Op {
-			case "proceed":
+			case builtins.OpProceed:
 				add(InterceptProceed, "")
 				continue
-			case "reject":
+			case builtins.OpReject:
 				add(InterceptDeny, a.Reason)
 				return deny(ic.Script, fmt.Sprintf("%s: %s", ic.Script, a.Reason))
-			case "respond":
+			case builtins.OpRespond:
 				if why := notSimple(line); why != "" {
 					add(InterceptDeny, fmt.Sprintf("answered for %s, but the line %s", quoteWords(argv), why))
 					return deny(ic.Script, fmt.Sprintf("Command '%s' denied: interceptor %s answered for %s with a synthetic result, which cannot stand for the whole line: it %s",
@@ -106,7 +106,7 @@ func (e *Engine) beforeStage(p *pass) bool {
 				deny(ic.Script, respondReason(raw, it))
 				it.Outcome = InterceptRespond // on the hook path a deny carrying the output
 				return true
-			case "rewrite":
+			case builtins.OpRewrite:
 				to := quoteWords(a.Argv)
 				if why := notSimple(line); why != "" {
 					add(InterceptDeny, fmt.Sprintf("rewrites %s to %s, but the line %s", quoteWords(argv), to, why))
@@ -217,22 +217,17 @@ func (e *Engine) invokeBefore(ev *evaluation, id string, d *Decision, item *inte
 	ev.ensureRequestID()
 	input := func() (starlark.Value, error) {
 		c := &builtins.Context{
-			Phase: "shell_before", RequestID: ev.requestID, SessionID: ev.req.SessionID, Agent: ev.req.Agent, Tool: ev.req.Tool,
+			Phase: builtins.PhaseBefore, RequestID: ev.requestID, SessionID: ev.req.SessionID, Agent: ev.req.Agent, Tool: ev.req.Tool,
 			Argv: argv, Program: program, Cwd: ev.req.Cwd, Effects: effects, Timestamp: ev.timestamp,
 			Policy: &builtins.Policy{Action: string(d.Action), Reason: d.Reason, Matches: matches},
 		}
 		ev.fill(c, item.cmd)
 		return c.Value(), nil
 	}
-	payload := func() map[string]any {
-		ids := make([]any, 0, len(matches))
-		for _, mt := range matches {
-			if mt.RuleID != "" && !slices.Contains(ids, any(mt.RuleID)) {
-				ids = append(ids, mt.RuleID)
-			}
-		}
-		return hookContext("before_command", ev.requestID, ev.req.SessionID, m.Digest, ev.req.Cwd, program, argv, effects,
-			map[string]any{"action": string(d.Action), "matches": ids, "reason": ""})
+	payload := func() runtime.HookPayload {
+		return runtime.CommandRequest{Event: runtime.HookEventBefore, RequestID: ev.requestID, SessionID: ev.req.SessionID,
+			ManifestSHA256: m.Digest, Cwd: ev.req.Cwd, Argv: argv, Path: program, Effects: effects,
+			Policy: &runtime.RequestPolicy{Action: string(d.Action), Matches: matches}}
 	}
 	return m.invoke(ev.req.Context, id, ev.req.SessionID, input, payload)
 }

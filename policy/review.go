@@ -225,30 +225,16 @@ func (e *Engine) reviewItem(it *askItem, d *Decision, ev *evaluation, r *Review,
 	if inputErr == nil {
 		input = e.reviewContext(ev, it, ruleReason)
 	}
-	payload := func() map[string]any {
-		matches := make([]any, 0, len(it.matches))
-		for _, mt := range it.matches {
-			var reason any
-			if mt.Reason != "" {
-				reason = mt.Reason
-			}
-			matches = append(matches, map[string]any{"rule_id": mt.RuleID, "action": mt.Action, "reason": reason})
-		}
+	payload := func() runtime.HookPayload {
 		program := it.argv[0]
 		if len(it.cmd.Layers) == 1 && it.cmd.Path != "" {
 			program = it.cmd.Path
 		}
 		ev.ensureRequestID()
-		p := hookContext("approval_request", ev.requestID, ev.req.SessionID, m.Digest, ev.req.Cwd, program, it.argv, it.effects,
-			map[string]any{"action": string(ActionAsk), "reason": ruleReason, "matches": matches})
-		p["display_command"] = quoteWords(it.argv)
-		p["rationale"] = nil
-		scopes := make([]any, len(offered))
-		for i, sc := range offered {
-			scopes[i] = sc
-		}
-		p["offered_scopes"] = scopes // our addition: reviewers know what they may grant
-		return p
+		return runtime.CommandRequest{Event: runtime.HookEventReview, RequestID: ev.requestID, SessionID: ev.req.SessionID,
+			ManifestSHA256: m.Digest, Cwd: ev.req.Cwd, Argv: it.argv, Path: program, Effects: it.effects,
+			Policy: &runtime.RequestPolicy{Action: string(ActionAsk), Reason: ruleReason, Matches: it.matches},
+			Review: &runtime.ReviewRequest{DisplayCommand: quoteWords(it.argv), OfferedScopes: offered}}
 	}
 	for _, rv := range m.Reviewers {
 		id := rv.Name()
@@ -275,7 +261,7 @@ func (e *Engine) reviewItem(it *askItem, d *Decision, ev *evaluation, r *Review,
 		a := res.Action
 		if a == nil {
 			step.Reason = fmt.Sprintf("%s: %v", res.Failure, res.Err)
-			if rv.failure(m) == "defer" {
+			if rv.failure(m) == runtime.OnFailureDefer {
 				step.Outcome = "defer"
 				r.Steps = append(r.Steps, step)
 				continue
@@ -284,21 +270,21 @@ func (e *Engine) reviewItem(it *askItem, d *Decision, ev *evaluation, r *Review,
 			return
 		}
 		switch a.Op {
-		case "defer":
+		case builtins.OpDefer:
 			step.Outcome = "defer"
 			r.Steps = append(r.Steps, step)
 			continue
-		case "deny":
+		case builtins.OpDeny:
 			step.Reason = a.Reason
 			done("deny", fmt.Sprintf("%s: %s", id, a.Reason))
 			return
-		case "rewrite":
+		case builtins.OpRewrite:
 			step.Reason = "suggests: " + quoteWords(a.Argv)
 			done("deny", fmt.Sprintf("Command '%s' denied: reviewer %s suggests: %s", raw, id, quoteWords(a.Argv)))
 			return
-		case "approve", "approve_for":
+		case builtins.OpApprove, builtins.OpApproveFor:
 			scope := state.ScopeOnce
-			if a.Op == "approve_for" {
+			if a.Op == builtins.OpApproveFor {
 				scope = a.Scope
 			}
 			step.Scope = scope
@@ -422,7 +408,7 @@ func (e *Engine) reviewContext(ev *evaluation, it *askItem, ruleReason string) s
 		program = it.cmd.Path
 	}
 	c := &builtins.Context{
-		Phase: "shell_reviewer", RequestID: ev.requestID, SessionID: ev.req.SessionID, Agent: ev.req.Agent, Tool: ev.req.Tool,
+		Phase: builtins.PhaseReviewer, RequestID: ev.requestID, SessionID: ev.req.SessionID, Agent: ev.req.Agent, Tool: ev.req.Tool,
 		Argv: it.argv, Program: program, Cwd: ev.req.Cwd, Effects: it.effects, Timestamp: ev.timestamp,
 		Policy: &builtins.Policy{Action: string(ActionAsk), Reason: ruleReason, Matches: it.matches},
 	}

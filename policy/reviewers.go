@@ -21,11 +21,11 @@ type ReviewerDecl struct {
 	// The keys of a model reviewer: its id (the reviewer's name in reasons,
 	// grants and the record), the program and its arguments, how long it
 	// may take, the largest request it is sent, and what its failure means.
-	ID             string   `toml:"id"`
-	Command        []string `toml:"command"`
-	Timeout        string   `toml:"timeout"`
-	MaxPromptBytes int      `toml:"max_prompt_bytes"`
-	Failure        string   `toml:"failure"`
+	ID             string            `toml:"id"`
+	Command        []string          `toml:"command"`
+	Timeout        string            `toml:"timeout"`
+	MaxPromptBytes int               `toml:"max_prompt_bytes"`
+	Failure        runtime.OnFailure `toml:"failure"`
 
 	timeout time.Duration
 }
@@ -44,15 +44,15 @@ func (r *ReviewerDecl) Name() string {
 	return r.Script
 }
 
-// failure is what a reviewer's failure means: "deny" or "defer".
-func (r *ReviewerDecl) failure(m *Manifest) string {
+// failure is what a reviewer's failure means: deny or defer.
+func (r *ReviewerDecl) failure(m *Manifest) runtime.OnFailure {
 	if r.Kind == ReviewerModel {
 		return r.Failure
 	}
-	if decl := m.script(r.Script); decl != nil && decl.Failure == "defer" {
-		return "defer"
+	if decl := m.script(r.Script); decl != nil && decl.Failure == runtime.OnFailureDefer {
+		return runtime.OnFailureDefer
 	}
-	return "deny"
+	return runtime.OnFailureDeny
 }
 
 // ApprovalsConfig is the manifest's [approvals] table.
@@ -193,8 +193,8 @@ func (m *Manifest) validateModelReviewer(i int, r *ReviewerDecl, line int) error
 	}
 	switch r.Failure {
 	case "":
-		r.Failure = "deny"
-	case "deny", "defer":
+		r.Failure = runtime.OnFailureDeny
+	case runtime.OnFailureDeny, runtime.OnFailureDefer:
 	default:
 		return fail("failure", "%q: want deny or defer (a failure never approves)", r.Failure)
 	}
