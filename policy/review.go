@@ -61,7 +61,7 @@ func (s ReviewStep) CommandLine() string { return quoteWords(s.Command) }
 // store's), whose Reason then says why.
 func (s ReviewStep) Failed() bool {
 	switch s.Answer {
-	case "", "grant", "approve", "approve_for", "deny", "rewrite", "defer":
+	case "", "grant", builtins.OpApprove, builtins.OpApproveFor, builtins.OpDeny, builtins.OpRewrite, builtins.OpDefer:
 		return false
 	}
 	return true
