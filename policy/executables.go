@@ -71,7 +71,7 @@ func (m *Manifest) invoke(ctx context.Context, id, session string, input func() 
 		}
 		var b [8]byte
 		rand.Read(b[:]) //nolint:errcheck // never fails on Linux
-		return x.Run(ctx, "shell-hook-"+hex.EncodeToString(b[:]), payload().Payload()).Result
+		return x.Run(ctx, "shell-hook-"+hex.EncodeToString(b[:]), payload()).Result
 	}
 	v, err := input()
 	if err != nil {
