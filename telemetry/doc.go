@@ -17,6 +17,15 @@
 // exactly the lines a repair names, so the chain verifies across them and
 // each repair is reported once.
 //
+// # Reading
+//
+// The reader (reader.go) is the hot path of `log`: a hand-written scanner that checks a
+// line is one well-formed JSON object and pulls out the few top-level fields
+// a query looks at, without building any value. It accepts exactly what
+// encoding/json's Valid accepts for an object (FuzzScanLine holds it to
+// that), so a line it passes always decodes, and a damaged line is caught
+// even when no filter would have looked at it.
+//
 // # The processes above a command
 //
 // An agent that takes its markers out of a command's environment (env -u
