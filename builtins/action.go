@@ -136,13 +136,13 @@ func (a *Action) String() string {
 	b.WriteString(a.Op)
 	b.WriteByte('(')
 	switch {
-	case a.Op == "approve_for":
+	case a.Op == OpApproveFor:
 		b.WriteString(quote(a.Scope))
-	case a.Op == "rewrite":
+	case a.Op == OpRewrite:
 		writeStrings(&b, a.Argv)
 	case a.Kind == KindEffect:
 		writeStrings(&b, a.Effects)
-	case a.Op == "respond" || (a.Kind == KindAfter && a.Op == "replace"):
+	case a.Op == OpRespond || (a.Kind == KindAfter && a.Op == OpReplace):
 		sep := ""
 		if a.Stdout != "" {
 			b.WriteString("stdout = " + quote(a.Stdout))
@@ -155,9 +155,9 @@ func (a *Action) String() string {
 		if a.Exit != 0 {
 			b.WriteString(sep + "exit = " + strconv.Itoa(a.Exit))
 		}
-	case a.Op == "drop_field":
+	case a.Op == OpDropField:
 		b.WriteString(quote(a.Field))
-	case a.Kind == KindAudit && a.Op == "replace":
+	case a.Kind == KindAudit && a.Op == OpReplace:
 		b.WriteByte('{')
 		for i, k := range slices.Sorted(maps.Keys(a.Fields)) {
 			if i > 0 {

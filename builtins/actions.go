@@ -44,42 +44,42 @@ func ActionModule(k Kind) *starlarkstruct.Module {
 func constructors(k Kind) map[string]builtinFunc {
 	switch k {
 	case KindMatcher:
-		return map[string]builtinFunc{"yes": reasonOptional(k, "yes"), "no": reasonOptional(k, "no")}
+		return map[string]builtinFunc{"yes": reasonOptional(k, OpYes), "no": reasonOptional(k, OpNo)}
 	case KindReviewer:
 		return map[string]builtinFunc{
-			"approve":     noArgs(k, "approve"),
+			"approve":     noArgs(k, OpApprove),
 			"approve_for": approveFor,
-			"deny":        reasonRequired(k, "deny"),
+			"deny":        reasonRequired(k, OpDeny),
 			"rewrite":     rewrite(k),
-			"defer":       noArgs(k, "defer"),
+			"defer":       noArgs(k, OpDefer),
 		}
 	case KindBefore:
 		return map[string]builtinFunc{
-			"proceed": noArgs(k, "proceed"),
+			"proceed": noArgs(k, OpProceed),
 			"rewrite": rewrite(k),
-			"respond": output(k, "respond", true),
-			"reject":  reasonRequired(k, "reject"),
+			"respond": output(k, OpRespond, true),
+			"reject":  reasonRequired(k, OpReject),
 		}
 	case KindAfter:
 		return map[string]builtinFunc{
-			"keep":              noArgs(k, "keep"),
-			"replace":           output(k, "replace", false),
-			"reject_disclosure": reasonRequired(k, "reject_disclosure"),
+			"keep":              noArgs(k, OpKeep),
+			"replace":           output(k, OpReplace, false),
+			"reject_disclosure": reasonRequired(k, OpRejectDisclosure),
 		}
 	case KindEffect:
 		m := map[string]builtinFunc{
-			"add":        effectList("add"),
-			"replace":    effectList("replace"),
+			"add":        effectList(OpAdd),
+			"replace":    effectList(OpReplace),
 			"read_path":  effectPath("read"),
 			"write_path": effectPath("write"),
 		}
 		for _, e := range bareEffects {
-			m[e] = noArgs(k, "add", e)
+			m[e] = noArgs(k, OpAdd, e)
 		}
 		return m
 	case KindAudit:
 		return map[string]builtinFunc{
-			"keep":       noArgs(k, "keep"),
+			"keep":       noArgs(k, OpKeep),
 			"drop_field": dropField,
 			"replace":    auditReplace,
 		}
@@ -138,7 +138,7 @@ func approveFor(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kw
 	}
 	for _, s := range reviewScopes {
 		if scope == s {
-			return &Action{Kind: KindReviewer, Op: "approve_for", Scope: scope}, nil
+			return &Action{Kind: KindReviewer, Op: OpApproveFor, Scope: scope}, nil
 		}
 	}
 	return nil, fmt.Errorf("%s: unknown scope %s (want one of %s)", b.Name(), clip(scope), strings.Join(reviewScopes, ", "))
@@ -168,7 +168,7 @@ func rewrite(k Kind) builtinFunc {
 				return nil, err
 			}
 		}
-		return &Action{Kind: k, Op: "rewrite", Argv: argv}, nil
+		return &Action{Kind: k, Op: OpRewrite, Argv: argv}, nil
 	}
 }
 
@@ -207,7 +207,7 @@ func effectList(op string) builtinFunc {
 			return nil, err
 		}
 		var effects []string
-		if s, ok := v.(starlark.String); ok && op == "add" {
+		if s, ok := v.(starlark.String); ok && op == OpAdd {
 			effects = []string{string(s)}
 		} else {
 			var err error
@@ -237,7 +237,7 @@ func effectPath(prefix string) builtinFunc {
 		if err := checkEffect(b.Name(), e); err != nil {
 			return nil, err
 		}
-		return &Action{Kind: KindEffect, Op: "add", Effects: []string{e}}, nil
+		return &Action{Kind: KindEffect, Op: OpAdd, Effects: []string{e}}, nil
 	}
 }
 
@@ -284,7 +284,7 @@ func dropField(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwa
 	if err := checkString(b.Name(), "name", name, MaxString); err != nil {
 		return nil, err
 	}
-	return &Action{Kind: KindAudit, Op: "drop_field", Field: name}, nil
+	return &Action{Kind: KindAudit, Op: OpDropField, Field: name}, nil
 }
 
 func auditReplace(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -316,7 +316,7 @@ func auditReplace(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 		}
 		fields[string(name)] = string(val)
 	}
-	return &Action{Kind: KindAudit, Op: "replace", Fields: fields}, nil
+	return &Action{Kind: KindAudit, Op: OpReplace, Fields: fields}, nil
 }
 
 // stringList converts a list or tuple of strings of at most MaxList items.

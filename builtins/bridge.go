@@ -25,7 +25,7 @@ const (
 // Context is shell-context-v1: what matchers, reviewers, before-interceptors and effect
 // analyzers see of one simple command.
 type Context struct {
-	Phase     string // "shell_matcher", "shell_reviewer", "shell_before", "shell_effect"
+	Phase     string // PhaseMatcher, PhaseReviewer, PhaseBefore or PhaseEffect
 	RequestID string
 	SessionID string
 	Agent     string   // "claude", "copilot", ... or "npm" on the shim path
@@ -188,7 +188,7 @@ func (a *AuditEvent) Value() (starlark.Value, error) {
 	}
 	s := starlarkstruct.FromStringDict(auditCtor, starlark.StringDict{
 		"version":    starlark.String(AuditVersion),
-		"phase":      starlark.String("shell_audit"),
+		"phase":      starlark.String(PhaseAudit),
 		"sequence":   starlark.MakeInt64(a.Sequence),
 		"timestamp":  starlark.String(a.Timestamp),
 		"session_id": starlark.String(a.SessionID),
@@ -231,7 +231,7 @@ func (r *CommandResult) Value() starlark.Value {
 	}
 	s := starlarkstruct.FromStringDict(starlark.String("shell_result"), starlark.StringDict{
 		"version":          starlark.String(ResultVersion),
-		"phase":            starlark.String("shell_after"),
+		"phase":            starlark.String(PhaseAfter),
 		"argv":             argv,
 		"status_kind":      starlark.String(kind),
 		"status_code":      starlark.MakeInt(r.Status),

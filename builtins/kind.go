@@ -13,6 +13,40 @@ const (
 	KindAudit    Kind = "shell_audit_filter"
 )
 
+// The ops of the kinds' actions (Action.Op), by the module that makes them.
+const (
+	OpYes = "yes" // Match
+	OpNo  = "no"
+
+	OpApprove    = "approve" // Review
+	OpApproveFor = "approve_for"
+	OpDeny       = "deny"
+	OpRewrite    = "rewrite" // Review and Intercept
+	OpDefer      = "defer"
+
+	OpProceed = "proceed" // Intercept
+	OpRespond = "respond"
+	OpReject  = "reject"
+
+	OpKeep             = "keep"    // Result and Audit
+	OpReplace          = "replace" // Result, Effect and Audit
+	OpRejectDisclosure = "reject_disclosure"
+
+	OpAdd = "add" // Effect
+
+	OpDropField = "drop_field" // Audit
+)
+
+// The phases the kinds' bridge values carry (ctx.phase, result.phase, event.phase).
+const (
+	PhaseMatcher  = "shell_matcher"
+	PhaseReviewer = "shell_reviewer"
+	PhaseBefore   = "shell_before"
+	PhaseAfter    = "shell_after"
+	PhaseEffect   = "shell_effect"
+	PhaseAudit    = "shell_audit"
+)
+
 // Limits the constructors and codecs enforce.
 const (
 	// MaxString is the most bytes in any one string (a reason, an argv element, an effect, a

@@ -19,16 +19,6 @@ import (
 	"github.com/agent-shell/agent-shell/hostapi"
 )
 
-// Manifest authorization.
-//
-// A human authorizes the configuration (policy.json, the manifest and every
-// script and module it runs) with `agent-shell authorize`: its digest is
-// recorded in the user's configuration directory (package authority) and a
-// copy of its files is kept under AuthorizedSubpath/<digest>/, laid out as
-// under the repository root. Every decision checks the digest of the
-// configuration in force against the record; when they differ, the
-// authorized copy's own [policy] unauthorized says what decides.
-
 // The values of [policy] unauthorized.
 const (
 	// UnauthorizedLastAuthorized decides with the last authorized copy.
@@ -113,33 +103,12 @@ type authNote struct {
 	suffix string // added to the end of every decision's reason
 }
 
-func (n authNote) apply(d Decision) Decision {
-	if n.suffix != "" && !strings.HasSuffix(d.Reason, n.suffix) {
-		d.Reason += n.suffix
+// withNote adds the authorization's note to the end of the reason.
+func (d Decision) withNote(note string) Decision {
+	if note != "" && !strings.HasSuffix(d.Reason, note) {
+		d.Reason += note
 	}
 	return d
-}
-
-// DecideEvent decides on one hook event.
-func (e *Engine) DecideEvent(ev *hostapi.Event) Decision {
-	// The built-in guards come first: they do not depend on the project's
-	// configuration, so no rule, load error, script or authorization state
-	// can overturn them, or change their reason.
-	if d, ok := e.guardEvent(ev); ok {
-		return d
-	}
-	if e.auth.deny != "" {
-		return Decision{Action: ActionDeny, Reason: e.auth.deny}
-	}
-	return e.auth.apply(e.decideEvent(ev))
-}
-
-// DecideRequest decides on one shell command line for a request.
-func (e *Engine) DecideRequest(raw string, req Request) Decision {
-	if e.auth.deny != "" {
-		return Decision{Action: ActionDeny, Reason: e.auth.deny}
-	}
-	return e.auth.apply(e.decideRequest(raw, req))
 }
 
 // AuthState says whether the configuration is authorized.

@@ -11,14 +11,6 @@ import (
 	"github.com/agent-shell/agent-shell/policy/shellcmd"
 )
 
-// Dynamic words are not known words. A command whose words are only known
-// at run time (rm $F x, git push origin "$B", echo x | xargs rm) is matched
-// against every value they may take, through its shapes (see
-// shellcmd.Command.Shapes): a deny or ask rule that some value would match,
-// and no static word rules out, matches maybe, and the command is unknown
-// to it: [policy] unknown decides, as for a command whose program is not
-// static. An allow rule that only maybe matches does not allow.
-
 // triMaybe is a matcher's answer when only some run-time value of the
 // command's words makes it hold.
 const triMaybe tri = triFailed + 1

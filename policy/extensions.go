@@ -246,7 +246,7 @@ func (ev *evaluation) invoke(id, phase string, s *subject, effects []string) run
 		res = runtime.Result{Failure: runtime.FailInput, Err: err}
 	} else {
 		input := func() (starlark.Value, error) {
-			if phase != "shell_matcher" {
+			if phase != builtins.PhaseMatcher {
 				return ev.context(phase, s, effects), nil
 			}
 			if s.ctx == nil { // one ctx per layer, shared by its matchers
@@ -254,9 +254,10 @@ func (ev *evaluation) invoke(id, phase string, s *subject, effects []string) run
 			}
 			return s.ctx, nil
 		}
-		payload := func() map[string]any {
+		payload := func() runtime.HookPayload {
 			ev.ensureRequestID()
-			return hookContext("effect_analysis", ev.requestID, ev.req.SessionID, m.Digest, ev.req.Cwd, s.program(), s.argv, effects, nil)
+			return runtime.CommandRequest{Event: runtime.HookEventEffect, RequestID: ev.requestID, SessionID: ev.req.SessionID,
+				ManifestSHA256: m.Digest, Cwd: ev.req.Cwd, Argv: s.argv, Path: s.program(), Effects: effects}
 		}
 		res = m.invoke(ev.req.Context, id, ev.req.SessionID, input, payload)
 	}
@@ -330,17 +331,17 @@ func (s *subject) matchScript(id string) tri {
 		return r
 	}
 	ev := s.eval
-	res := ev.invoke(id, "shell_matcher", s, s.effects)
+	res := ev.invoke(id, builtins.PhaseMatcher, s, s.effects)
 	r := triFailed
 	if res.Action != nil {
-		r = triOf(res.Action.Op == "yes")
+		r = triOf(res.Action.Op == builtins.OpYes)
 		if r == triYes && res.Action.Reason != "" {
 			if s.why == nil {
 				s.why = map[string]string{}
 			}
 			s.why[id] = res.Action.Reason
 		}
-	} else if decl := ev.e.Manifest.script(id); decl != nil && decl.Failure == "deny" {
+	} else if decl := ev.e.Manifest.script(id); decl != nil && decl.Failure == runtime.OnFailureDeny {
 		ev.deny(s.raw, id, "matcher", res)
 	}
 	if s.scripts == nil {
@@ -373,15 +374,15 @@ func (ev *evaluation) analyze(s *subject, effects []string) []string {
 		return effects
 	}
 	for _, a := range ev.e.Manifest.Analyzers {
-		res := ev.invoke(a.Script, "shell_effect", s, effects)
-		if res.Action != nil && res.Action.Op == "replace" && !a.Replace {
+		res := ev.invoke(a.Script, builtins.PhaseEffect, s, effects)
+		if res.Action != nil && res.Action.Op == builtins.OpReplace && !a.Replace {
 			res = runtime.Result{Failure: runtime.FailMalformed,
 				Err: fmt.Errorf("Effect.replace needs replace = true in the analyzer's [[analyzer]] entry")}
 			ev.runs[len(ev.runs)-1] = extensionRun(a.Script, builtins.KindEffect, res)
 		}
 		if res.Action == nil {
 			effects = appendNew(effects, fmt.Sprintf("%s:analyzer failed: %s (%s)", EffectUnknown, a.Script, res.Failure))
-			if decl := ev.e.Manifest.script(a.Script); decl != nil && decl.Failure == "deny" {
+			if decl := ev.e.Manifest.script(a.Script); decl != nil && decl.Failure == runtime.OnFailureDeny {
 				ev.deny(s.raw, a.Script, "effect analyzer", res)
 			}
 			continue
@@ -390,7 +391,7 @@ func (ev *evaluation) analyze(s *subject, effects []string) []string {
 		for _, e := range res.Action.Effects {
 			added = append(added, absoluteEffect(e, ev.req.Cwd))
 		}
-		if res.Action.Op == "replace" {
+		if res.Action.Op == builtins.OpReplace {
 			effects = appendNew(nil, added...)
 		} else {
 			effects = appendNew(effects, added...)
@@ -426,9 +427,9 @@ func (e *Engine) AuditFilter() telemetry.AuditFilter {
 			}
 			return v, nil
 		}
-		payload := func() map[string]any {
-			return auditPayload(fmt.Sprintf("audit-%d", ev.Seq), m.Digest, ev.SessionID, ev.Event, ev.Seq,
-				float64(ev.Timestamp.UnixMilli())/1000, fields)
+		payload := func() runtime.HookPayload {
+			return runtime.AuditRequest{RequestID: fmt.Sprintf("audit-%d", ev.Seq), ManifestSHA256: m.Digest, SessionID: ev.SessionID,
+				EventType: ev.Event, Sequence: ev.Seq, Timestamp: float64(ev.Timestamp.UnixMilli()) / 1000, Fields: fields}
 		}
 		res := m.invoke(context.Background(), id, ev.SessionID, input, payload)
 		if res.Action == nil {
@@ -436,9 +437,9 @@ func (e *Engine) AuditFilter() telemetry.AuditFilter {
 		}
 		var edit telemetry.FilterEdit
 		switch res.Action.Op {
-		case "drop_field":
+		case builtins.OpDropField:
 			edit.Drop = []string{res.Action.Field}
-		case "replace":
+		case builtins.OpReplace:
 			edit.Set = res.Action.Fields
 		}
 		return edit, nil

@@ -64,7 +64,7 @@ type Manifest struct {
 	Guard     guard.Config    `toml:"guard"` // [guard]: see package guard
 	Reviewers []*ReviewerDecl `toml:"reviewer"`
 	Approvals ApprovalsConfig `toml:"approvals"`
-	// Interceptors are the [[interceptor]] entries: see intercept.go.
+	// Interceptors are the [[interceptor]] entries: see the package doc.
 	Interceptors []*InterceptorDecl `toml:"interceptor"`
 	// Packs are the [[pack]] entries: see pack.go. Their rules and scripts
 	// are added to Rules, Scripts, ... with ids namespaced NAME/id.

@@ -2,312 +2,18 @@ package policy
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
 
-	"github.com/agent-shell/agent-shell/authority"
 	"github.com/agent-shell/agent-shell/builtins"
 	"github.com/agent-shell/agent-shell/policy/shellcmd"
 	"github.com/agent-shell/agent-shell/runtime"
 	"github.com/agent-shell/agent-shell/state"
 )
-
-// Reviewers and approval grants: the last step of a decision, run only when
-// the rules say ask (a deny never gets here, so no reviewer or grant can
-// overturn one).
-//
-//  1. Grants. Each simple command that asked is looked up among the live
-//     grants of the request's session, then the durable ones. When every
-//     one of them is covered, the line is allowed without running any
-//     reviewer. A grant store that cannot be read denies (fail closed).
-//  2. Reviewers. The commands no grant covers are reviewed one by one, each
-//     by the [[reviewer]] chain in declaration order (strategy
-//     first_terminal): defer (or a failure declared "defer") passes the
-//     command to the next reviewer, any other answer ends its chain.
-//     Reviewing stops at the first command denied. A reviewer sees its
-//     command as shell-context-v1 with phase "shell_reviewer", the policy
-//     decision (action, reason, matches) and offered_scopes.
-//  3. The line: any command denied -> deny (the first denial's reason);
-//     else any command whose reviewers all deferred -> ask stays, for the
-//     host ("all reviewers deferred: <reason>"); else allow, and only then
-//     are the grants the reviewers asked for stored (a store error denies).
-//
-// A reviewer reviews one simple command, not the line: "curl x && rm y"
-// asks about curl and rm separately (when both asked), so that an answer,
-// and a grant, is about one command whose identity can be checked later; a
-// line is allowed only when every command that asked is approved or covered
-// by a grant. The same command twice in one line is reviewed once.
-//
-// Answers: Review.approve() approves once (the scope "once", which must be
-// offered too); Review.approve_for(scope) approves and leaves a grant of a
-// scope the manifest offers ([approvals] scopes), and denies for a scope it
-// does not offer, never downgrading silently; Review.deny(reason) denies
-// "<script>: <reason>"; Review.rewrite(argv) denies, naming the suggested
-// command (the hook path cannot run another command); Review.defer() passes.
-// A failure (fuel, timeout, error, malformed answer, state) takes the
-// script's declared failure: deny (the default) or defer. No failure
-// approves.
-//
-// Grant identity (reference §7.2, with what the hook path knows): the scope
-// parts are the manifest digest, the request kind ("shell"), the program
-// identity, the cwd (cleaned) and a digest of what else changes what the
-// command does: its environment assignments (PATH=... cmd) and
-// redirections, in order (our stand-in for the reference's environment and
-// stdin digests). The exact hash is GrantHash(scope parts ++ argv), where
-// argv is the command's outermost layer (wrappers included, so a grant for
-// `rm x` does not cover `sudo rm x`). The program identity is the innermost
-// layer's program as written, shellcmd's Path: "name:<word>" for a word
-// looked up in PATH, "path:<filepath.Clean(path)>" for one with a slash (a
-// relative path is relative to the cwd, which is part of the identity).
-// The hook path does not see the host's PATH or files, so the executable is
-// not resolved or fingerprinted; a wrapper's own path is not kept by
-// shellcmd either (its basename is in argv). exact_session: the same
-// session and hash. prefix_session: the same session and scope hash, and an
-// argv that starts with the approved request's full argv. durable_exact:
-// the same hash, in any session, until it expires ([approvals]
-// durable_days, default 30, at most 365) or is revoked.
-//
-// A command that is not static (an unknown program, a parameter
-// expansion, a substitution, a dynamic redirection) has no identity a
-// later request could be checked against: it is never looked up, and a
-// reviewer's approve_for on it approves this request only (the review
-// record says the grant was not stored).
-
-// ReviewerDecl is one [[reviewer]], asked in declaration order about
-// commands the rules say ask: a shell_reviewer script (script = "id"), or
-// with kind = "model" a program that reaches a model (model.go).
-type ReviewerDecl struct {
-	Script string `toml:"script"`
-	// Kind is "script" (the default) or "model".
-	Kind string `toml:"kind"`
-	// The keys of a model reviewer: its id (the reviewer's name in reasons,
-	// grants and the record), the program and its arguments, how long it
-	// may take, the largest request it is sent, and what its failure means.
-	ID             string   `toml:"id"`
-	Command        []string `toml:"command"`
-	Timeout        string   `toml:"timeout"`
-	MaxPromptBytes int      `toml:"max_prompt_bytes"`
-	Failure        string   `toml:"failure"`
-
-	timeout time.Duration
-}
-
-// The kinds of reviewer.
-const (
-	ReviewerScript = "script"
-	ReviewerModel  = "model"
-)
-
-// Name is the reviewer's name: its script's id, or a model reviewer's id.
-func (r *ReviewerDecl) Name() string {
-	if r.Kind == ReviewerModel {
-		return r.ID
-	}
-	return r.Script
-}
-
-// ApprovalsConfig is the manifest's [approvals] table.
-type ApprovalsConfig struct {
-	// Scopes lists the scopes reviewers may grant; default once and
-	// exact_session.
-	Scopes []string `toml:"scopes"`
-	// DurableDays is how long a durable_exact grant lasts: default 30, at
-	// most 365.
-	DurableDays int `toml:"durable_days"`
-}
-
-var defaultScopes = []string{state.ScopeOnce, state.ScopeExactSession}
-
-const (
-	defaultDurableDays = 30
-	maxDurableDays     = 365
-	// grantTimeout bounds the wait for a grants file's lock.
-	grantTimeout = 2 * time.Second
-)
-
-// validateReviewers checks [approvals] and the [[reviewer]] list, setting
-// the defaults.
-func (m *Manifest) validateReviewers() error {
-	a := &m.Approvals
-	fail := func(key string, line int, format string, args ...any) error {
-		return &ManifestError{Path: m.Path, Line: line, Key: key, Msg: fmt.Sprintf(format, args...)}
-	}
-	if a.Scopes == nil {
-		a.Scopes = slices.Clone(defaultScopes)
-	}
-	for i, s := range a.Scopes {
-		if !state.ValidScope(s) {
-			return fail("approvals.scopes", keyLine(m.src, "approvals", "scopes"), "%q: want %s", s, strings.Join(state.Scopes, ", "))
-		}
-		if slices.Contains(a.Scopes[:i], s) {
-			return fail("approvals.scopes", keyLine(m.src, "approvals", "scopes"), "%q is listed twice", s)
-		}
-	}
-	if a.DurableDays == 0 {
-		a.DurableDays = defaultDurableDays
-	}
-	if a.DurableDays < 1 || a.DurableDays > maxDurableDays {
-		return fail("approvals.durable_days", keyLine(m.src, "approvals", "durable_days"), "%d: want 1 to %d days", a.DurableDays, maxDurableDays)
-	}
-	lines := tableLines(m.src, "reviewer")
-	for i, r := range m.Reviewers {
-		line := 0
-		if i < len(lines) {
-			line = lines[i]
-		}
-		key := fmt.Sprintf("reviewer[%d].script", i+1)
-		switch r.Kind {
-		case "", ReviewerScript:
-			if k := r.modelKeys(); k != "" {
-				return fail(fmt.Sprintf("reviewer[%d].%s", i+1, k), line, "%s is a key of kind = \"model\" reviewers; a script reviewer has only script", k)
-			}
-			s := m.script(r.Script)
-			switch {
-			case r.Script == "":
-				return fail(key, line, "every reviewer names its shell_reviewer script (or is kind = \"model\" with a command)")
-			case s == nil:
-				return fail(key, line, "no [[script]] has id %q", r.Script)
-			case builtins.Kind(s.Kind) != builtins.KindReviewer:
-				return fail(key, line, "script %q is a %s, not a %s", r.Script, s.Kind, builtins.KindReviewer)
-			}
-		case ReviewerModel:
-			if err := m.validateModelReviewer(i, r, line); err != nil {
-				return err
-			}
-			key = fmt.Sprintf("reviewer[%d].id", i+1)
-		default:
-			return fail(fmt.Sprintf("reviewer[%d].kind", i+1), line, "%q: want script or model", r.Kind)
-		}
-		for _, prev := range m.Reviewers[:i] {
-			if prev.Name() == r.Name() {
-				return fail(key, line, "reviewer %q is listed twice", r.Name())
-			}
-		}
-	}
-	return nil
-}
-
-// modelKeys names the first model-reviewer key a declaration sets.
-func (r *ReviewerDecl) modelKeys() string {
-	switch {
-	case r.ID != "":
-		return "id"
-	case r.Command != nil:
-		return "command"
-	case r.Timeout != "":
-		return "timeout"
-	case r.MaxPromptBytes != 0:
-		return "max_prompt_bytes"
-	case r.Failure != "":
-		return "failure"
-	}
-	return ""
-}
-
-// maxModelTimeout bounds a model reviewer's timeout: the host waits for
-// the hook meanwhile.
-const maxModelTimeout = 10 * time.Minute
-
-// validateModelReviewer checks a kind = "model" reviewer, setting its
-// defaults: timeout 30s, max_prompt_bytes 32 KiB, failure deny.
-func (m *Manifest) validateModelReviewer(i int, r *ReviewerDecl, line int) error {
-	fail := func(key, format string, args ...any) error {
-		return &ManifestError{Path: m.Path, Line: line, Key: fmt.Sprintf("reviewer[%d].%s", i+1, key), Msg: fmt.Sprintf(format, args...)}
-	}
-	switch {
-	case m.inPack:
-		return fail("kind", "a pack cannot declare a model reviewer: the project chooses which programs reach a model")
-	case r.Script != "":
-		return fail("script", "a model reviewer runs its command, not a script")
-	case r.ID == "":
-		return fail("id", "a model reviewer needs an id (its name in reasons, grants and the record)")
-	case !validReviewerID(r.ID):
-		return fail("id", "%q: use letters, digits, -, _ and . only", r.ID)
-	case m.script(r.ID) != nil:
-		return fail("id", "%q is also a [[script]] id; give the model reviewer its own", r.ID)
-	case len(r.Command) == 0 || r.Command[0] == "":
-		return fail("command", "a model reviewer needs command = [\"program\", \"arg\", ...]: the program that reaches the model")
-	}
-	r.timeout = runtime.DefaultModelTimeout
-	if r.Timeout != "" {
-		d, err := time.ParseDuration(r.Timeout)
-		if err != nil || d <= 0 || d > maxModelTimeout {
-			return fail("timeout", "%q: want a duration above 0 and at most %s, e.g. \"30s\"", r.Timeout, maxModelTimeout)
-		}
-		r.timeout = d
-	}
-	if r.MaxPromptBytes == 0 {
-		r.MaxPromptBytes = runtime.DefaultModelPrompt
-	}
-	if r.MaxPromptBytes < 1024 || r.MaxPromptBytes > runtime.MaxModelPrompt {
-		return fail("max_prompt_bytes", "%d: want 1024 to %d", r.MaxPromptBytes, runtime.MaxModelPrompt)
-	}
-	switch r.Failure {
-	case "":
-		r.Failure = "deny"
-	case "deny", "defer":
-	default:
-		return fail("failure", "%q: want deny or defer (a failure never approves)", r.Failure)
-	}
-	return nil
-}
-
-func validReviewerID(id string) bool {
-	for _, c := range id {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
-			return false
-		}
-	}
-	return id != "" && len(id) <= 64
-}
-
-// ErrNoGrant is wrapped by the error of revoking an unknown grant.
-var ErrNoGrant = state.ErrNoGrant
-
-// StateDir is where the approval grants and the script state of the
-// repository at root are kept: in the user's configuration directory
-// (authority.ConfigDir), beside the record of what a human authorized, in
-// a folder named after the repository's key. What is in it approves
-// commands, so it lives outside the repository, where an agent that writes
-// files there cannot forge a grant or a snapshot, and where the guard
-// keeps shell commands from writing.
-func StateDir(root string, getenv func(string) string) (string, error) {
-	cfg, err := authority.ConfigDir(getenv)
-	if err != nil {
-		return "", err
-	}
-	key, err := authority.Key(root)
-	if err != nil {
-		return "", err
-	}
-	sum := sha256.Sum256([]byte(key))
-	return filepath.Join(cfg, "state", hex.EncodeToString(sum[:16])), nil
-}
-
-// GrantStore is the store of the approval grants (and script state) of the
-// repository at root, in its StateDir.
-func GrantStore(root string, getenv func(string) string) (*state.Store, error) {
-	dir, err := StateDir(root, getenv)
-	if err != nil {
-		return nil, fmt.Errorf("approval grants and script state: %w", err)
-	}
-	return state.Open(dir), nil
-}
-
-// stateStore is GrantStore, nil when there is no configuration directory:
-// then no grant is kept and every script starts from empty state.
-func stateStore(root string, getenv func(string) string) *state.Store {
-	s, _ := GrantStore(root, getenv)
-	return s
-}
 
 // Review is what the approval stage did with an ask, kept on the decision
 // for `policy explain` and for the record: one step per grant used and per
@@ -355,7 +61,7 @@ func (s ReviewStep) CommandLine() string { return quoteWords(s.Command) }
 // store's), whose Reason then says why.
 func (s ReviewStep) Failed() bool {
 	switch s.Answer {
-	case "", "grant", "approve", "approve_for", "deny", "rewrite", "defer":
+	case "", "grant", builtins.OpApprove, builtins.OpApproveFor, builtins.OpDeny, builtins.OpRewrite, builtins.OpDefer:
 		return false
 	}
 	return true
@@ -519,30 +225,16 @@ func (e *Engine) reviewItem(it *askItem, d *Decision, ev *evaluation, r *Review,
 	if inputErr == nil {
 		input = e.reviewContext(ev, it, ruleReason)
 	}
-	payload := func() map[string]any {
-		matches := make([]any, 0, len(it.matches))
-		for _, mt := range it.matches {
-			var reason any
-			if mt.Reason != "" {
-				reason = mt.Reason
-			}
-			matches = append(matches, map[string]any{"rule_id": mt.RuleID, "action": mt.Action, "reason": reason})
-		}
+	payload := func() runtime.HookPayload {
 		program := it.argv[0]
 		if len(it.cmd.Layers) == 1 && it.cmd.Path != "" {
 			program = it.cmd.Path
 		}
 		ev.ensureRequestID()
-		p := hookContext("approval_request", ev.requestID, ev.req.SessionID, m.Digest, ev.req.Cwd, program, it.argv, it.effects,
-			map[string]any{"action": string(ActionAsk), "reason": ruleReason, "matches": matches})
-		p["display_command"] = quoteWords(it.argv)
-		p["rationale"] = nil
-		scopes := make([]any, len(offered))
-		for i, sc := range offered {
-			scopes[i] = sc
-		}
-		p["offered_scopes"] = scopes // our addition: reviewers know what they may grant
-		return p
+		return runtime.CommandRequest{Event: runtime.HookEventReview, RequestID: ev.requestID, SessionID: ev.req.SessionID,
+			ManifestSHA256: m.Digest, Cwd: ev.req.Cwd, Argv: it.argv, Path: program, Effects: it.effects,
+			Policy: &runtime.RequestPolicy{Action: string(ActionAsk), Reason: ruleReason, Matches: it.matches},
+			Review: &runtime.ReviewRequest{DisplayCommand: quoteWords(it.argv), OfferedScopes: offered}}
 	}
 	for _, rv := range m.Reviewers {
 		id := rv.Name()
@@ -569,7 +261,7 @@ func (e *Engine) reviewItem(it *askItem, d *Decision, ev *evaluation, r *Review,
 		a := res.Action
 		if a == nil {
 			step.Reason = fmt.Sprintf("%s: %v", res.Failure, res.Err)
-			if rv.failure(m) == "defer" {
+			if rv.failure(m) == runtime.OnFailureDefer {
 				step.Outcome = "defer"
 				r.Steps = append(r.Steps, step)
 				continue
@@ -578,21 +270,21 @@ func (e *Engine) reviewItem(it *askItem, d *Decision, ev *evaluation, r *Review,
 			return
 		}
 		switch a.Op {
-		case "defer":
+		case builtins.OpDefer:
 			step.Outcome = "defer"
 			r.Steps = append(r.Steps, step)
 			continue
-		case "deny":
+		case builtins.OpDeny:
 			step.Reason = a.Reason
 			done("deny", fmt.Sprintf("%s: %s", id, a.Reason))
 			return
-		case "rewrite":
+		case builtins.OpRewrite:
 			step.Reason = "suggests: " + quoteWords(a.Argv)
 			done("deny", fmt.Sprintf("Command '%s' denied: reviewer %s suggests: %s", raw, id, quoteWords(a.Argv)))
 			return
-		case "approve", "approve_for":
+		case builtins.OpApprove, builtins.OpApproveFor:
 			scope := state.ScopeOnce
-			if a.Op == "approve_for" {
+			if a.Op == builtins.OpApproveFor {
 				scope = a.Scope
 			}
 			step.Scope = scope
@@ -623,28 +315,6 @@ func (e *Engine) reviewItem(it *askItem, d *Decision, ev *evaluation, r *Review,
 		return
 	}
 	it.outcome = "defer"
-}
-
-// newGrant is the grant a reviewer gives one command.
-// A reviewer's own expiry (an executable's expires_at) can only shorten the
-// grant, never make a durable one outlast [approvals] durable_days.
-func (e *Engine) newGrant(it *askItem, ev *evaluation, reviewer, scope string, expires time.Time) *state.Grant {
-	g := &state.Grant{
-		ID: state.NewGrantID(), Scope: scope, Hash: it.query.Hash, ScopeHash: it.query.ScopeHash,
-		Argv: it.argv, Program: it.program, Cwd: cleanCwd(ev.req.Cwd), ManifestSHA256: e.Manifest.Digest,
-		Reviewer: reviewer, CreatedAt: ev.req.Time,
-	}
-	if state.SessionScope(scope) {
-		g.SessionID = ev.req.SessionID
-	}
-	if scope == state.ScopeDurableExact {
-		exp := ev.req.Time.Add(time.Duration(e.Manifest.Approvals.DurableDays) * 24 * time.Hour)
-		g.ExpiresAt = &exp
-	}
-	if !expires.IsZero() && (g.ExpiresAt == nil || expires.Before(*g.ExpiresAt)) {
-		g.ExpiresAt = &expires
-	}
-	return g
 }
 
 // askItems lists the simple commands of a line whose decision is ask,
@@ -727,48 +397,6 @@ func (it *askItem) notStatic() string {
 	return "a redirection target is only known when it runs"
 }
 
-// programIdentity is the program of a command's innermost layer as
-// written: "name:git" for a word looked up in PATH, "path:/usr/bin/git"
-// (cleaned) for a path.
-func programIdentity(c *shellcmd.Command) string {
-	p := c.Path
-	if p == "" && len(c.Argv) > 0 {
-		p = c.Argv[0]
-	}
-	if strings.Contains(p, "/") {
-		return "path:" + filepath.Clean(p)
-	}
-	return "name:" + p
-}
-
-// commandContext digests what changes a command's meaning beside its argv:
-// its environment assignments and redirections, in order.
-func commandContext(c *shellcmd.Command) string {
-	if len(c.Assigns) == 0 && len(c.Redirects) == 0 {
-		return ""
-	}
-	parts := make([]string, 0, len(c.Assigns)+len(c.Redirects))
-	for _, a := range c.Assigns {
-		parts = append(parts, "assign "+a)
-	}
-	for _, r := range c.Redirects {
-		parts = append(parts, "redirect "+r.Op+" "+r.Target)
-	}
-	return state.GrantHash(parts...)
-}
-
-func cleanCwd(cwd string) string {
-	if cwd == "" {
-		return ""
-	}
-	return filepath.Clean(cwd)
-}
-
-// grantStore is where the engine keeps grants: the StateDir of the
-// repository it was loaded for, or the store it was built with; nil when it
-// has none, and then no grant is found or stored.
-func (e *Engine) grantStore() *state.Store { return e.store }
-
 // reviewContext builds shell-context-v1 for a reviewer: the command's
 // outermost layer, the effects of all its layers, the policy decision, and
 // offered_scopes, the scopes Review.approve_for may grant (reference §13
@@ -780,7 +408,7 @@ func (e *Engine) reviewContext(ev *evaluation, it *askItem, ruleReason string) s
 		program = it.cmd.Path
 	}
 	c := &builtins.Context{
-		Phase: "shell_reviewer", RequestID: ev.requestID, SessionID: ev.req.SessionID, Agent: ev.req.Agent, Tool: ev.req.Tool,
+		Phase: builtins.PhaseReviewer, RequestID: ev.requestID, SessionID: ev.req.SessionID, Agent: ev.req.Agent, Tool: ev.req.Tool,
 		Argv: it.argv, Program: program, Cwd: ev.req.Cwd, Effects: it.effects, Timestamp: ev.timestamp,
 		Policy: &builtins.Policy{Action: string(ActionAsk), Reason: ruleReason, Matches: it.matches},
 	}
@@ -813,15 +441,4 @@ func quoteWords(argv []string) string {
 		out[i] = q
 	}
 	return strings.Join(out, " ")
-}
-
-// failure is what a reviewer's failure means: "deny" or "defer".
-func (r *ReviewerDecl) failure(m *Manifest) string {
-	if r.Kind == ReviewerModel {
-		return r.Failure
-	}
-	if decl := m.script(r.Script); decl != nil && decl.Failure == "defer" {
-		return "defer"
-	}
-	return "deny"
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -22,14 +23,14 @@ type ScriptDecl struct {
 	Source string `toml:"source"` // inline, instead of src
 	// Executable is a program speaking shell-hook-json-v1, instead of
 	// Starlark; SHA256 pins it.
-	Executable string `toml:"executable"`
-	SHA256     string `toml:"sha256"`
-	Function   string `toml:"function"`
-	Lifecycle  string `toml:"lifecycle"`
-	Failure    string `toml:"failure"`
-	Fuel       int64  `toml:"fuel"`
-	Timeout    string `toml:"timeout"` // a Go duration, e.g. "500ms"
-	MaxOutput  int64  `toml:"max_output"`
+	Executable string            `toml:"executable"`
+	SHA256     string            `toml:"sha256"`
+	Function   string            `toml:"function"`
+	Lifecycle  string            `toml:"lifecycle"`
+	Failure    runtime.OnFailure `toml:"failure"`
+	Fuel       int64             `toml:"fuel"`
+	Timeout    string            `toml:"timeout"` // a Go duration, e.g. "500ms"
+	MaxOutput  int64             `toml:"max_output"`
 
 	timeout time.Duration
 	pack    string // the pack the script comes from: Src is relative to it
@@ -46,19 +47,6 @@ type AnalyzerDecl struct {
 // AuditConfig is the manifest's [audit] table.
 type AuditConfig struct {
 	Filter string `toml:"filter"` // the audit filter script every event goes through
-}
-
-// failureOutcomes lists, per kind, the failure outcomes a script may
-// declare; the first is the default. None of them lets a failure widen
-// access: a matcher cannot fail into "no match" for a deny rule, a
-// reviewer cannot fail into an approval.
-var failureOutcomes = map[builtins.Kind][]string{
-	builtins.KindMatcher:  {"conservative", "deny"},
-	builtins.KindReviewer: {"deny", "defer"},
-	builtins.KindBefore:   {"deny", "proceed"},
-	builtins.KindAfter:    {"deny", "keep"},
-	builtins.KindEffect:   {"unknown", "deny"},
-	builtins.KindAudit:    {"keep"},
 }
 
 func isHex64(s string) bool {
@@ -152,11 +140,15 @@ func (m *Manifest) validateScripts() error {
 		if kind == builtins.KindMatcher && s.Lifecycle != string(state.Invocation) {
 			return fail("lifecycle", "script %q: a matcher is always invocation-scoped (matching must not depend on earlier calls)", s.ID)
 		}
-		allowed := failureOutcomes[kind]
+		spec, _ := runtime.Spec(kind)
 		if s.Failure == "" {
-			s.Failure = allowed[0]
+			s.Failure = spec.Failures[0]
 		}
-		if !contains(allowed, s.Failure) {
+		if !slices.Contains(spec.Failures, s.Failure) {
+			allowed := make([]string, len(spec.Failures))
+			for i, f := range spec.Failures {
+				allowed[i] = string(f)
+			}
 			return fail("failure", "script %q: failure %q: a %s may fail with %s", s.ID, s.Failure, kind, strings.Join(allowed, " or "))
 		}
 		if s.Fuel < 0 || s.Fuel > maxFuel {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agent-shell/agent-shell/builtins"
+	"github.com/agent-shell/agent-shell/runtime"
 )
 
 // writeRepo makes a repository in a temp folder: .git, the manifest, and
@@ -675,7 +677,7 @@ func FuzzManifestScripts(f *testing.F) {
 			if (s.Src == "") == (s.Source == "") {
 				t.Fatalf("script %q loaded with src %q and source %q", s.ID, s.Src, s.Source)
 			}
-			if !contains(failureOutcomes[kind], s.Failure) {
+			if spec, _ := runtime.Spec(kind); !slices.Contains(spec.Failures, s.Failure) {
 				t.Fatalf("script %q (%s) loaded with failure %q", s.ID, kind, s.Failure)
 			}
 			if kind == builtins.KindMatcher && s.Lifecycle != "invocation" {

@@ -23,18 +23,6 @@ import (
 	"github.com/agent-shell/agent-shell/internal/atomicfile"
 )
 
-// A manifest snapshot is the validated manifest in a binary form that
-// decodes without reflection: every string is a slice of one copy of the
-// file, every rule and matcher a slot of one array. It sits in the compile
-// cache, named by a key over the manifest's text and this build, and is
-// trusted as a compiled program is (issue 14): while no authorization is
-// recorded, on its key; once one is, only when the record pins its
-// SHA-256 under its key (authorize pins it with the scripts' programs).
-// Without one that may be used, the manifest is decoded and checked in
-// full, and its snapshot written for the next call. Only manifests of
-// [policy], rules and the plain tables are snapshotted: scripts and packs
-// read other files, which the key does not cover.
-
 // snapshotState is what a manifest knows of its snapshot.
 type snapshotState struct {
 	key  string // the cache key, "" when there is no cache

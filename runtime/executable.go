@@ -139,12 +139,11 @@ func (x *Executable) check() *HookError {
 }
 
 // Run sends one request and decodes the one response, strictly. payload is
-// the kind's payload object (JSON-like data, see writeJSON); for an
-// after-interceptor it must carry the original status, which a
-// replace_result may not change. Run never panics: every failure is a
-// result with Failure set and an Err whose message starts with the
-// reference's error code (see HookCode).
-func (x *Executable) Run(ctx context.Context, requestID string, payload map[string]any) (res ExecResult) {
+// the kind's payload (see KindSpec.HookEvent); an after-interceptor's
+// carries the original status, which a replace_result may not change. Run
+// never panics: every failure is a result with Failure set and an Err whose
+// message starts with the reference's error code (see HookCode).
+func (x *Executable) Run(ctx context.Context, requestID string, p HookPayload) (res ExecResult) {
 	start := time.Now()
 	defer func() {
 		if r := recover(); r != nil {
@@ -161,6 +160,7 @@ func (x *Executable) Run(ctx context.Context, requestID string, payload map[stri
 	if requestID == "" {
 		return execFail(FailInput, hookErr(CodeInputLimit, "empty request id"))
 	}
+	payload := p.Payload()
 	req, err := encodeRequest(x.ID, x.Kind, requestID, payload)
 	if err != nil {
 		var he *HookError

@@ -88,8 +88,13 @@ func pinned(t testing.TB, k builtins.Kind, body string) *Executable {
 const rid = "shell-hook-00000042"
 
 func runHook(x *Executable, payload map[string]any) ExecResult {
-	return x.Run(context.Background(), rid, payload)
+	return x.Run(context.Background(), rid, rawPayload(payload))
 }
+
+// rawPayload sends a test hook whatever the test wants it to see.
+type rawPayload map[string]any
+
+func (p rawPayload) Payload() map[string]any { return p }
 
 // wantHookFailure checks a failed run: its failure, code and message.
 func wantHookFailure(t testing.TB, what string, res ExecResult, f Failure, code string, want ...string) {
@@ -169,7 +174,7 @@ func TestExecutableVectors(t *testing.T) {
 		{`{"version":1,"request_id":"REQUEST_ID","action":"continue"}`, "shell.hook_protocol: missing field: decision"},
 		{`{"version":1,"request_id":"other","decision":"approve_once"}`, "shell.hook_request_id: "},
 	} {
-		res := x.Run(context.Background(), "request", map[string]any{"mode": "raw", "raw": c.raw})
+		res := x.Run(context.Background(), "request", rawPayload{"mode": "raw", "raw": c.raw})
 		if c.want == "" {
 			wantAction(t, c.raw, res.Result, "Review.approve()")
 		} else {
@@ -374,7 +379,7 @@ func TestExecutableCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(200*time.Millisecond, cancel)
 	start := time.Now()
-	res := x.Run(ctx, rid, map[string]any{"mode": "fork"})
+	res := x.Run(ctx, rid, rawPayload{"mode": "fork"})
 	wantHookFailure(t, "cancel", res, FailTimeout, CodeExecution, "cancelled: context canceled")
 	if d := time.Since(start); d > 3*time.Second {
 		t.Errorf("took %v", d)
@@ -388,7 +393,7 @@ func TestExecutableCancel(t *testing.T) {
 	// Cancelled before it starts.
 	ctx, cancel = context.WithCancel(context.Background())
 	cancel()
-	res = x.Run(ctx, rid, map[string]any{"mode": "sleep", "ms": 5000})
+	res = x.Run(ctx, rid, rawPayload{"mode": "sleep", "ms": 5000})
 	wantHookFailure(t, "cancelled", res, FailTimeout, CodeExecution, "cancelled")
 }
 
@@ -613,7 +618,7 @@ func TestExecutableInputLimits(t *testing.T) {
 		{"no status", rid, map[string]any{"stdout": ""}, "payload status must be"},
 		{"no request id", "", map[string]any{"status": map[string]any{"exited": 0}}, "empty request id"},
 	} {
-		res := x.Run(context.Background(), c.requestID, c.payload)
+		res := x.Run(context.Background(), c.requestID, rawPayload(c.payload))
 		wantHookFailure(t, c.what, res, FailInput, CodeInputLimit, c.want)
 	}
 	if _, err := os.Stat(marker); err == nil {
@@ -655,7 +660,7 @@ func TestExecutableConcurrent(t *testing.T) {
 	for i := range 8 {
 		wg.Go(func() {
 			id := fmt.Sprintf("r-%d", i)
-			res := x.Run(context.Background(), id, map[string]any{"mode": "reply", "reply": map[string]any{"action": "drop_field", "field": id}})
+			res := x.Run(context.Background(), id, rawPayload{"mode": "reply", "reply": map[string]any{"action": "drop_field", "field": id}})
 			wantAction(t, id, res.Result, `Audit.drop_field("`+id+`")`)
 		})
 	}

@@ -77,19 +77,8 @@ func HookCode(err error) string {
 // ...), and false for a kind with no executable form (matchers, unknown
 // kinds).
 func HookKind(k builtins.Kind) (string, bool) {
-	switch k {
-	case builtins.KindBefore:
-		return "before_interceptor", true
-	case builtins.KindAfter:
-		return "after_interceptor", true
-	case builtins.KindReviewer:
-		return "reviewer", true
-	case builtins.KindEffect:
-		return "effect_analyzer", true
-	case builtins.KindAudit:
-		return "audit_filter", true
-	}
-	return "", false
+	spec, _ := Spec(k)
+	return spec.Hook, spec.Hook != ""
 }
 
 // maxHookDepth bounds the nesting of a request payload and of a response.
@@ -375,29 +364,29 @@ type actionSpec struct {
 var hookActions = lazy.Value[map[builtins.Kind]map[string]actionSpec]{New: func() map[builtins.Kind]map[string]actionSpec {
 	return map[builtins.Kind]map[string]actionSpec{
 		builtins.KindBefore: {
-			"continue": {decode: bare(builtins.KindBefore, "proceed")},
+			"continue": {decode: bare(builtins.KindBefore, builtins.OpProceed)},
 			"rewrite":  {required: []string{"program", "arguments"}, decode: decodeRewrite(builtins.KindBefore)},
 			"respond":  {required: []string{"status", "stdout", "stderr"}, decode: decodeRespond},
-			"reject":   {required: []string{"reason"}, decode: withReason(builtins.KindBefore, "reject")},
+			"reject":   {required: []string{"reason"}, decode: withReason(builtins.KindBefore, builtins.OpReject)},
 		},
 		builtins.KindAfter: {
-			"continue":       {decode: bare(builtins.KindAfter, "keep")},
+			"continue":       {decode: bare(builtins.KindAfter, builtins.OpKeep)},
 			"replace_result": {required: []string{"status", "stdout", "stderr"}, decode: decodeReplaceResult},
-			"reject":         {required: []string{"reason"}, decode: withReason(builtins.KindAfter, "reject_disclosure")},
+			"reject":         {required: []string{"reason"}, decode: withReason(builtins.KindAfter, builtins.OpRejectDisclosure)},
 		},
 		builtins.KindReviewer: {
-			"defer":         {decode: bare(builtins.KindReviewer, "defer")},
-			"approve_once":  {decode: bare(builtins.KindReviewer, "approve")},
+			"defer":         {decode: bare(builtins.KindReviewer, builtins.OpDefer)},
+			"approve_once":  {decode: bare(builtins.KindReviewer, builtins.OpApprove)},
 			"approve_scope": {required: []string{"scope"}, optional: []string{"expires_at"}, decode: decodeApproveScope},
-			"deny":          {required: []string{"reason"}, decode: withReason(builtins.KindReviewer, "deny")},
+			"deny":          {required: []string{"reason"}, decode: withReason(builtins.KindReviewer, builtins.OpDeny)},
 			"rewrite":       {required: []string{"program", "arguments"}, decode: decodeRewrite(builtins.KindReviewer)},
 		},
 		builtins.KindEffect: {
-			"add_effects":     {required: []string{"effects"}, decode: decodeEffects("add")},
-			"replace_effects": {required: []string{"effects"}, decode: decodeEffects("replace")},
+			"add_effects":     {required: []string{"effects"}, decode: decodeEffects(builtins.OpAdd)},
+			"replace_effects": {required: []string{"effects"}, decode: decodeEffects(builtins.OpReplace)},
 		},
 		builtins.KindAudit: {
-			"keep":           {decode: bare(builtins.KindAudit, "keep")},
+			"keep":           {decode: bare(builtins.KindAudit, builtins.OpKeep)},
 			"drop_field":     {required: []string{"field"}, decode: decodeDropField},
 			"replace_fields": {required: []string{"fields"}, decode: decodeReplaceFields},
 		},
@@ -463,7 +452,7 @@ func decodeRewrite(k builtins.Kind) func(hookObject, *hookStatus) (decoded, erro
 				return decoded{}, hookErr(CodeRewrite, "rewrite argv[%d] is %d bytes, more than %d", i, len(s), builtins.MaxString)
 			}
 		}
-		return decoded{Action: &builtins.Action{Kind: k, Op: "rewrite", Argv: argv}}, nil
+		return decoded{Action: &builtins.Action{Kind: k, Op: builtins.OpRewrite, Argv: argv}}, nil
 	}
 }
 
@@ -501,7 +490,7 @@ func decodeRespond(o hookObject, _ *hookStatus) (decoded, error) {
 	if err != nil {
 		return decoded{}, err
 	}
-	return decoded{Action: &builtins.Action{Kind: builtins.KindBefore, Op: "respond", Stdout: stdout, Stderr: stderr, Exit: int(st.Code)}}, nil
+	return decoded{Action: &builtins.Action{Kind: builtins.KindBefore, Op: builtins.OpRespond, Stdout: stdout, Stderr: stderr, Exit: int(st.Code)}}, nil
 }
 
 // decodeReplaceResult maps replace_result to Result.replace. The status
@@ -522,7 +511,7 @@ func decodeReplaceResult(o hookObject, orig *hookStatus) (decoded, error) {
 	if err != nil {
 		return decoded{}, err
 	}
-	return decoded{Action: &builtins.Action{Kind: builtins.KindAfter, Op: "replace", Stdout: stdout, Stderr: stderr}}, nil
+	return decoded{Action: &builtins.Action{Kind: builtins.KindAfter, Op: builtins.OpReplace, Stdout: stdout, Stderr: stderr}}, nil
 }
 
 // The scopes a hook reviewer may approve for; "once" is approve_once.
@@ -539,7 +528,7 @@ func decodeApproveScope(o hookObject, _ *hookStatus) (decoded, error) {
 	if !slices.Contains(hookScopes, scope) {
 		return decoded{}, hookErr(CodeScope, "scope %q is not one a hook may approve for (want %s)", clipString(scope), strings.Join(hookScopes, ", "))
 	}
-	d := decoded{Action: &builtins.Action{Kind: builtins.KindReviewer, Op: "approve_for", Scope: scope}}
+	d := decoded{Action: &builtins.Action{Kind: builtins.KindReviewer, Op: builtins.OpApproveFor, Scope: scope}}
 	if v, ok := o.fields["expires_at"]; ok {
 		n, ok := v.(json.Number)
 		if !ok {
@@ -584,7 +573,7 @@ func decodeDropField(o hookObject, _ *hookStatus) (decoded, error) {
 	if err := checkFieldName(name); err != nil {
 		return decoded{}, err
 	}
-	return decoded{Action: &builtins.Action{Kind: builtins.KindAudit, Op: "drop_field", Field: name}}, nil
+	return decoded{Action: &builtins.Action{Kind: builtins.KindAudit, Op: builtins.OpDropField, Field: name}}, nil
 }
 
 func decodeReplaceFields(o hookObject, _ *hookStatus) (decoded, error) {
@@ -609,7 +598,7 @@ func decodeReplaceFields(o hookObject, _ *hookStatus) (decoded, error) {
 		}
 		fields[name] = v
 	}
-	return decoded{Action: &builtins.Action{Kind: builtins.KindAudit, Op: "replace", Fields: fields}}, nil
+	return decoded{Action: &builtins.Action{Kind: builtins.KindAudit, Op: builtins.OpReplace, Fields: fields}}, nil
 }
 
 func checkFieldName(name string) error {

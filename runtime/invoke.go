@@ -65,11 +65,8 @@ func (r Result) Outcome() string {
 
 // DefaultLifecycle is a kind's lifecycle when the declaration names none.
 func DefaultLifecycle(k builtins.Kind) state.Lifecycle {
-	switch k {
-	case builtins.KindMatcher, builtins.KindEffect:
-		return state.Invocation
-	}
-	return state.Session
+	spec, _ := Spec(k)
+	return spec.Lifecycle
 }
 
 // Invoke runs a script's entry function on input with its committed state

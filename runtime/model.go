@@ -147,14 +147,14 @@ func DecodeModelReview(data []byte, offered []string) (*builtins.Action, error) 
 	a := &builtins.Action{Kind: builtins.KindReviewer, Reason: reason}
 	switch decision {
 	case "approve_once":
-		a.Op = "approve"
+		a.Op = builtins.OpApprove
 	case "defer":
-		a.Op = "defer"
+		a.Op = builtins.OpDefer
 	case "deny":
 		if strings.TrimSpace(reason) == "" {
 			return nil, hookErr(CodeAction, "deny needs a reason")
 		}
-		a.Op = "deny"
+		a.Op = builtins.OpDeny
 	case "approve_scope":
 		scope, err := o.str("scope")
 		if err != nil {
@@ -173,7 +173,7 @@ func DecodeModelReview(data []byte, offered []string) (*builtins.Action, error) 
 			}
 			return nil, hookErr(CodeScope, "scope %q is not offered (offered: %s)", clipString(scope), want)
 		}
-		a.Op, a.Scope = "approve_for", scope
+		a.Op, a.Scope = builtins.OpApproveFor, scope
 	default:
 		return nil, hookErr(CodeAction, "decision %q is not one of approve_once, approve_scope, deny, defer", clipString(decision))
 	}

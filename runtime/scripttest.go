@@ -17,8 +17,6 @@ import (
 
 	"github.com/agent-shell/agent-shell/builtins"
 	"github.com/agent-shell/agent-shell/policy/shellcmd"
-
-	"github.com/agent-shell/agent-shell/internal/lazy"
 )
 
 // TestFile is one *_test.star file.
@@ -261,15 +259,11 @@ func (a *auditSpec) Freeze()               {}
 func (a *auditSpec) Truth() starlark.Bool  { return starlark.True }
 func (a *auditSpec) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable type: audit_event") }
 
-var phases = lazy.Value[map[builtins.Kind]string]{New: func() map[builtins.Kind]string {
-	return map[builtins.Kind]string{
-		builtins.KindMatcher: "shell_matcher", builtins.KindReviewer: "shell_reviewer", builtins.KindBefore: "shell_before",
-		builtins.KindAfter: "shell_after", builtins.KindEffect: "shell_effect", builtins.KindAudit: "shell_audit",
-	}
-}}
-
 // Phase is the phase value a kind's scripts see in ctx.phase.
-func Phase(k builtins.Kind) string { return phases.Get()[k] }
+func Phase(k builtins.Kind) string {
+	spec, _ := Spec(k)
+	return spec.Phase
+}
 
 // run is t.run(script_id, ctx, state = {}): the real script, under its
 // real limits, on its own thread; the result is frozen.

@@ -7,14 +7,6 @@ import (
 	"strconv"
 )
 
-// The processes above this one.
-//
-// An agent that takes its markers out of a command's environment (env -u
-// CLAUDECODE, env -i) still runs that command from a shell it started with
-// them, so the processes above a command tell whose session it runs in.
-// They are read from /proc (Linux); where /proc cannot be read the list is
-// empty, and another user's process shows no environment.
-
 // Process is one process above another.
 type Process struct {
 	PID  int

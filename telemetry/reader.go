@@ -12,13 +12,6 @@ import (
 	"unicode/utf8"
 )
 
-// This file is the hot path of `log`: a hand-written scanner that checks a
-// line is one well-formed JSON object and pulls out the few top-level fields
-// a query looks at, without building any value. It accepts exactly what
-// encoding/json's Valid accepts for an object (FuzzScanLine holds it to
-// that), so a line it passes always decodes, and a damaged line is caught
-// even when no filter would have looked at it.
-
 // maxNestingDepth is encoding/json's limit, kept so both agree on every line.
 const maxNestingDepth = 10000
 

@@ -12,14 +12,6 @@ import (
 	"slices"
 )
 
-// A write cut short (a crash, a full disk) leaves a torn line: the start of
-// an event, without its end or its newline. The next writer, under the
-// lock, finds the file ending in damaged lines, ends them with a newline
-// and first appends a repair event that names each (offset, length,
-// SHA-256) and chains from the last intact line before them. Verify skips
-// exactly the lines a repair names, so the chain verifies across them and
-// each repair is reported once.
-
 // maxTornLines bounds the damaged lines one repair names. More than that at
 // the end of a file is not a torn write; it is left for verify to report.
 const maxTornLines = 16
