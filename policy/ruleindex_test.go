@@ -303,5 +303,5 @@ func TestSnapshotDamagedRuleDenies(t *testing.T) {
 }
 
 func putSum(snap []byte) {
-	binary.LittleEndian.PutUint32(snap[len(snap)-4:], crc32.Checksum(snap[:len(snap)-4], castagnoli))
+	binary.LittleEndian.PutUint32(snap[len(snap)-4:], crc32.ChecksumIEEE(snap[:len(snap)-4]))
 }

@@ -285,16 +285,13 @@ func encodeSnapshot(m *Manifest) ([]byte, bool) {
 		w.list(r.Examples.NotMatch)
 		w.matcher(r.Match)
 	}
-	w.b = binary.LittleEndian.AppendUint32(w.b, crc32.Checksum(w.b, castagnoli))
+	w.b = binary.LittleEndian.AppendUint32(w.b, crc32.ChecksumIEEE(w.b))
 	if len(w.b) > maxSnapshotBytes {
 		return nil, false
 	}
 	return w.b, true
 }
 
-// castagnoli checks a snapshot whole as it is read: its rules are decoded
-// later, and only those a decision needs.
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // numbers writes ascending rule numbers as differences.
 func (w *snapWriter) numbers(l []int32) {
@@ -545,7 +542,10 @@ func decodeSnapshot(path, src string, data []byte) (*Manifest, error) {
 		return nil, errSnapshot
 	}
 	data, sum := data[:len(data)-4], data[len(data)-4:]
-	if crc32.Checksum(data, castagnoli) != binary.LittleEndian.Uint32(sum) {
+	// The sum checks the snapshot whole as it is read: its rules are
+	// decoded later, only those a decision needs. (IEEE: its table needs
+	// no building where the CPU multiplies carry-less.)
+	if crc32.ChecksumIEEE(data) != binary.LittleEndian.Uint32(sum) {
 		return nil, errSnapshot
 	}
 	s := string(data)
