@@ -54,7 +54,7 @@ func Apply(s *State, p Plan) (*Result, error) {
 	}
 
 	if p.Policy && len(s.PolicyFiles) == 0 {
-		err := createFile(filepath.Join(s.Root, policy.ManifestSubpath), []byte(StarterManifest))
+		err := atomicfile.Create(filepath.Join(s.Root, policy.ManifestSubpath), []byte(StarterManifest), 0o644)
 		switch {
 		case errors.Is(err, fs.ErrExist):
 			// Created since Detect looked: it is the user's, keep it.
@@ -140,69 +140,4 @@ func mergeFile(path string, merge func([]byte) ([]byte, bool)) (bool, error) {
 		return false, nil
 	}
 	return true, atomicfile.Write(path, out, 0)
-}
-
-// createFile writes a new file atomically and never over an existing one:
-// the complete temporary file is hard-linked to path, which fails with
-// fs.ErrExist when path exists.
-func createFile(path string, data []byte) error {
-	tmp, err := writeTemp(path, data)
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp)
-	err = os.Link(tmp, path)
-	if errors.Is(err, fs.ErrExist) {
-		return err
-	}
-	if err != nil {
-		// A file system without hard links: an exclusive create still never
-		// overwrites, though a crash could leave the file short.
-		return createExclusive(path, data)
-	}
-	return nil
-}
-
-func createExclusive(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if errors.Is(err, fs.ErrExist) {
-		return err
-	}
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
-}
-
-func writeTemp(path string, data []byte) (string, error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("write %s: %w", path, err)
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return "", fmt.Errorf("write %s: %w", path, err)
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(f.Name(), 0o644) // CreateTemp makes it 0600
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return "", fmt.Errorf("write %s: %w", path, err)
-	}
-	return f.Name(), nil
 }

@@ -337,22 +337,6 @@ func TestDenyOnlyPolicyStaysDenyOnly(t *testing.T) {
 	}
 }
 
-func TestCreateFileNeverOverwrites(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "a", "policy.json")
-	if err := createFile(path, []byte("one")); err != nil {
-		t.Fatal(err)
-	}
-	if err := createFile(path, []byte("two")); !errors.Is(err, os.ErrExist) {
-		t.Errorf("err = %v, want ErrExist", err)
-	}
-	if got := read(t, path); got != "one" {
-		t.Errorf("content = %q", got)
-	}
-	if entries, _ := os.ReadDir(filepath.Dir(path)); len(entries) != 1 {
-		t.Errorf("temporary files left: %v", entries)
-	}
-}
-
 func TestMergeFileRefusesSymlinks(t *testing.T) {
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, "real"), "x\n")

@@ -16,6 +16,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/agent-shell/agent-shell/internal/atomicfile"
 )
 
 // Approval grants.
@@ -70,7 +72,6 @@ const PruneAfter = 30 * 24 * time.Hour
 const (
 	grantsFile = "grants.json"
 	grantsLock = "grants.lock"
-	grantsTemp = "grants.json.tmp"
 )
 
 // ErrNoGrant is returned for a grant id that no grants file holds.
@@ -371,10 +372,7 @@ func (s *Store) grantsTx(ctx context.Context, path string, create bool, now time
 	if len(out) > MaxGrantsFileBytes {
 		return fmt.Errorf("%s: grants over the %d-byte limit (revoke some with `agent-shell grants revoke`)", path, MaxGrantsFileBytes)
 	}
-	if err := writeFileAtomic(dir, path, filepath.Join(dir, grantsTemp), out); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return atomicfile.Write(path, out, 0o600)
 }
 
 // grantsFileJSON is the layout of a grants file.

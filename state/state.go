@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/agent-shell/agent-shell/internal/atomicfile"
 )
 
 // Lifecycle says how long a script's state lives.
@@ -94,7 +96,6 @@ func (s *Store) Path(lc Lifecycle, sessionID string, id Identity) (string, error
 const (
 	snapshotExt = ".json"
 	lockExt     = ".lock"
-	tempExt     = ".json.tmp"
 )
 
 // Transact runs fn on the committed state of one script instance and commits what fn returns when commit is true.
@@ -133,7 +134,6 @@ func (s *Store) transact(ctx context.Context, lc Lifecycle, sessionID string, id
 	if err != nil {
 		return err
 	}
-	dir := filepath.Dir(path)
 	lockPath := path[:len(path)-len(snapshotExt)] + lockExt
 
 	lock, err := openLockFile(lockPath, create)
@@ -171,7 +171,7 @@ func (s *Store) transact(ctx context.Context, lc Lifecycle, sessionID string, id
 	if string(data) == string(old) {
 		return nil // already committed, durably, by whoever wrote it
 	}
-	if err := writeFileAtomic(dir, path, path[:len(path)-len(snapshotExt)]+tempExt, data); err != nil {
+	if err := atomicfile.Write(path, data, 0o600); err != nil {
 		return fmt.Errorf("script %q: state not committed: %w", id.ScriptID, err)
 	}
 	return nil
@@ -246,32 +246,6 @@ func readSnapshotFile(path string) ([]byte, error) {
 		return nil, fmt.Errorf("%w %s: empty file", ErrCorrupt, path)
 	}
 	return buf[:n], nil
-}
-
-// writeFileAtomic replaces path with data: a temporary file in the same
-// folder, fsync, rename, fsync of the folder. The caller holds the lock, so
-// the temporary name is its own (a leftover of a crash is truncated).
-func writeFileAtomic(dir, path, tmp string, data []byte) error {
-	fd, err := openNoPoll(tmp, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_TRUNC|syscall.O_NOFOLLOW, 0o600)
-	if err != nil {
-		return &os.PathError{Op: "open", Path: tmp, Err: err}
-	}
-	f := os.NewFile(uintptr(fd), tmp)
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return syncDir(dir)
 }
 
 // syncDir makes the folder's entries (a rename, a new file) durable.

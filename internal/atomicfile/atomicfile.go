@@ -3,6 +3,7 @@
 package atomicfile
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -68,6 +69,58 @@ func write(path string, data []byte, perm, dirPerm fs.FileMode, durable bool) er
 		return nil
 	}
 	return SyncDir(dir)
+}
+
+// Create writes a new file, whole, and never over an existing one: the
+// complete temporary file is hard-linked to path, which fails with
+// fs.ErrExist when path exists. Where the file system has no hard links,
+// an exclusive create still never overwrites, though a crash could leave
+// the file short.
+func Create(path string, data []byte, perm fs.FileMode) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer os.Remove(f.Name())
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(perm)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Link(f.Name(), path)
+		if err != nil && !errors.Is(err, fs.ErrExist) {
+			err = createExclusive(path, data, perm)
+		}
+	}
+	if errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return SyncDir(dir)
+}
+
+func createExclusive(path string, data []byte, perm fs.FileMode) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // SyncDir makes a folder's entries (a rename, a new file) durable.

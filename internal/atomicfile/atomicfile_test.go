@@ -1,6 +1,8 @@
 package atomicfile
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -61,5 +63,22 @@ func TestWriteIntoMissingFolderUnderAFile(t *testing.T) {
 	os.WriteFile(f, nil, 0o644)
 	if err := Write(filepath.Join(f, "x"), []byte("x"), 0); err == nil {
 		t.Error("wrote below a file")
+	}
+}
+
+func TestCreateNeverOverwrites(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a", "policy.json")
+	if err := Create(path, []byte("one"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if err := Create(path, []byte("two"), 0o640); !errors.Is(err, fs.ErrExist) {
+		t.Errorf("err = %v, want ErrExist", err)
+	}
+	data, err := os.ReadFile(path)
+	if fi, _ := os.Stat(path); err != nil || string(data) != "one" || fi.Mode().Perm() != 0o640 {
+		t.Errorf("content = %q, %v", data, err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".*.tmp")); len(left) > 0 {
+		t.Errorf("temporary files left: %q", left)
 	}
 }
