@@ -1,4 +1,4 @@
-package main
+package call
 
 import (
 	"encoding/json"
@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/spf13/cobra"
-
 	"github.com/agent-shell/agent-shell/authority"
 	"github.com/agent-shell/agent-shell/hostapi"
 	"github.com/agent-shell/agent-shell/policy"
@@ -16,79 +14,21 @@ import (
 	"github.com/agent-shell/agent-shell/telemetry"
 )
 
-func newHookCmd(a *app) *cobra.Command {
-	var agent, event string
-	cmd := &cobra.Command{
-		Use:   "hook --agent NAME",
-		Short: "Handle one hook call of an agent: decide on tool calls, record every event",
-		Long: `Reads one hook payload of the named agent on stdin and answers in that agent's
-own protocol. A pre-tool event is decided by the project's policy; every event
-is recorded after the answer is written. Anything that cannot be read or
-decided on a pre-tool event is that agent's own deny.
+// A host's hook call: read the payload, parse it, decide a pre-tool call,
+// render the answer in the host's terms, write it, then record.
 
-Agents: ` + strings.Join(hostapi.Names(), ", "),
-		Example: `  agent-shell hook --agent claude < payload.json
-  agent-shell hook install --agent claude`,
-		Args: cobra.NoArgs,
-		RunE: runE(func(*cobra.Command, []string) error {
-			ad, err := a.adapter(agent)
-			if err != nil {
-				return err
-			}
-			return exitCode(a.runHook(ad, event))
-		}),
-	}
-	cmd.Flags().StringVar(&agent, "agent", "", "the agent that calls: "+strings.Join(hostapi.Names(), ", "))
-	cmd.Flags().StringVar(&event, "event", "", "the agent's `NAME` for the event, for agents whose payloads do not carry it")
-	cmd.Flags().Int64Var(&a.maxPayload, "max-payload", hostapi.DefaultMaxPayload, "refuse (deny) a payload over `BYTES`")
-	_ = cmd.MarkFlagRequired("agent")
-
-	var installAgents []string
-	install := &cobra.Command{
-		Use:   "install --agent NAME[,NAME...]",
-		Short: "Register agent-shell in the agents' hook configuration of this repository",
-		Args:  cobra.NoArgs,
-		RunE: runE(func(*cobra.Command, []string) error {
-			cwd, err := os.Getwd()
-			if err != nil {
-				return err
-			}
-			for _, name := range installAgents {
-				ad, err := a.adapter(name)
-				if err != nil {
-					return err
-				}
-				files, err := ad.Install(telemetry.FindRoot(cwd))
-				if err != nil {
-					return fmt.Errorf("install %s hooks: %w", ad.Name(), err)
-				}
-				if len(files) == 0 {
-					fmt.Fprintf(a.stdout, "%s hooks already registered; nothing changed\n", ad.Name())
-				}
-				for _, f := range files {
-					fmt.Fprintf(a.stdout, "wrote %s\n", rel(f))
-				}
-			}
-			return nil
-		}),
-	}
-	install.Flags().StringSliceVar(&installAgents, "agent", nil, "the agents, comma-separated: "+strings.Join(hostapi.Names(), ", "))
-	_ = install.MarkFlagRequired("agent")
-	cmd.AddCommand(install)
-	return cmd
-}
-
-func (a *app) adapter(name string) (hostapi.Adapter, error) {
-	ad, ok := hostapi.ByName(agentName(name), a.getenv)
+// Adapter is the host adapter of an agent named either way (AgentName).
+func (p *Process) Adapter(name string) (hostapi.Adapter, error) {
+	ad, ok := hostapi.ByName(AgentName(name), p.Getenv)
 	if !ok {
-		return nil, &runtimeError{err: fmt.Errorf("unknown agent %q (known: %s)", name, strings.Join(hostapi.Names(), ", ")), code: exitUsage}
+		return nil, fmt.Errorf("unknown agent %q (known: %s)", name, strings.Join(hostapi.Names(), ", "))
 	}
 	return ad, nil
 }
 
-// agentName is the adapter's name of an agent named either way: as its
+// AgentName is the adapter's name of an agent named either way: as its
 // hook adapter is (claude) or as the log records it (claude-code).
-func agentName(name string) string {
+func AgentName(name string) string {
 	for _, n := range hostapi.Names() {
 		if telemetry.AgentActor(n) == name {
 			return n
@@ -97,73 +37,33 @@ func agentName(name string) string {
 	return name
 }
 
-// The compatible entries of the reference tool: Copilot's preToolUse and
-// postToolUse hooks, or any agent's with --agent or a payload that names it.
-func newPolicyCheckCmd(a *app) *cobra.Command {
-	var agent string
-	cmd := &cobra.Command{
-		Use:   "policy-check",
-		Short: "Pre-tool hook (Copilot's by default): allow or deny a tool call by the project's policy",
-		Long: `Reads a pre-tool hook payload on stdin and answers in the agent's format:
-Copilot's {"permissionDecision": ...} by default (always exit 0: Copilot
-ignores exit codes on preToolUse). Another agent is taken from --agent or
-recognized from its payload. Anything that cannot be read or decided is
-denied. The decision is recorded after the answer is written.`,
-		Args: cobra.NoArgs,
-		RunE: runE(func(*cobra.Command, []string) error {
-			return exitCode(a.runAlias(agent, "preToolUse", hostapi.KindPreTool))
-		}),
-	}
-	cmd.Flags().StringVar(&agent, "agent", "", "the agent that calls (default: recognized from the payload, else copilot)")
-	cmd.Flags().Int64Var(&a.maxPayload, "max-payload", hostapi.DefaultMaxPayload, "refuse (deny) a payload over `BYTES`")
-	return cmd
-}
-
-func newRecordCmd(a *app) *cobra.Command {
-	var agent string
-	cmd := &cobra.Command{
-		Use:   "record",
-		Short: "Post-tool hook (Copilot's by default): record a tool call in the flight recorder",
-		Long: `Reads a post-tool hook payload on stdin and appends a tool_use event with a
-redacted summary of the tool's result. It always exits 0.`,
-		Args: cobra.NoArgs,
-		RunE: runE(func(*cobra.Command, []string) error {
-			a.runAlias(agent, "postToolUse", hostapi.KindPostTool)
-			return exitCode(0)
-		}),
-	}
-	cmd.Flags().StringVar(&agent, "agent", "", "the agent that calls (default: recognized from the payload, else copilot)")
-	cmd.Flags().Int64Var(&a.maxPayload, "max-payload", hostapi.DefaultMaxPayload, "ignore a payload over `BYTES`")
-	return cmd
-}
-
-// runAlias runs policy-check or record: the payload names its agent unless
+// Alias runs policy-check or record: the payload names its agent unless
 // --agent does; copilotEvent names the event for Copilot's camelCase
 // payloads, which do not carry it, and kind says which the alias is for.
-func (a *app) runAlias(agent, copilotEvent string, kind hostapi.Kind) int {
-	payload, readErr := hostapi.ReadPayload(a.stdin, a.maxPayload)
+func (p *Process) Alias(agent, copilotEvent string, kind hostapi.Kind) int {
+	payload, readErr := hostapi.ReadPayload(p.Stdin, p.MaxPayload)
 	if agent == "" {
 		agent = hostapi.Detect(payload)
 	}
 	if agent == "" {
 		agent = "copilot"
 	}
-	ad, err := a.adapter(agent)
+	ad, err := p.Adapter(agent)
 	if err != nil {
-		a.errorf("%v", err)
-		ad, _ = hostapi.ByName("copilot", a.getenv)
+		p.errorf("%v", err)
+		ad, _ = hostapi.ByName("copilot", p.Getenv)
 	}
 	event := ""
 	if ad.Name() == "copilot" {
 		event = copilotEvent
 	}
-	return a.handle(ad, event, kind, payload, readErr)
+	return p.handle(ad, event, kind, payload, readErr)
 }
 
-func (a *app) runHook(ad hostapi.Adapter, nativeEvent string) int {
-	payload, err := hostapi.ReadPayload(a.stdin, a.maxPayload)
+func (p *Process) Hook(ad hostapi.Adapter, nativeEvent string) int {
+	payload, err := hostapi.ReadPayload(p.Stdin, p.MaxPayload)
 	// An unreadable payload may have been a pre-tool call: deny it.
-	return a.handle(ad, nativeEvent, hostapi.KindPreTool, payload, err)
+	return p.handle(ad, nativeEvent, hostapi.KindPreTool, payload, err)
 }
 
 // handle answers one hook call and records it. The answer is written in
@@ -171,80 +71,80 @@ func (a *app) runHook(ad hostapi.Adapter, nativeEvent string) int {
 // decided is, on a pre-tool event, the host's own deny. unreadable is the
 // kind to assume when the payload cannot be read. It returns the exit code
 // the host reads.
-func (a *app) handle(ad hostapi.Adapter, nativeEvent string, unreadable hostapi.Kind, payload []byte, readErr error) (code int) {
+func (p *Process) handle(ad hostapi.Adapter, nativeEvent string, unreadable hostapi.Kind, payload []byte, readErr error) (code int) {
 	// A bug must not answer nothing: an empty answer with a crash's exit
 	// code is an allow to several hosts. Before the answer is out, a panic
 	// is the host's own deny (or its failure answer on other events).
 	defer func() {
 		if r := recover(); r != nil {
 			err := fmt.Errorf("internal error: %v", r)
-			if a.answered {
-				a.errorf("%v", err)
+			if p.answered {
+				p.errorf("%v", err)
 				return
 			}
-			code = a.fail(ad, unreadable, err)
+			code = p.fail(ad, unreadable, err)
 		}
 	}()
 	if readErr != nil {
-		return a.fail(ad, unreadable, fmt.Errorf("unexpected error reading the hook payload: %w", readErr))
+		return p.fail(ad, unreadable, fmt.Errorf("unexpected error reading the hook payload: %w", readErr))
 	}
 	ev, err := ad.Parse(payload, nativeEvent)
 	if err != nil {
-		return a.fail(ad, unreadable, err)
+		return p.fail(ad, unreadable, err)
 	}
-	ev.SessionID = a.callSession(ev.SessionID)
-	runtime.SetBudget(runtime.Budget{Memory: hookMemory, Deadline: time.Now().Add(a.hookDeadline()), // the watchdog reads the real clock
-		Runaway: func(reason string) { a.hookRunaway(ad, ev, reason) }})
+	ev.SessionID = p.CallSession(ev.SessionID)
+	runtime.SetBudget(runtime.Budget{Memory: hookMemory, Deadline: time.Now().Add(p.hookDeadline()), // the watchdog reads the real clock
+		Runaway: func(reason string) { p.hookRunaway(ad, ev, reason) }})
 	if ev.Kind != hostapi.KindPreTool {
-		v, events := a.afterTool(ad, ev) // after-interceptors on a shell post-tool call (intercept.go)
-		code = a.answer(ad.Render(ev, v))
-		a.recordAll(append([]*telemetry.Event{observedEvent(ev)}, events...), ev.SessionID)
+		v, events := p.afterTool(ad, ev) // after-interceptors on a shell post-tool call (intercept.go)
+		code = p.answer(ad.Render(ev, v))
+		p.recordAll(append([]*telemetry.Event{observedEvent(ev)}, events...), ev.SessionID)
 		if ev.Kind == hostapi.KindSessionEnd || ev.Kind == hostapi.KindStop {
-			a.exportOnEnd() // export.go: only when an OTLP endpoint is set
+			p.onEnd() // the OTLP export, when an endpoint is set
 		}
 		return code
 	}
 	// Loading the policy in a goroutine while the payload is read was
 	// measured slower: a fresh process pays more for a second thread than
 	// it saves.
-	engine := a.loadPolicy()
+	engine := p.LoadPolicy()
 	if engine.LoadErr != nil {
-		a.errorf("policy load error: %v", engine.LoadErr)
+		p.errorf("policy load error: %v", engine.LoadErr)
 	}
-	engine.EventTimeout = decisionTimeout
+	engine.EventTimeout = DecisionTimeout
 	d := engine.DecideEvent(ev)
-	code = a.answer(ad.Render(ev, sandboxVerdict(engine, ad, ev, d.HookVerdict(ev, ad.Coverage(ev.Kind), ad.Name()))))
+	code = p.answer(ad.Render(ev, sandboxVerdict(engine, ad, ev, d.HookVerdict(ev, ad.Coverage(ev.Kind), ad.Name()))))
 	events := append(interceptEvents(ad, ev, d), reviewEvents(ad, ev, d)...)
 	de := decisionEvent(ad, ev, d)
 	switch {
 	case d.Guard != "":
 		de.Event = telemetry.EventGuard
-	case a.auth.EventDue():
+	case p.auth.EventDue():
 		de.Event = telemetry.EventConfigUnauthorized
 	}
-	a.recordAll(append(events, de), ev.SessionID)
+	p.recordAll(append(events, de), ev.SessionID)
 	return code
 }
 
 // A hook call answers within hookDeadline, under the 10 s timeout hook
 // install registers with every host, with its scripts' memory under
-// hookMemory; decisionTimeout, which bounds a decision's extensions, leaves
+// hookMemory; DecisionTimeout, which bounds a decision's extensions, leaves
 // room for the answer and the record.
 const (
 	hookDeadline    = 5 * time.Second
 	hookMemory      = 256 << 20
-	decisionTimeout = 4 * time.Second
+	DecisionTimeout = 4 * time.Second
 )
 
 // hookDeadline is hookDeadline, or a shorter AGENTSHELL_HOOK_DEADLINE (a
 // host with a shorter hook timeout).
-func (a *app) hookDeadline() time.Duration {
-	if v := a.getenv("AGENTSHELL_HOOK_DEADLINE"); v != "" {
+func (p *Process) hookDeadline() time.Duration {
+	if v := p.Getenv("AGENTSHELL_HOOK_DEADLINE"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err == nil && d > 0 && d < hookDeadline {
 			return d
 		}
-		a.errorf("AGENTSHELL_HOOK_DEADLINE=%q is not a duration between 0 and %s; using %s", v, hookDeadline, hookDeadline)
+		p.errorf("AGENTSHELL_HOOK_DEADLINE=%q is not a duration between 0 and %s; using %s", v, hookDeadline, hookDeadline)
 	}
 	return hookDeadline
 }
@@ -253,47 +153,47 @@ func (a *app) hookDeadline() time.Duration {
 // the host gets the failure answer, a deny on a pre-tool call, unless an
 // answer is out already; the call is recorded without the audit filter (a
 // script too), and the process exits with the answer's code.
-func (a *app) hookRunaway(ad hostapi.Adapter, ev *hostapi.Event, reason string) {
-	a.answerMu.Lock()
-	answered, code := a.answered, a.answerCode
-	a.answerMu.Unlock()
+func (p *Process) hookRunaway(ad hostapi.Adapter, ev *hostapi.Event, reason string) {
+	p.answerMu.Lock()
+	answered, code := p.answered, p.answerCode
+	p.answerMu.Unlock()
 	if answered {
-		a.errorf("%s; the answer stands, the call's events are not recorded", reason)
+		p.errorf("%s; the answer stands, the call's events are not recorded", reason)
 		os.Exit(code)
 	}
-	a.unfiltered = true
+	p.unfiltered = true
 	err := fmt.Errorf("stopped: %s", reason)
 	if ev.Kind != hostapi.KindPreTool {
-		os.Exit(a.fail(ad, ev.Kind, err))
+		os.Exit(p.fail(ad, ev.Kind, err))
 	}
-	code = a.answer(ad.Failure(ev, err))
-	a.record(decisionEvent(ad, ev, policy.Decision{Action: policy.ActionDeny, Reason: "Command denied: " + err.Error()}), ev.SessionID)
+	code = p.answer(ad.Failure(ev, err))
+	p.Record(decisionEvent(ad, ev, policy.Decision{Action: policy.ActionDeny, Reason: "Command denied: " + err.Error()}), ev.SessionID)
 	os.Exit(code)
 }
 
 // fail answers a call that could not be read: a pre-tool call is denied in
 // the host's own terms and the denial recorded; anything else is reported.
-func (a *app) fail(ad hostapi.Adapter, kind hostapi.Kind, err error) int {
+func (p *Process) fail(ad hostapi.Adapter, kind hostapi.Kind, err error) int {
 	if kind != hostapi.KindPreTool {
-		a.errorf("%s hook: %v", ad.Name(), err)
-		return a.answer(ad.Failure(&hostapi.Event{Kind: kind}, err))
+		p.errorf("%s hook: %v", ad.Name(), err)
+		return p.answer(ad.Failure(&hostapi.Event{Kind: kind}, err))
 	}
-	code := a.answer(ad.Failure(nil, err))
-	a.record(decisionEvent(ad, nil, policy.Decision{Action: policy.ActionDeny, Reason: err.Error()}), "")
+	code := p.answer(ad.Failure(nil, err))
+	p.Record(decisionEvent(ad, nil, policy.Decision{Action: policy.ActionDeny, Reason: err.Error()}), "")
 	return code
 }
 
-// loadPolicy loads the policy of the repository around the current
+// LoadPolicy loads the policy of the repository around the current
 // directory, once per process. Outside a repository there is no policy to
 // trust: deny.
-func (a *app) loadPolicy() *policy.Engine {
-	if a.engine == nil {
-		a.engine = a.readPolicy()
+func (p *Process) LoadPolicy() *policy.Engine {
+	if p.engine == nil {
+		p.engine = p.readPolicy()
 	}
-	return a.engine
+	return p.engine
 }
 
-func (a *app) readPolicy() *policy.Engine {
+func (p *Process) readPolicy() *policy.Engine {
 	cwd, err := os.Getwd()
 	if err != nil {
 		return &policy.Engine{LoadErr: fmt.Errorf("current directory: %w", err)}
@@ -304,23 +204,23 @@ func (a *app) readPolicy() *policy.Engine {
 	}
 	// Decide with the configuration a human authorized (see authorize);
 	// without a config directory there is no authorization to check.
-	cfgDir, _ := authority.ConfigDir(a.getenv)
-	e, auth := policy.LoadAuthorized(root, a.getenv, cfgDir)
-	e.Home = a.getenv("HOME") // scripts' ctx.home, and what ctx.dir resolves ~ against
-	a.auth = auth
+	cfgDir, _ := authority.ConfigDir(p.Getenv)
+	e, auth := policy.LoadAuthorized(root, p.Getenv, cfgDir)
+	e.Home = p.Getenv("HOME") // scripts' ctx.home, and what ctx.dir resolves ~ against
+	p.auth = auth
 	return e
 }
 
 // answer writes a hook response and returns its exit code.
-func (a *app) answer(r hostapi.Response) int {
-	a.answerMu.Lock()
-	defer a.answerMu.Unlock()
-	if a.answered {
-		return a.answerCode
+func (p *Process) answer(r hostapi.Response) int {
+	p.answerMu.Lock()
+	defer p.answerMu.Unlock()
+	if p.answered {
+		return p.answerCode
 	}
-	a.answered, a.answerCode = true, r.Exit
-	if err := hostapi.WriteResponse(a.stdout, a.stderr, r); err != nil {
-		a.errorf("%v", err)
+	p.answered, p.answerCode = true, r.Exit
+	if err := hostapi.WriteResponse(p.Stdout, p.Stderr, r); err != nil {
+		p.errorf("%v", err)
 	}
 	return r.Exit
 }

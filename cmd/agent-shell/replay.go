@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agent-shell/agent-shell/call"
 	"github.com/agent-shell/agent-shell/policy"
 	"github.com/agent-shell/agent-shell/policy/replay"
 	"github.com/agent-shell/agent-shell/telemetry"
@@ -66,7 +67,7 @@ and when the configuration does not load.`,
 
 // replayTimeout bounds one replayed call's extensions, as the hook's
 // decision timeout does.
-const replayTimeout = decisionTimeout
+const replayTimeout = call.DecisionTimeout
 
 func (a *app) runReplay(cmd *cobra.Command, o *replayOptions) error {
 	switch o.failOn {
