@@ -13,9 +13,9 @@ import (
 	"github.com/agent-shell/agent-shell/hostapi"
 )
 
-// project makes a repository with files (paths relative to its root),
+// newProject makes a repository with files (paths relative to its root),
 // moves into it, and returns it.
-func project(t *testing.T, files map[string]string) string {
+func newProject(t *testing.T, files map[string]string) string {
 	t.Helper()
 	root := t.TempDir()
 	if err := os.Mkdir(filepath.Join(root, ".git"), 0o755); err != nil {
@@ -81,7 +81,7 @@ func adapter(t *testing.T, p *Process, name string) hostapi.Adapter {
 const denyPolicy = `{"deny":["rm -rf *"]}`
 
 func TestHookClaudeDenyAnswersAndRecords(t *testing.T) {
-	root := project(t, map[string]string{".github/hooks/agent-shell/policy.json": denyPolicy})
+	root := newProject(t, map[string]string{".github/hooks/agent-shell/policy.json": denyPolicy})
 	payload := `{"session_id":"claude-7f3c9e21","cwd":"/home/user/my-project","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf build"},"tool_use_id":"toolu_01DENY"}`
 	p, out, errb := process(root, payload, nil)
 	if code := p.Hook(adapter(t, p, "claude"), ""); code != 0 {
@@ -108,7 +108,7 @@ func TestHookClaudeDenyAnswersAndRecords(t *testing.T) {
 }
 
 func TestHookClaudeAllowAbstains(t *testing.T) {
-	root := project(t, map[string]string{".github/hooks/agent-shell/policy.json": denyPolicy})
+	root := newProject(t, map[string]string{".github/hooks/agent-shell/policy.json": denyPolicy})
 	payload := `{"session_id":"s-allow","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"npm test"},"tool_use_id":"t1"}`
 	p, out, _ := process(root, payload, nil)
 	if code := p.Hook(adapter(t, p, "claude"), ""); code != 0 || out.Len() != 0 {
@@ -121,7 +121,7 @@ func TestHookClaudeAllowAbstains(t *testing.T) {
 
 // A payload that is not JSON is the host's own deny, recorded as one.
 func TestHookUnreadablePayloadDenies(t *testing.T) {
-	root := project(t, nil)
+	root := newProject(t, nil)
 	p, out, _ := process(root, "not json", map[string]string{"AGENTSHELL_SESSION_ID": "s-bad"})
 	p.Hook(adapter(t, p, "claude"), "")
 	if !strings.Contains(out.String(), `"permissionDecision":"deny"`) {
@@ -149,7 +149,7 @@ func TestHookOutsideRepositoryDenies(t *testing.T) {
 }
 
 func TestHookPostToolRecordsToolUse(t *testing.T) {
-	root := project(t, nil)
+	root := newProject(t, nil)
 	payload := `{"session_id":"s-post","cwd":"/w","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"echo hi"},"tool_response":{"stdout":"hi"},"tool_use_id":"t2"}`
 	p, out, _ := process(root, payload, nil)
 	if code := p.Hook(adapter(t, p, "claude"), ""); code != 0 || out.Len() != 0 {
@@ -166,7 +166,7 @@ func TestHookPostToolRecordsToolUse(t *testing.T) {
 
 // policy-check without --agent: Copilot's camelCase payload and answer.
 func TestAliasDefaultsToCopilot(t *testing.T) {
-	root := project(t, map[string]string{".github/hooks/agent-shell/policy.json": denyPolicy})
+	root := newProject(t, map[string]string{".github/hooks/agent-shell/policy.json": denyPolicy})
 	payload := `{"timestamp":1704614600000,"cwd":"/w","toolName":"bash","toolArgs":"{\"command\":\"rm -rf dist\"}"}`
 	p, out, _ := process(root, payload, map[string]string{"AGENTSHELL_SESSION_ID": "s-cop"})
 	if code := p.Alias("", "preToolUse", hostapi.KindPreTool); code != 0 {
@@ -182,7 +182,7 @@ func TestAliasDefaultsToCopilot(t *testing.T) {
 }
 
 func TestShimRunsTheScriptAndRecordsItsEnd(t *testing.T) {
-	root := project(t, nil)
+	root := newProject(t, nil)
 	p, out, errb := process(root, "", map[string]string{"AGENTSHELL_SESSION_ID": "s-npm", "npm_lifecycle_event": "test", "npm_package_name": "pkg"})
 	ended := false
 	p.OnEnd = func() { ended = true }
@@ -208,7 +208,7 @@ func TestShimRunsTheScriptAndRecordsItsEnd(t *testing.T) {
 }
 
 func TestShimReportsSignals(t *testing.T) {
-	root := project(t, nil)
+	root := newProject(t, nil)
 	p, _, _ := process(root, "", map[string]string{"AGENTSHELL_SESSION_ID": "s-sig"})
 	if code := p.Shim([]string{"kill -TERM $$"}); code != 128+15 {
 		t.Fatalf("exit %d, want 143", code)
@@ -260,7 +260,7 @@ phase = "after"
 `
 
 func TestShimInterceptors(t *testing.T) {
-	root := project(t, map[string]string{".github/hooks/agent-shell/agent-shell.toml": interceptors})
+	root := newProject(t, map[string]string{".github/hooks/agent-shell/agent-shell.toml": interceptors})
 	env := map[string]string{"AGENTSHELL_SESSION_ID": "s-int"}
 
 	// reject: nothing runs, exit 1, the reason on stderr.

@@ -194,14 +194,14 @@ func (p *Process) LoadPolicy() *policy.Engine {
 }
 
 func (p *Process) readPolicy() *policy.Engine {
-	cwd, err := os.Getwd()
+	h, err := p.Here()
 	if err != nil {
 		return &policy.Engine{LoadErr: fmt.Errorf("current directory: %w", err)}
 	}
-	root, ok := telemetry.RepoRoot(cwd)
-	if !ok {
-		return &policy.Engine{LoadErr: fmt.Errorf("%s is not inside a git repository", cwd)}
+	if !h.InRepo {
+		return &policy.Engine{LoadErr: fmt.Errorf("%s is not inside a git repository", h.Cwd)}
 	}
+	root := h.Root
 	// Decide with the configuration a human authorized (see authorize);
 	// without a config directory there is no authorization to check.
 	cfgDir, _ := authority.ConfigDir(p.Getenv)

@@ -2,7 +2,6 @@ package call
 
 import (
 	"errors"
-	"os"
 	"os/exec"
 	"sync/atomic"
 	"time"
@@ -66,14 +65,11 @@ type shimInterception struct {
 // shimBefore runs the before-interceptors on the shim's command. done
 // reports that nothing is to run, and code is then the shim's exit status.
 func (p *Process) shimBefore(command string) (si *shimInterception, code int, done bool) {
-	cwd, err := os.Getwd()
-	if err != nil {
+	h, err := p.Here()
+	if err != nil || !h.InRepo || !p.mayMention(h.Root, "interceptor") {
 		return nil, 0, false
 	}
-	root, ok := telemetry.RepoRoot(cwd)
-	if !ok || !p.mayMention(root, "interceptor") {
-		return nil, 0, false
-	}
+	cwd := h.Cwd
 	engine := p.LoadPolicy()
 	if engine.LoadErr != nil {
 		p.errorf("the policy does not load, so its interceptors cannot run; the script is not run: %v", engine.LoadErr)
@@ -282,11 +278,7 @@ func (p *Process) afterTool(ad hostapi.Adapter, ev *hostapi.Event) (hostapi.Verd
 	if ev.Kind != hostapi.KindPostTool || !ev.IsShell() || len(ev.Result) == 0 {
 		return allow, nil
 	}
-	cwd, err := os.Getwd()
-	if err != nil {
-		return allow, nil
-	}
-	if root, ok := telemetry.RepoRoot(cwd); !ok || !p.mayMention(root, "interceptor") {
+	if h, err := p.Here(); err != nil || !h.InRepo || !p.mayMention(h.Root, "interceptor") {
 		return allow, nil
 	}
 	engine := p.LoadPolicy()

@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agent-shell/agent-shell/internal/project"
 	"github.com/agent-shell/agent-shell/policy"
 )
 
@@ -52,6 +53,10 @@ type Process struct {
 
 	configText *policy.ConfigText // what mayMention reads, once a process
 	configRoot string
+
+	hereOnce sync.Once    // the watchdog may ask too
+	here     project.Here // the current directory and its project, once read
+	hereErr  error
 }
 
 // Sandboxed is a command about to run in the sandbox: Start starts it,
@@ -90,6 +95,14 @@ func (p *Process) mayMention(root, word string) bool {
 		p.configText, p.configRoot = policy.ReadConfigText(root), root
 	}
 	return p.configText.Mentions(word)
+}
+
+// Here is the current directory and the project around it, read once per
+// process: a call does not change directory, and every stage (the policy,
+// the interceptors, the sandbox, the recorder) asks.
+func (p *Process) Here() (project.Here, error) {
+	p.hereOnce.Do(func() { p.here, p.hereErr = project.Current() })
+	return p.here, p.hereErr
 }
 
 func (p *Process) onEnd() {

@@ -2,7 +2,6 @@ package call
 
 import (
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/agent-shell/agent-shell/telemetry"
@@ -27,12 +26,8 @@ func (p *Process) auditFilter() telemetry.AuditFilter {
 		return nil
 	}
 	if p.engine == nil {
-		cwd, err := os.Getwd()
-		if err != nil {
-			return nil
-		}
-		root, ok := telemetry.RepoRoot(cwd)
-		if !ok || !policy.ReadConfigText(root).Mentions("audit") {
+		h, err := p.Here()
+		if err != nil || !h.InRepo || !policy.ReadConfigText(h.Root).Mentions("audit") {
 			return nil
 		}
 	}
@@ -184,11 +179,11 @@ func (p *Process) sessionID(hostSession string) string {
 // session is the host's own id when valid (one agent session, one file),
 // else AGENTSHELL_SESSION_ID, else a fresh UUID.
 func (p *Process) openSessionWriter(hostSession string) (*telemetry.Writer, string, error) {
-	cwd, err := os.Getwd()
+	h, err := p.Here()
 	if err != nil {
 		return nil, "", err
 	}
-	dir, warn := telemetry.EventsDir(telemetry.FindRoot(cwd), p.Getenv)
+	dir, warn := telemetry.EventsDir(h.Root, p.Getenv)
 	if warn != nil {
 		p.errorf("%v", warn)
 	}

@@ -104,9 +104,9 @@ func (p *Process) Shim(args []string) int {
 	}})
 	si.ran(code, sig) // after-interceptors, then the captured output goes out
 	// Where npm ran the script: replay decides it there again.
-	cwd, _ := os.Getwd()
+	h, _ := p.Here()
 	e := &telemetry.Event{
-		Cwd:            cwd,
+		Cwd:            h.Cwd,
 		Event:          telemetry.EventScriptEnd,
 		Command:        command,
 		ExitCode:       code,
@@ -125,14 +125,11 @@ func (p *Process) Shim(args []string) int {
 // [enforce] mode is not "sandbox". Inside a sandbox already, the script
 // runs in a nested one, whose mounts are the outer one's.
 func (p *Process) shimSandbox(argv []string) (*Sandboxed, error) {
-	cwd, err := os.Getwd()
-	if err != nil {
+	h, err := p.Here()
+	if err != nil || !h.InRepo || !p.mayMention(h.Root, "enforce") {
 		return nil, nil
 	}
-	root, ok := telemetry.RepoRoot(cwd)
-	if !ok || !p.mayMention(root, "enforce") {
-		return nil, nil
-	}
+	root := h.Root
 	e := p.LoadPolicy()
 	if e.LoadErr != nil {
 		return nil, fmt.Errorf("the policy does not load, so whether the script runs in the sandbox cannot be known: %v", e.LoadErr)

@@ -14,7 +14,6 @@ import (
 	"github.com/agent-shell/agent-shell/authority"
 	"github.com/agent-shell/agent-shell/policy"
 	"github.com/agent-shell/agent-shell/setup"
-	"github.com/agent-shell/agent-shell/telemetry"
 )
 
 func newAuthorizeCmd(a *app) *cobra.Command {
@@ -64,11 +63,11 @@ func (a *app) runAuthorize(yes bool) error {
 		return err
 	}
 	defer tty.Close()
-	cwd, err := os.Getwd()
+	h, err := a.here()
 	if err != nil {
 		return err
 	}
-	root, ok := telemetry.RepoRoot(cwd)
+	root, ok := h.Root, h.InRepo
 	if !ok {
 		return errors.New("run agent-shell authorize inside a git repository")
 	}

@@ -5,6 +5,7 @@ import (
 	"os/exec"
 
 	"github.com/agent-shell/agent-shell/call"
+	"github.com/agent-shell/agent-shell/internal/project"
 	"github.com/agent-shell/agent-shell/policy"
 	"github.com/agent-shell/agent-shell/telemetry"
 )
@@ -58,3 +59,7 @@ func (a *app) sandboxed(root string, e *policy.Engine, argv []string) (*call.San
 	}
 	return &call.Sandboxed{Cmd: sb.cmd.Cmd, Start: sb.start, Finish: sb.finish}, nil
 }
+
+// here is the current directory and the project around it, read once per
+// process (call.Process.Here).
+func (a *app) here() (project.Here, error) { return a.call.Here() }

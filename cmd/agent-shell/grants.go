@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"time"
 	"unicode/utf8"
 
@@ -63,11 +62,11 @@ repository cannot forge one).`,
 
 // grantStore is the store of this repository's grants.
 func (a *app) grantStore() (*state.Store, error) {
-	cwd, err := os.Getwd()
+	h, err := a.here()
 	if err != nil {
 		return nil, err
 	}
-	return policy.GrantStore(telemetry.FindRoot(cwd), a.getenv)
+	return policy.GrantStore(h.Root, a.getenv)
 }
 
 func (a *app) runGrantsList(asJSON bool) error {

@@ -2,13 +2,11 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agent-shell/agent-shell/hostapi"
-	"github.com/agent-shell/agent-shell/telemetry"
 )
 
 func newHookCmd(a *app) *cobra.Command {
@@ -44,7 +42,7 @@ Agents: ` + strings.Join(hostapi.Names(), ", "),
 		Short: "Register agent-shell in the agents' hook configuration of this repository",
 		Args:  cobra.NoArgs,
 		RunE: runE(func(*cobra.Command, []string) error {
-			cwd, err := os.Getwd()
+			h, err := a.here()
 			if err != nil {
 				return err
 			}
@@ -53,7 +51,7 @@ Agents: ` + strings.Join(hostapi.Names(), ", "),
 				if err != nil {
 					return err
 				}
-				files, err := ad.Install(telemetry.FindRoot(cwd))
+				files, err := ad.Install(h.Root)
 				if err != nil {
 					return fmt.Errorf("install %s hooks: %w", ad.Name(), err)
 				}

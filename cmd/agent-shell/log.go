@@ -65,11 +65,11 @@ Without a filter, only the most recent session is shown. Filters combine
 // eventsDir is where log reads: found from the project (git) root, so it
 // works from any subdirectory.
 func (a *app) eventsDir() (string, error) {
-	cwd, err := os.Getwd()
+	h, err := a.here()
 	if err != nil {
 		return "", fmt.Errorf("current directory: %w", err)
 	}
-	return telemetry.EventsDirForRead(telemetry.FindRoot(cwd), a.getenv)
+	return telemetry.EventsDirForRead(h.Root, a.getenv)
 }
 
 func (a *app) runLog(cmd *cobra.Command, o *logOptions) error {

@@ -83,11 +83,11 @@ func (a *app) runReplay(cmd *cobra.Command, o *replayOptions) error {
 		}
 		since = a.now().Add(-d)
 	}
-	cwd, err := os.Getwd()
+	h, err := a.here()
 	if err != nil {
 		return fmt.Errorf("current directory: %w", err)
 	}
-	root := telemetry.FindRoot(cwd)
+	root := h.Root
 	cfgRoot, what := root, "the current configuration"
 	if o.config != "" {
 		if cfgRoot, err = replay.ConfigRoot(o.config); err != nil {

@@ -102,11 +102,11 @@ func (r *statusReport) line(status, format string, args ...any) {
 }
 
 func (a *app) runStatus(asJSON bool) error {
-	cwd, err := os.Getwd()
+	h, err := a.here()
 	if err != nil {
 		return err
 	}
-	root, ok := telemetry.RepoRoot(cwd)
+	root, ok := h.Root, h.InRepo
 	if !ok {
 		return errors.New("run agent-shell status inside a git repository")
 	}
