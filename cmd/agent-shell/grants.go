@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agent-shell/agent-shell/internal/termtext"
 	"github.com/agent-shell/agent-shell/policy"
 	"github.com/agent-shell/agent-shell/state"
 	"github.com/agent-shell/agent-shell/telemetry"
@@ -133,9 +134,9 @@ func (a *app) runGrantsList(asJSON bool) error {
 	rows := [][]string{{"ID", "SCOPE", "STATUS", "SESSION", "CREATED", "EXPIRES", "LAST USED", "REVIEWER", "COMMAND"}}
 	for _, g := range grants {
 		rows = append(rows, []string{
-			g.ID, g.Scope, grantStatus(g.RevokedAt, g.ExpiresAt, now), dash(sanitize(g.SessionID, 40)),
-			tableTime(g.CreatedAt), t(g.ExpiresAt), t(g.LastUsedAt), dash(sanitize(g.Reviewer, 0)),
-			sanitize(quoteArgv(g.Argv), 0),
+			g.ID, g.Scope, grantStatus(g.RevokedAt, g.ExpiresAt, now), dash(termtext.Line(g.SessionID, 40)),
+			tableTime(g.CreatedAt), t(g.ExpiresAt), t(g.LastUsedAt), dash(termtext.Line(g.Reviewer, 0)),
+			termtext.Line(quoteArgv(g.Argv), 0),
 		})
 	}
 	widths := make([]int, len(rows[0]))
@@ -180,6 +181,6 @@ func (a *app) runGrantsRevoke(id, reason string) error {
 		fmt.Fprintf(a.stdout, "%s was already revoked (%s)\n", g.ID, tableTime(*g.RevokedAt))
 		return nil
 	}
-	fmt.Fprintf(a.stdout, "revoked %s (%s: %s)\n", g.ID, g.Scope, sanitize(quoteArgv(g.Argv), 0))
+	fmt.Fprintf(a.stdout, "revoked %s (%s: %s)\n", g.ID, g.Scope, termtext.Line(quoteArgv(g.Argv), 0))
 	return nil
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/agent-shell/agent-shell/internal/termtext"
 	"github.com/agent-shell/agent-shell/telemetry"
 )
 
@@ -154,7 +155,7 @@ func (a *app) runLog(cmd *cobra.Command, o *logOptions) error {
 	}
 	// After the output, so the report is the last thing a reader sees.
 	for _, d := range damage {
-		a.errorf("skipped %d damaged line(s) in %s (first at line %d: %s)", d.Count, displayPath(d.File), d.FirstLine, sanitize(d.FirstErr, 200))
+		a.errorf("skipped %d damaged line(s) in %s (first at line %d: %s)", d.Count, displayPath(d.File), d.FirstLine, termtext.Line(d.FirstErr, 200))
 	}
 	return err
 }
@@ -257,10 +258,10 @@ func (a *app) listSessions(out *bufio.Writer, files []string, flt telemetry.Filt
 	for _, s := range sessions {
 		actors := make([]string, len(s.Actors))
 		for i, act := range s.Actors {
-			actors[i] = sanitize(act, 40)
+			actors[i] = termtext.Line(act, 40)
 		}
 		rows = append(rows, []string{
-			sanitize(s.ID, 0), tableTime(s.First), tableTime(s.Last), strconv.Itoa(s.Events),
+			termtext.Line(s.ID, 0), tableTime(s.First), tableTime(s.Last), strconv.Itoa(s.Events),
 			dash(strings.Join(actors, ",")),
 		})
 	}
@@ -291,13 +292,13 @@ func (a *app) useColor() bool {
 func displayPath(p string) string {
 	cwd, err := os.Getwd()
 	if err != nil {
-		return sanitize(p, 0)
+		return termtext.Line(p, 0)
 	}
 	rel, err := filepath.Rel(cwd, p)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return sanitize(p, 0)
+		return termtext.Line(p, 0)
 	}
-	return sanitize(rel, 0)
+	return termtext.Line(rel, 0)
 }
 
 func newLogVerifyCmd(a *app) *cobra.Command {
@@ -516,7 +517,7 @@ func (a *app) followLog(dir string, ids []string, flt telemetry.Filter, o *logOp
 			return err
 		}
 		for _, d := range damage {
-			a.errorf("skipped %d damaged line(s) in %s: %s", d.Count, displayPath(d.File), sanitize(d.FirstErr, 200))
+			a.errorf("skipped %d damaged line(s) in %s: %s", d.Count, displayPath(d.File), termtext.Line(d.FirstErr, 200))
 		}
 		time.Sleep(followInterval)
 	}

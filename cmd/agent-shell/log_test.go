@@ -11,31 +11,6 @@ import (
 	"github.com/agent-shell/agent-shell/telemetry"
 )
 
-func TestSanitize(t *testing.T) {
-	tests := []struct {
-		in   string
-		max  int
-		want string
-	}{
-		{"npm test", 0, "npm test"},
-		{"a\nb\rc\td", 0, `a\nb\rc\td`},
-		{"\x1b[2J\x1b[Hclear", 0, `\x1b[2J\x1b[Hclear`},
-		{"bell\x07 del\x7f c1\u009b", 0, `bell\x07 del\x7f c1\x9b`},
-		{"rtl \u202eevil\u202c sep\u2028x", 0, `rtl \u202eevil\u202c sep\u2028x`},
-		{"bad \xff utf8", 0, "bad \ufffd utf8"},
-		{"ünïcode ☃ ok", 0, "ünïcode ☃ ok"},
-		{strings.Repeat("a", 70), 60, strings.Repeat("a", 59) + "…"},
-		{strings.Repeat("é", 70), 60, strings.Repeat("é", 59) + "…"},
-		{strings.Repeat("a", 60), 60, strings.Repeat("a", 60)},
-		{strings.Repeat("\n", 100), 10, `\n\n\n\n\` + "…"},
-	}
-	for _, tt := range tests {
-		if got := sanitize(tt.in, tt.max); got != tt.want {
-			t.Errorf("sanitize(%q, %d) = %q, want %q", tt.in, tt.max, got, tt.want)
-		}
-	}
-}
-
 func TestFormatMillis(t *testing.T) {
 	tests := []struct {
 		ms   int64

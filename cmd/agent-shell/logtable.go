@@ -4,10 +4,11 @@ import (
 	"bufio"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/agent-shell/agent-shell/internal/termtext"
+	"github.com/agent-shell/agent-shell/internal/textcut"
 	"github.com/agent-shell/agent-shell/telemetry"
 )
 
@@ -115,7 +116,7 @@ func (t *eventTable) boldIf() string {
 func (t *eventTable) write(r tableRow) {
 	for i, c := range r.cells {
 		if m := eventColumns[i].max; m > 0 {
-			r.cells[i] = cut(c, t.widths[i])
+			r.cells[i] = textcut.Runes(c, t.widths[i])
 		}
 	}
 	if t.color && r.color != "" {
@@ -152,23 +153,23 @@ func writeCells(w *bufio.Writer, cells []string, widths []int) {
 
 func eventRow(e *telemetry.Event, wide bool) tableRow {
 	// A hook event's tool (Bash, Edit, ...); an npm script's name below.
-	tool, result, dur := dash(sanitize(e.ToolName, 0)), "-", "-"
+	tool, result, dur := dash(termtext.Line(e.ToolName, 0)), "-", "-"
 	color := ""
 	switch e.Event {
 	case telemetry.EventScriptEnd, telemetry.EventCommandEnd:
 		if e.Event == telemetry.EventScriptEnd {
-			tool = dash(sanitize(e.Script, 0))
+			tool = dash(termtext.Line(e.Script, 0))
 		}
 		result = strconv.Itoa(e.ExitCode)
 		if e.Signal != "" {
-			result += " " + sanitize(e.Signal, 0)
+			result += " " + termtext.Line(e.Signal, 0)
 		}
 		dur = formatMillis(int64(e.DurationMS))
 		if e.ExitCode != 0 || e.Signal != "" {
 			color = colorRed
 		}
 	case telemetry.EventPolicyDecision:
-		result = dash(sanitize(e.Decision, 0))
+		result = dash(termtext.Line(e.Decision, 0))
 		switch e.Decision {
 		case "deny":
 			color = colorRed
@@ -185,13 +186,13 @@ func eventRow(e *telemetry.Event, wide bool) tableRow {
 	case telemetry.EventRepair:
 		result, color = "torn", colorYellow
 	}
-	command := sanitize(e.Command, commandRunes)
+	command := termtext.Line(e.Command, commandRunes)
 	if wide {
-		command = sanitize(e.Command, 0)
+		command = termtext.Line(e.Command, 0)
 	}
 	return tableRow{
 		cells: []string{
-			tableTime(e.Timestamp), dash(sanitize(e.Event, 0)), dash(sanitize(e.Actor, 0)),
+			tableTime(e.Timestamp), dash(termtext.Line(e.Event, 0)), dash(termtext.Line(e.Actor, 0)),
 			tool, result, dur, command,
 		},
 		color: color,
@@ -226,61 +227,4 @@ func formatMillis(ms int64) string {
 	default:
 		return fmt.Sprintf("%d.%dm", ms/60_000, ms%60_000/6000)
 	}
-}
-
-// sanitize makes recorded text safe to print on a terminal: control
-// characters (which could move the cursor, clear the screen or fake extra
-// lines), Unicode line separators and bidirectional overrides become visible
-// escapes, and invalid UTF-8 becomes U+FFFD. With maxRunes > 0 the result is
-// cut to that many runes, ending in "…".
-func sanitize(s string, maxRunes int) string {
-	clean := true
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return cut(s, maxRunes)
-	}
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r < 0x20 || (r >= 0x7f && r < 0xa0):
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case r == 0x2028 || r == 0x2029 || (r >= 0x200e && r <= 0x200f) ||
-			(r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0xfeff:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteRune(r) // invalid UTF-8 arrives here as U+FFFD
-		}
-		if maxRunes > 0 && b.Len() > 4*maxRunes+8 {
-			break // enough to cut from
-		}
-	}
-	return cut(b.String(), maxRunes)
-}
-
-// cut shortens s to at most n runes (n <= 0: no limit), ending in "…".
-func cut(s string, n int) string {
-	if n <= 0 || len(s) <= n {
-		return s
-	}
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	i, runes := 0, 0
-	for runes < n-1 {
-		_, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		runes++
-	}
-	return s[:i] + "…"
 }

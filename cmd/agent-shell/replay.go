@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agent-shell/agent-shell/call"
+	"github.com/agent-shell/agent-shell/internal/termtext"
 	"github.com/agent-shell/agent-shell/policy"
 	"github.com/agent-shell/agent-shell/policy/replay"
 	"github.com/agent-shell/agent-shell/telemetry"
@@ -148,7 +149,7 @@ func (a *app) runReplay(cmd *cobra.Command, o *replayOptions) error {
 		return err
 	}
 	for _, d := range res.Damaged {
-		a.errorf("skipped %d damaged line(s) in %s (first at line %d: %s)", d.Count, d.File, d.FirstLine, sanitize(d.FirstError, 200))
+		a.errorf("skipped %d damaged line(s) in %s (first at line %d: %s)", d.Count, d.File, d.FirstLine, termtext.Line(d.FirstError, 200))
 	}
 	if (o.failOn == "loosen" && res.Loosened > 0) || (o.failOn == "any" && len(res.Changed) > 0) {
 		return exitCode(exitError)
@@ -200,7 +201,7 @@ func writeReplayText(w *bufio.Writer, what string, res *replay.Result) {
 			for _, x := range c.Inexact {
 				note += " (" + x + ")"
 			}
-			fmt.Fprintf(w, "    %s:%d  %s  %s%s\n", sanitize(c.Session, 40), c.Line, sanitize(who, 40), sanitize(c.Command, 100), note)
+			fmt.Fprintf(w, "    %s:%d  %s  %s%s\n", termtext.Line(c.Session, 40), c.Line, termtext.Line(who, 40), termtext.Line(c.Command, 100), note)
 		}
 	}
 	if len(res.Skipped) > 0 {
@@ -210,7 +211,7 @@ func writeReplayText(w *bufio.Writer, what string, res *replay.Result) {
 				fmt.Fprintf(w, "  ... and %d more (--json lists every one)\n", len(res.Skipped)-replayShown)
 				break
 			}
-			fmt.Fprintf(w, "  %s:%d  %s: %s\n", sanitize(s.Session, 40), s.Line, s.Event, sanitize(s.Reason, 200))
+			fmt.Fprintf(w, "  %s:%d  %s: %s\n", termtext.Line(s.Session, 40), s.Line, s.Event, termtext.Line(s.Reason, 200))
 		}
 	}
 	if res.ExecutablesNotRun > 0 {
@@ -232,7 +233,7 @@ func ruleName(r string) string {
 	if r == "" {
 		return "(none)"
 	}
-	return sanitize(r, 60)
+	return termtext.Line(r, 60)
 }
 
 func writeReplayJSON(w io.Writer, cfgRoot string, res *replay.Result) error {
