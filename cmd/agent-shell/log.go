@@ -14,13 +14,13 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
 	"github.com/agent-shell/agent-shell/internal/termtext"
 	"github.com/agent-shell/agent-shell/telemetry"
+	"github.com/agent-shell/agent-shell/telemetry/logtable"
 )
 
 type logOptions struct {
@@ -166,16 +166,16 @@ func (a *app) listEvents(out *bufio.Writer, files []string, flt telemetry.Filter
 	asJSON := o.json
 	q := &telemetry.Query{Files: files, Filter: flt, Validate: asJSON, Decode: !asJSON}
 	n := 0
-	var tw *eventTable
+	var tw *logtable.Events
 	if !asJSON {
-		tw = newEventTable(out, a.useColor(), o.wide)
+		tw = logtable.New(out, a.useColor(), o.wide)
 	}
 	emit := func(raw []byte, e *telemetry.Event) error {
 		if asJSON {
 			out.Write(raw)
 			return out.WriteByte('\n')
 		}
-		return tw.add(e)
+		return tw.Add(e)
 	}
 	type kept struct {
 		raw []byte
@@ -215,7 +215,7 @@ func (a *app) listEvents(out *bufio.Writer, files []string, flt telemetry.Filter
 		return damage, nil
 	}
 	if tw != nil {
-		return damage, tw.flush()
+		return damage, tw.Flush()
 	}
 	return damage, nil
 }
@@ -261,19 +261,11 @@ func (a *app) listSessions(out *bufio.Writer, files []string, flt telemetry.Filt
 			actors[i] = termtext.Line(act, 40)
 		}
 		rows = append(rows, []string{
-			termtext.Line(s.ID, 0), tableTime(s.First), tableTime(s.Last), strconv.Itoa(s.Events),
-			dash(strings.Join(actors, ",")),
+			termtext.Line(s.ID, 0), logtable.Time(s.First), logtable.Time(s.Last), strconv.Itoa(s.Events),
+			logtable.Dash(strings.Join(actors, ",")),
 		})
 	}
-	widths := make([]int, len(rows[0]))
-	for _, r := range rows {
-		for i, c := range r {
-			widths[i] = max(widths[i], utf8.RuneCountInString(c))
-		}
-	}
-	for _, r := range rows {
-		writeRow(out, r, widths)
-	}
+	logtable.Fit(out, rows)
 	return damage, nil
 }
 
@@ -498,9 +490,9 @@ func (a *app) followLog(dir string, ids []string, flt telemetry.Filter, o *logOp
 	}
 	fl := telemetry.NewFollower(flt, list())
 	out := bufio.NewWriterSize(a.stdout, 64<<10)
-	tw := newEventTable(out, a.useColor(), o.wide)
+	tw := logtable.New(out, a.useColor(), o.wide)
 	if !o.json {
-		tw.fixWidths()
+		tw.FixWidths()
 	}
 	for {
 		damage, err := fl.Poll(list(), func(r *telemetry.Record) error {
@@ -508,7 +500,7 @@ func (a *app) followLog(dir string, ids []string, flt telemetry.Filter, o *logOp
 				out.Write(r.Raw)
 				return out.WriteByte('\n')
 			}
-			return tw.add(r.Event)
+			return tw.Add(r.Event)
 		})
 		if ferr := out.Flush(); err == nil && ferr != nil {
 			err = ferr
