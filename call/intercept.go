@@ -15,7 +15,7 @@ import (
 // decides; this is where their outcome meets the host, npm and the record).
 //
 // The shim runs the interceptors only when the project's configuration
-// mentions them (app.mayMention, a read of the manifest's text), so an
+// mentions them (Process.mayMention, a read of the manifest's text), so an
 // npm run in a project without interceptors costs what it did before. It
 // enforces the interceptors' outcomes, not the rules': the rules only
 // decide whether the interceptors run (none runs on a command they deny,
@@ -260,8 +260,13 @@ func interceptEvents(ad hostapi.Adapter, ev *hostapi.Event, d policy.Decision) [
 	if d.Intercept == nil {
 		return nil
 	}
+	return stepEvents(ad, ev, d.Intercept.Steps)
+}
+
+// stepEvents records interceptors' steps on a hook call.
+func stepEvents(ad hostapi.Adapter, ev *hostapi.Event, steps []policy.InterceptStep) []*telemetry.Event {
 	var out []*telemetry.Event
-	for _, step := range d.Intercept.Steps {
+	for _, step := range steps {
 		e := interceptEvent(step)
 		e.Agent = ad.Name()
 		describe(e, ev)
@@ -289,12 +294,5 @@ func (p *Process) afterTool(ad hostapi.Adapter, ev *hostapi.Event) (hostapi.Verd
 	if out == nil {
 		return allow, nil
 	}
-	var events []*telemetry.Event
-	for _, step := range out.Steps {
-		e := interceptEvent(step)
-		e.Agent = ad.Name()
-		describe(e, ev)
-		events = append(events, e)
-	}
-	return v, events
+	return v, stepEvents(ad, ev, out.Steps)
 }

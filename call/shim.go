@@ -68,7 +68,7 @@ func (p *Process) Shim(args []string) int {
 	cmd := exec.Command(shell, append([]string{"-c"}, si.args(args)...)...)
 	startCmd := cmd.Start
 	// With [enforce] mode = "sandbox", the script runs where agent-shell's
-	// files are read-only (exec.go).
+	// files are read-only (Process.Sandbox, agent-shell exec's sandbox).
 	sb, err := p.shimSandbox(cmd.Args)
 	if err != nil {
 		p.errorf("sandbox: %v; the script is not run", err)
