@@ -4,13 +4,16 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/agent-shell/agent-shell/hostapi"
+	"github.com/agent-shell/agent-shell/policy"
 )
 
 // newProject makes a repository with files (paths relative to its root),
@@ -69,6 +72,20 @@ func events(t *testing.T, root, session string) []map[string]any {
 	return out
 }
 
+// recorded checks that session holds one event, with the fields of want.
+func recorded(t *testing.T, root, session string, want map[string]any) {
+	t.Helper()
+	evs := events(t, root, session)
+	if len(evs) != 1 {
+		t.Fatalf("recorded %d events, want 1: %v", len(evs), evs)
+	}
+	for k, v := range want {
+		if evs[0][k] != v {
+			t.Errorf("%s = %v, want %v", k, evs[0][k], v)
+		}
+	}
+}
+
 func adapter(t *testing.T, p *Process, name string) hostapi.Adapter {
 	t.Helper()
 	ad, err := p.Adapter(name)
@@ -94,17 +111,8 @@ func TestHookClaudeDenyAnswersAndRecords(t *testing.T) {
 	if errb.Len() != 0 {
 		t.Errorf("stderr: %s", errb)
 	}
-	evs := events(t, root, "claude-7f3c9e21")
-	if len(evs) != 1 {
-		t.Fatalf("recorded %d events, want 1: %v", len(evs), evs)
-	}
-	e := evs[0]
-	for k, v := range map[string]any{"event": "policy_decision", "decision": "deny", "command": "rm -rf build",
-		"agent": "claude", "request_id": "toolu_01DENY", "cwd": "/home/user/my-project", "native_event": "PreToolUse"} {
-		if e[k] != v {
-			t.Errorf("%s = %v, want %v", k, e[k], v)
-		}
-	}
+	recorded(t, root, "claude-7f3c9e21", map[string]any{"event": "policy_decision", "decision": "deny", "command": "rm -rf build",
+		"agent": "claude", "request_id": "toolu_01DENY", "cwd": "/home/user/my-project", "native_event": "PreToolUse"})
 }
 
 func TestHookClaudeAllowAbstains(t *testing.T) {
@@ -114,9 +122,7 @@ func TestHookClaudeAllowAbstains(t *testing.T) {
 	if code := p.Hook(adapter(t, p, "claude"), ""); code != 0 || out.Len() != 0 {
 		t.Fatalf("exit %d, answer %q; want 0 and no answer", code, out)
 	}
-	if e := events(t, root, "s-allow"); len(e) != 1 || e[0]["decision"] != "allow" {
-		t.Fatalf("recorded %v", e)
-	}
+	recorded(t, root, "s-allow", map[string]any{"decision": "allow"})
 }
 
 // A payload that is not JSON is the host's own deny, recorded as one.
@@ -127,10 +133,7 @@ func TestHookUnreadablePayloadDenies(t *testing.T) {
 	if !strings.Contains(out.String(), `"permissionDecision":"deny"`) {
 		t.Fatalf("answer %q is not a deny", out)
 	}
-	evs := events(t, root, "s-bad")
-	if len(evs) != 1 || evs[0]["event"] != "policy_decision" || evs[0]["decision"] != "deny" {
-		t.Fatalf("recorded %v", evs)
-	}
+	recorded(t, root, "s-bad", map[string]any{"event": "policy_decision", "decision": "deny"})
 }
 
 // Outside a repository there is no policy to trust: a shell call is denied.
@@ -155,13 +158,8 @@ func TestHookPostToolRecordsToolUse(t *testing.T) {
 	if code := p.Hook(adapter(t, p, "claude"), ""); code != 0 || out.Len() != 0 {
 		t.Fatalf("exit %d, answer %q", code, out)
 	}
-	evs := events(t, root, "s-post")
-	if len(evs) != 1 || evs[0]["event"] != "tool_use" || evs[0]["command"] != "echo hi" {
-		t.Fatalf("recorded %v", evs)
-	}
-	if evs[0]["actor"] != "claude-code" {
-		t.Errorf("actor %v, want the hook's agent", evs[0]["actor"])
-	}
+	// The actor is the hook's agent.
+	recorded(t, root, "s-post", map[string]any{"event": "tool_use", "command": "echo hi", "actor": "claude-code"})
 }
 
 // policy-check without --agent: Copilot's camelCase payload and answer.
@@ -175,10 +173,7 @@ func TestAliasDefaultsToCopilot(t *testing.T) {
 	if !strings.Contains(out.String(), `"permissionDecision":"deny"`) {
 		t.Fatalf("answer %q is not Copilot's deny", out)
 	}
-	evs := events(t, root, "s-cop")
-	if len(evs) != 1 || evs[0]["agent"] != "copilot" || evs[0]["native_event"] != "preToolUse" {
-		t.Fatalf("recorded %v", evs)
-	}
+	recorded(t, root, "s-cop", map[string]any{"agent": "copilot", "native_event": "preToolUse"})
 }
 
 func TestShimRunsTheScriptAndRecordsItsEnd(t *testing.T) {
@@ -195,16 +190,8 @@ func TestShimRunsTheScriptAndRecordsItsEnd(t *testing.T) {
 	if !ended {
 		t.Error("OnEnd did not run")
 	}
-	evs := events(t, root, "s-npm")
-	if len(evs) != 1 {
-		t.Fatalf("recorded %v", evs)
-	}
-	e := evs[0]
-	for k, v := range map[string]any{"event": "script_end", "command": "echo hi; echo oops >&2; exit 3", "exit_code": 3.0, "script": "test", "package": "pkg", "cwd": root} {
-		if e[k] != v {
-			t.Errorf("%s = %v, want %v", k, e[k], v)
-		}
-	}
+	recorded(t, root, "s-npm", map[string]any{"event": "script_end", "command": "echo hi; echo oops >&2; exit 3", "exit_code": 3.0,
+		"script": "test", "package": "pkg", "cwd": root})
 }
 
 func TestShimReportsSignals(t *testing.T) {
@@ -213,9 +200,7 @@ func TestShimReportsSignals(t *testing.T) {
 	if code := p.Shim([]string{"kill -TERM $$"}); code != 128+15 {
 		t.Fatalf("exit %d, want 143", code)
 	}
-	if e := events(t, root, "s-sig"); len(e) != 1 || e[0]["signal"] != "SIGTERM" {
-		t.Fatalf("recorded %v", e)
-	}
+	recorded(t, root, "s-sig", map[string]any{"signal": "SIGTERM", "exit_code": 143.0})
 }
 
 func TestShimWithoutCommandIsUsage(t *testing.T) {
@@ -302,4 +287,65 @@ func TestShimInterceptors(t *testing.T) {
 func str(v any) string {
 	s, _ := v.(string)
 	return s
+}
+
+// A post-tool shell call goes to the after-interceptors; what replaces the
+// output is answered in the host's terms, and the step recorded before
+// the tool_use it belongs to.
+func TestHookAfterInterceptorReplacesOutput(t *testing.T) {
+	root := newProject(t, map[string]string{".github/hooks/agent-shell/agent-shell.toml": interceptors})
+	payload := `{"session_id":"s-after","cwd":"/w","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"make"},"tool_response":{"stdout":"swap \u001b[1mthis\u001b[0m","stderr":"warn","interrupted":false}}`
+	p, out, _ := process(root, payload, nil)
+	if code := p.Hook(adapter(t, p, "claude"), ""); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	want := `{"hookSpecificOutput":{"additionalContext":"agent-shell: interceptor scrub replaced this command's output; read this instead of the output shown:\nstdout:\nswapped this\nstderr:\nwarn","hookEventName":"PostToolUse"}}` + "\n"
+	if out.String() != want {
+		t.Errorf("answer:\n%q\nwant:\n%q", out, want)
+	}
+	var kinds []string
+	for _, e := range events(t, root, "s-after") {
+		kinds = append(kinds, e["event"].(string)+":"+str(e["decision"]))
+	}
+	if got := strings.Join(kinds, " "); got != "tool_use: intercept:replace" {
+		t.Errorf("recorded %s", got)
+	}
+}
+
+// With [enforce] mode = "sandbox" the script runs through Process.Sandbox,
+// given the project's root, its policy and the shell's argv; its end and
+// the signal Finish reports are recorded.
+func TestShimRunsInTheSandbox(t *testing.T) {
+	root := newProject(t, map[string]string{".github/hooks/agent-shell/agent-shell.toml": "version = 1\n\n[enforce]\nmode = \"sandbox\"\n"})
+	p, out, _ := process(root, "", map[string]string{"AGENTSHELL_SESSION_ID": "s-sb"})
+	var gotRoot string
+	var gotArgv []string
+	p.Sandbox = func(root string, e *policy.Engine, argv []string) (*Sandboxed, error) {
+		if e == nil || e.LoadErr != nil {
+			t.Errorf("the sandbox got no policy: %v", e)
+		}
+		gotRoot, gotArgv = root, argv
+		cmd := exec.Command("/bin/sh", "-c", "echo in the sandbox; exit 4")
+		return &Sandboxed{Cmd: cmd, Start: cmd.Start, Finish: func() string { return "" }}, nil
+	}
+	if code := p.Shim([]string{"npm test"}); code != 4 {
+		t.Fatalf("exit %d, want the sandboxed command's 4", code)
+	}
+	if gotRoot != root || strings.Join(gotArgv, " ") != "/bin/sh -c npm test" {
+		t.Errorf("sandbox asked for %q %q", gotRoot, gotArgv)
+	}
+	if out.String() != "in the sandbox\n" {
+		t.Errorf("stdout %q", out)
+	}
+	recorded(t, root, "s-sb", map[string]any{"event": "script_end", "command": "npm test", "exit_code": 4.0})
+
+	// A sandbox that cannot be made runs nothing.
+	p, _, errb := process(root, "", map[string]string{"AGENTSHELL_SESSION_ID": "s-sb2"})
+	p.Sandbox = func(string, *policy.Engine, []string) (*Sandboxed, error) { return nil, errors.New("no landlock") }
+	if code := p.Shim([]string{"touch ran"}); code != 126 || !strings.Contains(errb.String(), "sandbox: no landlock; the script is not run") {
+		t.Fatalf("exit %d, stderr %q", code, errb)
+	}
+	if _, err := os.Stat(filepath.Join(root, "ran")); err == nil {
+		t.Error("the script ran")
+	}
 }
