@@ -33,13 +33,6 @@ func validUnauthorized(s string) bool {
 	return s == UnauthorizedLastAuthorized || s == UnauthorizedDeny || s == UnauthorizedWarn
 }
 
-// ConfigFolder is the folder of the configuration's files under the root.
-const ConfigFolder = ".github/hooks/agent-shell"
-
-// AuthorizedSubpath holds the authorized copies under the repository root,
-// one folder per configuration digest.
-const AuthorizedSubpath = StateSubpath + "/authorized"
-
 // The notes added to decisions taken while the configuration is not the
 // authorized one.
 const (

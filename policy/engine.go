@@ -69,7 +69,7 @@ func Load(root string, getenv func(string) string) *Engine {
 // stateRoot (used as pins say: see RuntimeOptions) and grants and script
 // state in stateRoot's StateDir, and computes the configuration digest.
 func loadFrom(root, stateRoot string, getenv func(string) string, pins map[string]string) *Engine {
-	cache := filepath.Join(stateRoot, StateSubpath, "cache")
+	cache := filepath.Join(stateRoot, filepath.FromSlash(cacheSubpath))
 	return loadWith(root, stateRoot, getenv, RuntimeOptions{CacheDir: cache, CachePins: pins, Store: stateStore(stateRoot, getenv)})
 }
 
@@ -103,10 +103,6 @@ func loadWith(root, stateRoot string, getenv func(string) string, opts RuntimeOp
 	}
 	return e
 }
-
-// StateSubpath is where compiled programs and the authorized copies live
-// under the repository root.
-const StateSubpath = ".agent-shell/state"
 
 // NewEngine builds an engine from already loaded parts (either may be nil),
 // keeping no script state and no compile cache.

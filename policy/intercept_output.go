@@ -3,12 +3,11 @@ package policy
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/agent-shell/agent-shell/hostapi"
 	"github.com/agent-shell/agent-shell/telemetry"
 
+	"github.com/agent-shell/agent-shell/internal/termtext"
 	"github.com/agent-shell/agent-shell/internal/textcut"
 )
 
@@ -80,46 +79,6 @@ func RewriteInput(input json.RawMessage, command string) (json.RawMessage, bool)
 // newline, carriage return and tab dropped, invalid UTF-8 replaced, secrets
 // redacted, then cut to limit bytes (true when cut).
 func FinalizeOutput(s string, limit int) (string, bool) {
-	s = telemetry.Redact(sanitizeTerminal(s))
+	s = telemetry.Redact(termtext.Strip(s))
 	return textcut.Cut(s, limit)
-}
-
-func sanitizeTerminal(s string) string {
-	clean := true
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 && c != '\n' && c != '\r' && c != '\t' || c == 0x7f || c >= 0x80 {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s))
-	for i := 0; i < len(s); {
-		c := s[i]
-		switch {
-		case c == 0x1b && i+1 < len(s) && s[i+1] == '[':
-			j := i + 2
-			for j < len(s) && (s[j] < 0x40 || s[j] > 0x7e) {
-				j++
-			}
-			i = j + 1
-		case c < 0x20 && c != '\n' && c != '\r' && c != '\t' || c == 0x7f:
-			i++
-		case c >= 0x80:
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				b.WriteRune(utf8.RuneError)
-			} else {
-				b.WriteString(s[i : i+size])
-			}
-			i += size
-		default:
-			b.WriteByte(c)
-			i++
-		}
-	}
-	return b.String()
 }

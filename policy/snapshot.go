@@ -292,7 +292,6 @@ func encodeSnapshot(m *Manifest) ([]byte, bool) {
 	return w.b, true
 }
 
-
 // numbers writes ascending rule numbers as differences.
 func (w *snapWriter) numbers(l []int32) {
 	w.uint(uint64(len(l)))

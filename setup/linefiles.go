@@ -6,6 +6,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/agent-shell/agent-shell/internal/project"
 )
 
 // The .npmrc line init writes: npm (and pnpm) then run every script as
@@ -124,7 +126,7 @@ func gitignoreHas(data []byte) bool {
 				break
 			}
 		}
-		if t == ".agent-shell" {
+		if t == project.Dir {
 			return true
 		}
 	}
@@ -144,7 +146,7 @@ func mergeGitignore(data []byte) ([]byte, bool) {
 	if len(data) == 0 {
 		ls = nil
 	}
-	ls = append(ls, "# agent-shell's local flight recorder (events) and helpers", ".agent-shell/", "")
+	ls = append(ls, "# agent-shell's local flight recorder (events) and helpers", project.Dir+"/", "")
 	return join(ls, eol), true
 }
 

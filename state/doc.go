@@ -8,8 +8,7 @@
 //
 // Each snapshot has a lock file beside it (<script id>.lock), which stays
 // in place while the snapshot is replaced by rename, and a temporary file
-// (.<script id>.json.*.tmp, see internal/atomicfile) exists only while a
-// commit is being written.
+// (<script id>.json.tmp) exists only while a commit is being written.
 //
 // [Store.Transact] is the one way state changes: it locks the snapshot,
 // decodes it, hands a fresh copy to the caller's function and, only when

@@ -72,6 +72,7 @@ const PruneAfter = 30 * 24 * time.Hour
 const (
 	grantsFile = "grants.json"
 	grantsLock = "grants.lock"
+	grantsTemp = "grants.json.tmp"
 )
 
 // ErrNoGrant is returned for a grant id that no grants file holds.
@@ -372,7 +373,7 @@ func (s *Store) grantsTx(ctx context.Context, path string, create bool, now time
 	if len(out) > MaxGrantsFileBytes {
 		return fmt.Errorf("%s: grants over the %d-byte limit (revoke some with `agent-shell grants revoke`)", path, MaxGrantsFileBytes)
 	}
-	return atomicfile.Write(path, out, 0o600)
+	return atomicfile.WriteLocked(path, filepath.Join(filepath.Dir(path), grantsTemp), out, 0o600)
 }
 
 // grantsFileJSON is the layout of a grants file.

@@ -96,6 +96,7 @@ func (s *Store) Path(lc Lifecycle, sessionID string, id Identity) (string, error
 const (
 	snapshotExt = ".json"
 	lockExt     = ".lock"
+	tempExt     = ".json.tmp"
 )
 
 // Transact runs fn on the committed state of one script instance and commits what fn returns when commit is true.
@@ -171,7 +172,7 @@ func (s *Store) transact(ctx context.Context, lc Lifecycle, sessionID string, id
 	if string(data) == string(old) {
 		return nil // already committed, durably, by whoever wrote it
 	}
-	if err := atomicfile.Write(path, data, 0o600); err != nil {
+	if err := atomicfile.WriteLocked(path, path[:len(path)-len(snapshotExt)]+tempExt, data, 0o600); err != nil {
 		return fmt.Errorf("script %q: state not committed: %w", id.ScriptID, err)
 	}
 	return nil

@@ -8,35 +8,18 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/agent-shell/agent-shell/internal/project"
 )
 
 // DefaultEventsSubdir is where events live under the project root.
-const DefaultEventsSubdir = ".agent-shell/events"
+const DefaultEventsSubdir = project.EventsDir
 
-// FindRoot returns the project root for dir: the repository root when dir
-// is inside one (see RepoRoot), else dir itself.
-func FindRoot(dir string) string {
-	root, _ := RepoRoot(dir)
-	return root
-}
+// FindRoot returns the project root for dir (project.FindRoot).
+func FindRoot(dir string) string { return project.FindRoot(dir) }
 
-// RepoRoot returns the nearest ancestor of dir holding a .git entry (a
-// directory, or a file for worktrees and submodules) and true, or dir and
-// false outside a repository. It walks the file system instead of running
-// git, which would cost a process start on every call.
-func RepoRoot(dir string) (string, bool) {
-	dir = filepath.Clean(dir)
-	for d := dir; ; {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return d, true
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return dir, false
-		}
-		d = parent
-	}
-}
+// RepoRoot returns the repository root around dir (project.RepoRoot).
+func RepoRoot(dir string) (string, bool) { return project.RepoRoot(dir) }
 
 // ErrLogDirOutsideRoot is returned when AGENTSHELL_LOG_DIR points outside the
 // project root, literally or through a symbolic link.

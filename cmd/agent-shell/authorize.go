@@ -12,9 +12,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agent-shell/agent-shell/authority"
+	"github.com/agent-shell/agent-shell/internal/termtext"
 	"github.com/agent-shell/agent-shell/policy"
 	"github.com/agent-shell/agent-shell/setup"
-	"github.com/agent-shell/agent-shell/telemetry"
 )
 
 func newAuthorizeCmd(a *app) *cobra.Command {
@@ -64,11 +64,11 @@ func (a *app) runAuthorize(yes bool) error {
 		return err
 	}
 	defer tty.Close()
-	cwd, err := os.Getwd()
+	h, err := a.here()
 	if err != nil {
 		return err
 	}
-	root, ok := telemetry.RepoRoot(cwd)
+	root, ok := h.Root, h.InRepo
 	if !ok {
 		return errors.New("run agent-shell authorize inside a git repository")
 	}
@@ -77,7 +77,7 @@ func (a *app) runAuthorize(yes bool) error {
 		return err
 	}
 	if inside(root, cfgDir) {
-		a.errorf("warning: the authorization store %s is inside this repository, where an agent could change it; set XDG_CONFIG_HOME to a folder outside it", authority.Escape(cfgDir))
+		a.errorf("warning: the authorization store %s is inside this repository, where an agent could change it; set XDG_CONFIG_HOME to a folder outside it", termtext.Escape(cfgDir))
 	}
 	p, err := policy.ProposeAuthorization(root, a.getenv, cfgDir)
 	if err != nil {
@@ -150,14 +150,14 @@ func (a *app) printFiles(p *policy.Proposal) {
 	}
 	fmt.Fprintln(a.stdout, "Its files:")
 	for _, f := range p.Files {
-		fmt.Fprintf(a.stdout, "  %s\n", authority.Escape(f))
+		fmt.Fprintf(a.stdout, "  %s\n", termtext.Escape(f))
 	}
 }
 
 func escapeJoin(list []string) string {
 	out := make([]string, len(list))
 	for i, s := range list {
-		out[i] = authority.Escape(s)
+		out[i] = termtext.Escape(s)
 	}
 	return strings.Join(out, ", ")
 }
@@ -209,7 +209,7 @@ func inside(root, p string) bool {
 // relRoot shows p relative to the repository root.
 func relRoot(root, p string) string {
 	if r, ok := strings.CutPrefix(p, root+string(os.PathSeparator)); ok {
-		return authority.Escape(r)
+		return termtext.Escape(r)
 	}
-	return authority.Escape(p)
+	return termtext.Escape(p)
 }

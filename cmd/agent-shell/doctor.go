@@ -24,11 +24,11 @@ kernel offers (Landlock), and whether the events folder takes writes. Each
 problem says how to fix it; it exits 1 when there is one.`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(*cobra.Command, []string) error {
-			cwd, err := os.Getwd()
+			h, err := a.here()
 			if err != nil {
 				return err
 			}
-			root, ok := telemetry.RepoRoot(cwd)
+			root, ok := h.Root, h.InRepo
 			if !ok {
 				return errors.New("run agent-shell doctor inside a git repository")
 			}

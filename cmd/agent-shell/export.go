@@ -61,11 +61,11 @@ shim do not carry an HTTP client.`,
 // exportSetup finds the repository, the events folder, the endpoint and the
 // cursor. cfg.URL is empty when no endpoint is configured.
 func (a *app) exportSetup() (root, dir string, cfg otlp.Config, cursor string, err error) {
-	cwd, err := os.Getwd()
+	h, err := a.here()
 	if err != nil {
 		return
 	}
-	root, ok := telemetry.RepoRoot(cwd)
+	root, ok := h.Root, h.InRepo
 	if !ok {
 		err = errors.New("run agent-shell export inside a git repository")
 		return

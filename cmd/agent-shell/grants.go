@@ -6,15 +6,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"time"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
+	"github.com/agent-shell/agent-shell/internal/termtext"
 	"github.com/agent-shell/agent-shell/policy"
 	"github.com/agent-shell/agent-shell/state"
 	"github.com/agent-shell/agent-shell/telemetry"
+	"github.com/agent-shell/agent-shell/telemetry/logtable"
 )
 
 // grantsTimeout bounds the wait for a grants file's lock.
@@ -63,11 +63,11 @@ repository cannot forge one).`,
 
 // grantStore is the store of this repository's grants.
 func (a *app) grantStore() (*state.Store, error) {
-	cwd, err := os.Getwd()
+	h, err := a.here()
 	if err != nil {
 		return nil, err
 	}
-	return policy.GrantStore(telemetry.FindRoot(cwd), a.getenv)
+	return policy.GrantStore(h.Root, a.getenv)
 }
 
 func (a *app) runGrantsList(asJSON bool) error {
@@ -129,25 +129,17 @@ func (a *app) runGrantsList(asJSON bool) error {
 		if p == nil {
 			return "-"
 		}
-		return tableTime(*p)
+		return logtable.Time(*p)
 	}
 	rows := [][]string{{"ID", "SCOPE", "STATUS", "SESSION", "CREATED", "EXPIRES", "LAST USED", "REVIEWER", "COMMAND"}}
 	for _, g := range grants {
 		rows = append(rows, []string{
-			g.ID, g.Scope, grantStatus(g.RevokedAt, g.ExpiresAt, now), dash(sanitize(g.SessionID, 40)),
-			tableTime(g.CreatedAt), t(g.ExpiresAt), t(g.LastUsedAt), dash(sanitize(g.Reviewer, 0)),
-			sanitize(quoteArgv(g.Argv), 0),
+			g.ID, g.Scope, grantStatus(g.RevokedAt, g.ExpiresAt, now), logtable.Dash(termtext.Line(g.SessionID, 40)),
+			logtable.Time(g.CreatedAt), t(g.ExpiresAt), t(g.LastUsedAt), logtable.Dash(termtext.Line(g.Reviewer, 0)),
+			termtext.Line(quoteArgv(g.Argv), 0),
 		})
 	}
-	widths := make([]int, len(rows[0]))
-	for _, r := range rows {
-		for i, c := range r {
-			widths[i] = max(widths[i], utf8.RuneCountInString(c))
-		}
-	}
-	for _, r := range rows {
-		writeRow(out, r, widths)
-	}
+	logtable.Fit(out, rows)
 	return nil
 }
 
@@ -178,9 +170,9 @@ func (a *app) runGrantsRevoke(id, reason string) error {
 		return fmt.Errorf("revoke grant %s: %w", id, err)
 	}
 	if g.RevokedAt != nil && !g.RevokedAt.Equal(now) {
-		fmt.Fprintf(a.stdout, "%s was already revoked (%s)\n", g.ID, tableTime(*g.RevokedAt))
+		fmt.Fprintf(a.stdout, "%s was already revoked (%s)\n", g.ID, logtable.Time(*g.RevokedAt))
 		return nil
 	}
-	fmt.Fprintf(a.stdout, "revoked %s (%s: %s)\n", g.ID, g.Scope, sanitize(quoteArgv(g.Argv), 0))
+	fmt.Fprintf(a.stdout, "revoked %s (%s: %s)\n", g.ID, g.Scope, termtext.Line(quoteArgv(g.Argv), 0))
 	return nil
 }

@@ -49,7 +49,7 @@ func runHot(a *app, args []string) (code int, ok bool) {
 		flags[name] = value
 	}
 	shortLived()
-	a.maxPayload = hostapi.DefaultMaxPayload
+	a.call.MaxPayload = hostapi.DefaultMaxPayload
 	agent := flags["--agent"]
 	switch cmd {
 	case "hook":
@@ -61,11 +61,11 @@ func runHot(a *app, args []string) (code int, ok bool) {
 			a.errorf("%v", err)
 			return exitUsage, true
 		}
-		return a.runHook(ad, flags["--event"]), true
+		return a.call.Hook(ad, flags["--event"]), true
 	case "policy-check":
-		return a.runAlias(agent, "preToolUse", hostapi.KindPreTool), true
+		return a.call.Alias(agent, "preToolUse", hostapi.KindPreTool), true
 	default:
-		a.runAlias(agent, "postToolUse", hostapi.KindPostTool)
+		a.call.Alias(agent, "postToolUse", hostapi.KindPostTool)
 		return exitOK, true
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agent-shell/agent-shell/authority"
 	"github.com/agent-shell/agent-shell/hostapi"
+	"github.com/agent-shell/agent-shell/internal/termtext"
 	"github.com/agent-shell/agent-shell/telemetry"
 )
 
@@ -138,10 +139,11 @@ func provenance(getenv func(string) string) *authority.Provenance {
 // maxVia bounds the processes a provenance names.
 const maxVia = 8
 
-// printable keeps at most 64 bytes of s, without control characters.
+// printable keeps at most 64 bytes of s, without control, line-breaking
+// or invisible characters (termtext.Classify).
 func printable(s string) string {
 	s = strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
+		if termtext.Classify(r) != termtext.Plain {
 			return -1
 		}
 		return r

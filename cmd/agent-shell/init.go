@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/agent-shell/agent-shell/call"
 	"github.com/agent-shell/agent-shell/hostapi"
 	"github.com/agent-shell/agent-shell/setup"
 	"github.com/agent-shell/agent-shell/telemetry"
@@ -51,7 +52,7 @@ Agents: ` + strings.Join(hostapi.Names(), ", "),
 			}
 			f.Given = n > 0
 			for i, n := range f.Agents {
-				f.Agents[i] = agentName(n)
+				f.Agents[i] = call.AgentName(n)
 			}
 			cwd, err := os.Getwd()
 			if err != nil {

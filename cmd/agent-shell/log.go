@@ -14,13 +14,14 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
 	"github.com/agent-shell/agent-shell/hostapi"
+	"github.com/agent-shell/agent-shell/internal/termtext"
 	"github.com/agent-shell/agent-shell/telemetry"
+	"github.com/agent-shell/agent-shell/telemetry/logtable"
 )
 
 type logOptions struct {
@@ -66,11 +67,11 @@ Without a filter, only the most recent session is shown. Filters combine
 // eventsDir is where log reads: found from the project (git) root, so it
 // works from any subdirectory.
 func (a *app) eventsDir() (string, error) {
-	cwd, err := os.Getwd()
+	h, err := a.here()
 	if err != nil {
 		return "", fmt.Errorf("current directory: %w", err)
 	}
-	return telemetry.EventsDirForRead(telemetry.FindRoot(cwd), a.getenv)
+	return telemetry.EventsDirForRead(h.Root, a.getenv)
 }
 
 func (a *app) runLog(cmd *cobra.Command, o *logOptions) error {
@@ -155,7 +156,7 @@ func (a *app) runLog(cmd *cobra.Command, o *logOptions) error {
 	}
 	// After the output, so the report is the last thing a reader sees.
 	for _, d := range damage {
-		a.errorf("skipped %d damaged line(s) in %s (first at line %d: %s)", d.Count, displayPath(d.File), d.FirstLine, sanitize(d.FirstErr, 200))
+		a.errorf("skipped %d damaged line(s) in %s (first at line %d: %s)", d.Count, displayPath(d.File), d.FirstLine, termtext.Line(d.FirstErr, 200))
 	}
 	return err
 }
@@ -166,16 +167,16 @@ func (a *app) listEvents(out *bufio.Writer, files []string, flt telemetry.Filter
 	asJSON := o.json
 	q := &telemetry.Query{Files: files, Filter: flt, Validate: asJSON, Decode: !asJSON}
 	n := 0
-	var tw *eventTable
+	var tw *logtable.Events
 	if !asJSON {
-		tw = newEventTable(out, a.useColor(), o.wide)
+		tw = logtable.New(out, a.useColor(), o.wide)
 	}
 	emit := func(raw []byte, e *telemetry.Event) error {
 		if asJSON {
 			out.Write(raw)
 			return out.WriteByte('\n')
 		}
-		return tw.add(e)
+		return tw.Add(e)
 	}
 	type kept struct {
 		raw []byte
@@ -215,7 +216,7 @@ func (a *app) listEvents(out *bufio.Writer, files []string, flt telemetry.Filter
 		return damage, nil
 	}
 	if tw != nil {
-		return damage, tw.flush()
+		return damage, tw.Flush()
 	}
 	return damage, nil
 }
@@ -258,22 +259,14 @@ func (a *app) listSessions(out *bufio.Writer, files []string, flt telemetry.Filt
 	for _, s := range sessions {
 		actors := make([]string, len(s.Actors))
 		for i, act := range s.Actors {
-			actors[i] = sanitize(act, 40)
+			actors[i] = termtext.Line(act, 40)
 		}
 		rows = append(rows, []string{
-			sanitize(s.ID, 0), tableTime(s.First), tableTime(s.Last), strconv.Itoa(s.Events),
-			dash(strings.Join(actors, ",")),
+			termtext.Line(s.ID, 0), logtable.Time(s.First), logtable.Time(s.Last), strconv.Itoa(s.Events),
+			logtable.Dash(strings.Join(actors, ",")),
 		})
 	}
-	widths := make([]int, len(rows[0]))
-	for _, r := range rows {
-		for i, c := range r {
-			widths[i] = max(widths[i], utf8.RuneCountInString(c))
-		}
-	}
-	for _, r := range rows {
-		writeRow(out, r, widths)
-	}
+	logtable.Fit(out, rows)
 	return damage, nil
 }
 
@@ -292,13 +285,13 @@ func (a *app) useColor() bool {
 func displayPath(p string) string {
 	cwd, err := os.Getwd()
 	if err != nil {
-		return sanitize(p, 0)
+		return termtext.Line(p, 0)
 	}
 	rel, err := filepath.Rel(cwd, p)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return sanitize(p, 0)
+		return termtext.Line(p, 0)
 	}
-	return sanitize(rel, 0)
+	return termtext.Line(rel, 0)
 }
 
 func newLogVerifyCmd(a *app) *cobra.Command {
@@ -498,9 +491,9 @@ func (a *app) followLog(dir string, ids []string, flt telemetry.Filter, o *logOp
 	}
 	fl := telemetry.NewFollower(flt, list())
 	out := bufio.NewWriterSize(a.stdout, 64<<10)
-	tw := newEventTable(out, a.useColor(), o.wide)
+	tw := logtable.New(out, a.useColor(), o.wide)
 	if !o.json {
-		tw.fixWidths()
+		tw.FixWidths()
 	}
 	for {
 		damage, err := fl.Poll(list(), func(r *telemetry.Record) error {
@@ -508,7 +501,7 @@ func (a *app) followLog(dir string, ids []string, flt telemetry.Filter, o *logOp
 				out.Write(r.Raw)
 				return out.WriteByte('\n')
 			}
-			return tw.add(r.Event)
+			return tw.Add(r.Event)
 		})
 		if ferr := out.Flush(); err == nil && ferr != nil {
 			err = ferr
@@ -517,7 +510,7 @@ func (a *app) followLog(dir string, ids []string, flt telemetry.Filter, o *logOp
 			return err
 		}
 		for _, d := range damage {
-			a.errorf("skipped %d damaged line(s) in %s: %s", d.Count, displayPath(d.File), sanitize(d.FirstErr, 200))
+			a.errorf("skipped %d damaged line(s) in %s: %s", d.Count, displayPath(d.File), termtext.Line(d.FirstErr, 200))
 		}
 		time.Sleep(followInterval)
 	}

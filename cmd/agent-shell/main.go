@@ -8,13 +8,12 @@ import (
 	"io"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/agent-shell/agent-shell/call"
 	"github.com/agent-shell/agent-shell/enforce"
-	"github.com/agent-shell/agent-shell/policy"
 )
 
 func main() {
@@ -26,10 +25,10 @@ func main() {
 	// before any command-line parsing, so the shim stays as cheap as possible.
 	if len(os.Args) > 1 && os.Args[1] == "-c" {
 		if os.Getenv("AGENTSHELL_PASSTHROUGH") == "1" {
-			passthrough(os.Args[1:])
+			call.Passthrough(os.Args[1:])
 		}
 		shortLived()
-		os.Exit(runShim(newApp(os.Stdin, os.Stdout, os.Stderr), os.Args[2:]))
+		os.Exit(newApp(os.Stdin, os.Stdout, os.Stderr).call.Shim(os.Args[2:]))
 	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
@@ -51,41 +50,22 @@ type app struct {
 	environ func() []string
 	now     func() time.Time
 
-	maxPayload int64 // the cap on a hook payload, set by --max-payload
-
-	engine *policy.Engine       // the policy, once loaded
-	auth   policy.Authorization // what the authorization check found
-
-	answerMu   sync.Mutex // the watchdog may answer too (hookRunaway)
-	answered   bool       // a hook answer was written
-	answerCode int        // and the exit code it gave
-	unfiltered bool       // record without the audit filter: it would not stop
-
-	configText *policy.ConfigText // what mayMention reads, once a process
-	configRoot string
-}
-
-// mayMention asks the configuration's text whether it may mention word,
-// read once for the questions a process asks before its command runs (the
-// shim: interceptors, then [enforce]). What is asked after the command
-// has started (the audit filter) reads it again: the command may have
-// changed it.
-func (a *app) mayMention(root, word string) bool {
-	if a.configText == nil || a.configRoot != root {
-		a.configText, a.configRoot = policy.ReadConfigText(root), root
-	}
-	return a.configText.Mentions(word)
+	call *call.Process // the hook's and the shim's calls, and what they hold
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
-	return &app{
+	a := &app{
 		stdin:   stdin,
 		stdout:  stdout,
 		stderr:  stderr,
 		getenv:  os.Getenv,
 		environ: os.Environ,
 		now:     time.Now,
+		call:    call.New(stdin, stdout, stderr),
 	}
+	a.call.OnEnd = a.exportOnEnd // export.go
+	a.call.Sandbox = a.sandboxed // calls.go
+	return a
 }
 
 // errorf prints one message in agent-shell's voice.

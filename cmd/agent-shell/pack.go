@@ -3,14 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agent-shell/agent-shell/packs"
-	"github.com/agent-shell/agent-shell/telemetry"
 )
 
 func newPackCmd(a *app) *cobra.Command {
@@ -162,15 +160,15 @@ only those files and denies every call when they do not match the lock.`,
 
 // packProject is the repository the pack commands work on.
 func (a *app) packProject() (*packs.Project, string, error) {
-	cwd, err := os.Getwd()
+	h, err := a.here()
 	if err != nil {
 		return nil, "", err
 	}
-	root, ok := telemetry.RepoRoot(cwd)
+	root, ok := h.Root, h.InRepo
 	if !ok {
-		return nil, "", fmt.Errorf("%s is not inside a git repository", cwd)
+		return nil, "", fmt.Errorf("%s is not inside a git repository", h.Cwd)
 	}
-	return &packs.Project{Root: root, Getenv: a.getenv, Out: a.stdout}, cwd, nil
+	return &packs.Project{Root: root, Getenv: a.getenv, Out: a.stdout}, h.Cwd, nil
 }
 
 func sortedKeys[V any](m map[string]V) []string {

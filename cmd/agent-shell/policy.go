@@ -12,7 +12,6 @@ import (
 
 	"github.com/agent-shell/agent-shell/hostapi"
 	"github.com/agent-shell/agent-shell/policy"
-	"github.com/agent-shell/agent-shell/telemetry"
 )
 
 func newPolicyCmd(a *app) *cobra.Command {
@@ -34,11 +33,11 @@ func newPolicyCmd(a *app) *cobra.Command {
 			if !initPolicy {
 				return cmd.Help()
 			}
-			cwd, err := os.Getwd()
+			h, err := a.here()
 			if err != nil {
 				return err
 			}
-			return a.runPolicyInit(telemetry.FindRoot(cwd), write, yes, refiner{cmd: refineWith, timeout: refineTimeout})
+			return a.runPolicyInit(h.Root, write, yes, refiner{cmd: refineWith, timeout: refineTimeout})
 		}),
 	}
 	cmd.Flags().BoolVar(&initPolicy, "init", false, "scan the project and propose an agent-shell.toml (written where none exists)")
@@ -178,13 +177,13 @@ func (a *app) runPolicyCheck(asJSON bool) error {
 	// Check the files as they are now, authorized or not, compiled from
 	// source whatever the cache holds: this is how a human validates an
 	// edit before running agent-shell authorize.
-	cwd, err := os.Getwd()
+	h, err := a.here()
 	if err != nil {
 		return err
 	}
-	root, ok := telemetry.RepoRoot(cwd)
+	root, ok := h.Root, h.InRepo
 	if !ok {
-		return fmt.Errorf("%s is not inside a git repository", cwd)
+		return fmt.Errorf("%s is not inside a git repository", h.Cwd)
 	}
 	checks, err := checkPolicy(root, a.getenv)
 	if !asJSON {

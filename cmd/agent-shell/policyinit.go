@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/agent-shell/agent-shell/internal/textcut"
+	"github.com/agent-shell/agent-shell/internal/udiff"
 	"github.com/agent-shell/agent-shell/policy"
 	"github.com/agent-shell/agent-shell/policy/discover"
 	"github.com/agent-shell/agent-shell/runtime"
@@ -86,7 +87,7 @@ func (a *app) runPolicyInit(root string, write, yes bool, rf refiner) error {
 		fmt.Fprintf(w, "Skipping %s: it is larger than %d bytes or not a regular file: not compared.\n", sub, maxCompareBytes)
 	case !write:
 		fmt.Fprintf(w, "Skipping %s: it already exists, nothing written.\n", sub)
-		if d := unifiedDiff(sub+" (existing)", sub+" (proposed)", string(existing), string(prop.Manifest)); d == "" {
+		if d := udiff.Unified(sub+" (existing)", sub+" (proposed)", existing, prop.Manifest); d == "" {
 			fmt.Fprintln(w, "(it is the same as the proposal)")
 		} else {
 			io.WriteString(w, d)
@@ -118,7 +119,7 @@ func (a *app) mergeProposal(r *os.Root, root, sub string, existing []byte, prop 
 			fmt.Fprintf(w, "note: %s\n", n)
 		}
 	}
-	d := unifiedDiff(sub+" (existing)", sub+" (merged)", string(existing), string(next))
+	d := udiff.Unified(sub+" (existing)", sub+" (merged)", existing, next)
 	if d == "" {
 		fmt.Fprintf(w, "%s has everything the proposal has: nothing to write.\n", sub)
 		return nil
@@ -246,113 +247,6 @@ func writeNew(r *os.Root, sub string, data []byte) (written bool, err error) {
 	return true, nil
 }
 
-// unifiedDiff is a line diff of a and b in unified form with three lines of
-// context, or "" when they are equal. Inputs too large for the quadratic
-// table get a one-line summary instead.
-func unifiedDiff(nameA, nameB, a, b string) string {
-	if a == b {
-		return ""
-	}
-	x, y := splitLines(a), splitLines(b)
-	header := fmt.Sprintf("--- %s\n+++ %s\n", nameA, nameB)
-	if len(x)*len(y) > 4_000_000 {
-		return header + fmt.Sprintf("@@ files differ (%d and %d lines: too long to compare line by line) @@\n", len(x), len(y))
-	}
-	// lcs[i][j] is the length of the longest common subsequence of x[i:]
-	// and y[j:].
-	lcs := make([][]int, len(x)+1)
-	for i := range lcs {
-		lcs[i] = make([]int, len(y)+1)
-	}
-	for i := len(x) - 1; i >= 0; i-- {
-		for j := len(y) - 1; j >= 0; j-- {
-			if x[i] == y[j] {
-				lcs[i][j] = lcs[i+1][j+1] + 1
-			} else {
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
-			}
-		}
-	}
-	type op struct {
-		kind byte // ' ', '-', '+'
-		line string
-		i, j int // line numbers (0-based) in x and y before this op
-	}
-	var ops []op
-	i, j := 0, 0
-	for i < len(x) || j < len(y) {
-		switch {
-		case i < len(x) && j < len(y) && x[i] == y[j]:
-			ops = append(ops, op{' ', x[i], i, j})
-			i, j = i+1, j+1
-		case i < len(x) && (j == len(y) || lcs[i+1][j] >= lcs[i][j+1]):
-			// Deletions first, as diff -u prints them.
-			ops = append(ops, op{'-', x[i], i, j})
-			i++
-		default:
-			ops = append(ops, op{'+', y[j], i, j})
-			j++
-		}
-	}
-	const context = 3
-	var out strings.Builder
-	out.WriteString(header)
-	for k := 0; k < len(ops); {
-		if ops[k].kind == ' ' {
-			k++
-			continue
-		}
-		// A hunk: from context lines before this change to context lines
-		// after the last change that is within 2*context of the next.
-		start := max(0, k-context)
-		end := k
-		for n := k; n < len(ops); n++ {
-			if ops[n].kind != ' ' {
-				end = n
-			} else if n-end > 2*context {
-				break
-			}
-		}
-		stop := min(len(ops), end+context+1)
-		var la, lb int
-		for _, o := range ops[start:stop] {
-			if o.kind != '+' {
-				la++
-			}
-			if o.kind != '-' {
-				lb++
-			}
-		}
-		fmt.Fprintf(&out, "@@ -%s +%s @@\n", hunkRange(ops[start].i, la), hunkRange(ops[start].j, lb))
-		for _, o := range ops[start:stop] {
-			out.WriteByte(o.kind)
-			out.WriteString(o.line)
-			out.WriteByte('\n')
-		}
-		k = stop
-	}
-	return out.String()
-}
-
-// hunkRange writes a unified diff range: 1-based start, and the count
-// unless it is 1 (an empty range names the line before it).
-func hunkRange(start, n int) string {
-	switch n {
-	case 0:
-		return fmt.Sprintf("%d,0", start)
-	case 1:
-		return fmt.Sprintf("%d", start+1)
-	}
-	return fmt.Sprintf("%d,%d", start+1, n)
-}
-
-func splitLines(s string) []string {
-	if s == "" {
-		return nil
-	}
-	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
-}
-
 // refiner is --refine-with: the program and how long it may take.
 type refiner struct {
 	cmd     string
@@ -408,7 +302,7 @@ func (a *app) refine(rf refiner, p *discover.Project, draft discover.Proposal) (
 		return draft, false
 	}
 	sub := policy.ManifestSubpath
-	io.WriteString(w, unifiedDiff(sub+" (draft)", sub+" (refined)", string(draft.Manifest), string(ref.Proposal.Manifest)))
+	io.WriteString(w, udiff.Unified(sub+" (draft)", sub+" (refined)", draft.Manifest, ref.Proposal.Manifest))
 	return ref.Proposal, true
 }
 

@@ -110,35 +110,3 @@ func TestPolicyInitRefusesLinks(t *testing.T) {
 		t.Errorf("wrote through the link: %v", entries)
 	}
 }
-
-func TestUnifiedDiff(t *testing.T) {
-	a := "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n13\n14\n15\n"
-	b := "1\n2\nthree\n4\n5\n6\n7\n8\n9\n10\n11\n12\n13\n15\n16\n"
-	want := `--- a
-+++ b
-@@ -1,6 +1,6 @@
- 1
- 2
--3
-+three
- 4
- 5
- 6
-@@ -11,5 +11,5 @@
- 11
- 12
- 13
--14
- 15
-+16
-`
-	if got := unifiedDiff("a", "b", a, b); got != want {
-		t.Errorf("got\n%s\nwant\n%s", got, want)
-	}
-	if got := unifiedDiff("a", "b", "x\n", "x\n"); got != "" {
-		t.Errorf("equal inputs: %q", got)
-	}
-	if got := unifiedDiff("a", "b", "", "x\n"); got != "--- a\n+++ b\n@@ -0,0 +1 @@\n+x\n" {
-		t.Errorf("from empty: %q", got)
-	}
-}

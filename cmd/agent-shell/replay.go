@@ -10,6 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agent-shell/agent-shell/call"
+	"github.com/agent-shell/agent-shell/internal/termtext"
 	"github.com/agent-shell/agent-shell/policy"
 	"github.com/agent-shell/agent-shell/policy/replay"
 	"github.com/agent-shell/agent-shell/telemetry"
@@ -66,7 +68,7 @@ and when the configuration does not load.`,
 
 // replayTimeout bounds one replayed call's extensions, as the hook's
 // decision timeout does.
-const replayTimeout = decisionTimeout
+const replayTimeout = call.DecisionTimeout
 
 func (a *app) runReplay(cmd *cobra.Command, o *replayOptions) error {
 	switch o.failOn {
@@ -82,11 +84,11 @@ func (a *app) runReplay(cmd *cobra.Command, o *replayOptions) error {
 		}
 		since = a.now().Add(-d)
 	}
-	cwd, err := os.Getwd()
+	h, err := a.here()
 	if err != nil {
 		return fmt.Errorf("current directory: %w", err)
 	}
-	root := telemetry.FindRoot(cwd)
+	root := h.Root
 	cfgRoot, what := root, "the current configuration"
 	if o.config != "" {
 		if cfgRoot, err = replay.ConfigRoot(o.config); err != nil {
@@ -147,7 +149,7 @@ func (a *app) runReplay(cmd *cobra.Command, o *replayOptions) error {
 		return err
 	}
 	for _, d := range res.Damaged {
-		a.errorf("skipped %d damaged line(s) in %s (first at line %d: %s)", d.Count, d.File, d.FirstLine, sanitize(d.FirstError, 200))
+		a.errorf("skipped %d damaged line(s) in %s (first at line %d: %s)", d.Count, d.File, d.FirstLine, termtext.Line(d.FirstError, 200))
 	}
 	if (o.failOn == "loosen" && res.Loosened > 0) || (o.failOn == "any" && len(res.Changed) > 0) {
 		return exitCode(exitError)
@@ -199,7 +201,7 @@ func writeReplayText(w *bufio.Writer, what string, res *replay.Result) {
 			for _, x := range c.Inexact {
 				note += " (" + x + ")"
 			}
-			fmt.Fprintf(w, "    %s:%d  %s  %s%s\n", sanitize(c.Session, 40), c.Line, sanitize(who, 40), sanitize(c.Command, 100), note)
+			fmt.Fprintf(w, "    %s:%d  %s  %s%s\n", termtext.Line(c.Session, 40), c.Line, termtext.Line(who, 40), termtext.Line(c.Command, 100), note)
 		}
 	}
 	if len(res.Skipped) > 0 {
@@ -209,7 +211,7 @@ func writeReplayText(w *bufio.Writer, what string, res *replay.Result) {
 				fmt.Fprintf(w, "  ... and %d more (--json lists every one)\n", len(res.Skipped)-replayShown)
 				break
 			}
-			fmt.Fprintf(w, "  %s:%d  %s: %s\n", sanitize(s.Session, 40), s.Line, s.Event, sanitize(s.Reason, 200))
+			fmt.Fprintf(w, "  %s:%d  %s: %s\n", termtext.Line(s.Session, 40), s.Line, s.Event, termtext.Line(s.Reason, 200))
 		}
 	}
 	if res.ExecutablesNotRun > 0 {
@@ -231,7 +233,7 @@ func ruleName(r string) string {
 	if r == "" {
 		return "(none)"
 	}
-	return sanitize(r, 60)
+	return termtext.Line(r, 60)
 }
 
 func writeReplayJSON(w io.Writer, cfgRoot string, res *replay.Result) error {

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -72,9 +71,9 @@ func (a *app) runReport(cmd *cobra.Command, session, last, output string) error 
 	for _, s := range skipped {
 		a.errorf("skipped %s: %s, not a regular file", displayPath(s.Path), s.Kind())
 	}
-	cwd, _ := os.Getwd()
+	h, _ := a.here()
 	o := report.Options{Files: files, Since: since, Generated: a.now(), Generator: version(),
-		Title: filepath.Base(telemetry.FindRoot(cwd))}
+		Title: filepath.Base(h.Root)}
 
 	var sum *report.Summary
 	if output == "-" {

@@ -16,7 +16,6 @@ import (
 	"github.com/agent-shell/agent-shell/policy"
 	"github.com/agent-shell/agent-shell/runtime"
 	"github.com/agent-shell/agent-shell/scripts"
-	"github.com/agent-shell/agent-shell/telemetry"
 )
 
 func newScriptCmd(a *app) *cobra.Command {
@@ -79,11 +78,11 @@ func (a *app) runScriptTest(c *cobra.Command, args []string) error {
 		}
 		opts.Run = re
 	}
-	cwd, err := os.Getwd()
+	h, err := a.here()
 	if err != nil {
 		return err
 	}
-	root := telemetry.FindRoot(cwd)
+	root := h.Root
 	var builtinPacks []string
 	paths = slices.DeleteFunc(paths, func(p string) bool {
 		if name, ok := strings.CutPrefix(p, "@"); ok {

@@ -19,6 +19,7 @@ import (
 	"github.com/agent-shell/agent-shell/authority"
 	"github.com/agent-shell/agent-shell/enforce"
 	"github.com/agent-shell/agent-shell/hostapi"
+	"github.com/agent-shell/agent-shell/internal/termtext"
 	"github.com/agent-shell/agent-shell/policy"
 	"github.com/agent-shell/agent-shell/setup"
 	"github.com/agent-shell/agent-shell/telemetry"
@@ -102,11 +103,11 @@ func (r *statusReport) line(status, format string, args ...any) {
 }
 
 func (a *app) runStatus(asJSON bool) error {
-	cwd, err := os.Getwd()
+	h, err := a.here()
 	if err != nil {
 		return err
 	}
-	root, ok := telemetry.RepoRoot(cwd)
+	root, ok := h.Root, h.InRepo
 	if !ok {
 		return errors.New("run agent-shell status inside a git repository")
 	}
@@ -187,7 +188,7 @@ func (r *statusReport) configuration(root string) policy.Authorization {
 			r.info("compiled programs: %d not pinned by the authorization (it predates pins, or another agent-shell version compiles them): compiled from source on every call until `agent-shell authorize`", au.CacheUnpinned)
 		}
 		if err := policy.CheckAuthorizedCopy(root, au.AuthorizedDigest, r.a.getenv); err != nil {
-			r.fail("configuration: %s: were the configuration to change, every call would be denied (`agent-shell authorize` writes it again)", authority.Escape(err.Error()))
+			r.fail("configuration: %s: were the configuration to change, every call would be denied (`agent-shell authorize` writes it again)", termtext.Escape(err.Error()))
 		}
 	case au.State == policy.AuthUnauthorized && au.AuthorizedDigest == "":
 		r.fail("configuration %s: %s", digest, au.Problem)
@@ -219,7 +220,7 @@ func (r *statusReport) configuration(root string) policy.Authorization {
 		if au.State == policy.AuthNever || au.Mode == policy.UnauthorizedWarn {
 			denied = " (every call is denied)"
 		}
-		r.fail("configuration does not load%s: %s", denied, authority.Escape(au.LoadErr.Error()))
+		r.fail("configuration does not load%s: %s", denied, termtext.Escape(au.LoadErr.Error()))
 	}
 	return au
 }
@@ -244,7 +245,7 @@ func confirmedBy(by *authority.Provenance) string {
 	if len(by.Via) > 0 {
 		s += ", under " + strings.Join(by.Via[:min(len(by.Via), 3)], " < ")
 	}
-	return authority.Escape(s)
+	return termtext.Escape(s)
 }
 
 // hosts reports each host whose registration file exists, and each host
@@ -269,7 +270,7 @@ func (r *statusReport) hosts(root string, au policy.Authorization) {
 				r.fail("host %s: %s is missing (it ran agent-shell when the configuration was authorized)", name, file)
 			}
 		case ag.Err != nil:
-			msg := fmt.Sprintf("host %s: %s cannot be read: %s", name, file, authority.Escape(ag.Err.Error()))
+			msg := fmt.Sprintf("host %s: %s cannot be read: %s", name, file, termtext.Escape(ag.Err.Error()))
 			if recorded {
 				r.fail("%s", msg)
 			} else {
@@ -357,9 +358,9 @@ func (r *statusReport) events(root string) {
 		res, err := telemetry.VerifyFile(f)
 		switch {
 		case err != nil:
-			r.fail("events: %s: %s", relRoot(root, f), authority.Escape(err.Error()))
+			r.fail("events: %s: %s", relRoot(root, f), termtext.Escape(err.Error()))
 		case !res.OK():
-			r.fail("events: %s:%d: %s", relRoot(root, f), res.Line, authority.Escape(res.Problem))
+			r.fail("events: %s:%d: %s", relRoot(root, f), res.Line, termtext.Escape(res.Problem))
 		default:
 			intact++
 			events += res.Events

@@ -2,13 +2,11 @@ package main
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agent-shell/agent-shell/hostapi"
 	"github.com/agent-shell/agent-shell/setup"
-	"github.com/agent-shell/agent-shell/telemetry"
 )
 
 func newUninstallCmd(a *app) *cobra.Command {
@@ -24,13 +22,13 @@ script-shell it replaced comes back). The policy, the recorded events, the
 .github/hooks/agent-shell/ and .agent-shell/ to drop them too.`,
 		Args: cobra.NoArgs,
 		RunE: runE(func(*cobra.Command, []string) error {
-			cwd, err := os.Getwd()
+			h, err := a.here()
 			if err != nil {
 				return err
 			}
-			root, ok := telemetry.RepoRoot(cwd)
+			root, ok := h.Root, h.InRepo
 			if !ok {
-				return fmt.Errorf("%s is not inside a git repository", cwd)
+				return fmt.Errorf("%s is not inside a git repository", h.Cwd)
 			}
 			hooks, err := hostapi.Uninstall(root)
 			for _, f := range hooks {

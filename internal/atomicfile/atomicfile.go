@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // Write replaces path with data: a temporary file beside it, written,
@@ -26,7 +27,18 @@ func Write(path string, data []byte, perm fs.FileMode) error {
 	case perm == 0:
 		perm = 0o644
 	}
-	if err := write(path, data, perm, 0o755, true); err != nil {
+	if err := write(path, "", data, perm, 0o755, true); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// WriteLocked replaces path with data as Write does, for a caller that
+// holds a lock over path, through the temporary file tmp (beside path): a
+// leftover of a crash is overwritten by the next write rather than left
+// behind. path must not be a symbolic link; missing folders are not made.
+func WriteLocked(path, tmp string, data []byte, perm fs.FileMode) error {
+	if err := write(path, tmp, data, perm, 0, true); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
@@ -36,15 +48,25 @@ func Write(path string, data []byte, perm fs.FileMode) error {
 // can be rebuilt: nothing is fsynced (a crash may lose the entry, never
 // tear it), the file is 0600 and missing folders are made 0700.
 func WriteCache(path string, data []byte) error {
-	return write(path, data, 0o600, 0o700, false)
+	return write(path, "", data, 0o600, 0o700, false)
 }
 
-func write(path string, data []byte, perm, dirPerm fs.FileMode, durable bool) error {
+// write writes data to tmp (a new temporary file when ""), then renames it
+// over path; dirPerm 0 makes no folders.
+func write(path, tmp string, data []byte, perm, dirPerm fs.FileMode, durable bool) error {
 	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, dirPerm); err != nil {
-		return err
+	if dirPerm != 0 {
+		if err := os.MkdirAll(dir, dirPerm); err != nil {
+			return err
+		}
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	var f *os.File
+	var err error
+	if tmp == "" {
+		f, err = os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	} else {
+		f, err = os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, perm)
+	}
 	if err != nil {
 		return err
 	}

@@ -22,3 +22,21 @@ func Cut(s string, max int) (string, bool) {
 	}
 	return s[:max], true
 }
+
+// Runes shortens s to at most n runes (n <= 0: no limit), the last of them
+// "…" when it cut: for a table's cell, where width is counted in runes.
+func Runes(s string, n int) string {
+	if n <= 0 || len(s) <= n {
+		return s
+	}
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	i, runes := 0, 0
+	for runes < n-1 {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		runes++
+	}
+	return s[:i] + "…"
+}

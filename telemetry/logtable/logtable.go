@@ -1,17 +1,19 @@
-package main
+// Package logtable renders recorded events as the table agent-shell log
+// prints: columns sized on the first rows, then streamed, every cell
+// terminal-safe (termtext.Line), rows coloured by outcome on a terminal.
+package logtable
 
 import (
 	"bufio"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/agent-shell/agent-shell/internal/termtext"
+	"github.com/agent-shell/agent-shell/internal/textcut"
 	"github.com/agent-shell/agent-shell/telemetry"
 )
-
-// The table log prints: columns sized on the first rows, then streamed.
 
 const (
 	colorRed    = "\x1b[31m"
@@ -34,37 +36,42 @@ const commandRunes = 60
 // with the same widths, so memory does not grow with the result.
 const tableSample = 500
 
-type eventTable struct {
+// Events is the table of events log prints.
+type Events struct {
 	w       *bufio.Writer
 	color   bool
 	wide    bool // whole commands
-	pending []tableRow
+	pending []row
 	widths  []int
 }
 
-type tableRow struct {
+type row struct {
 	cells []string
 	color string
 }
 
-func newEventTable(w *bufio.Writer, color, wide bool) *eventTable {
-	return &eventTable{w: w, color: color, wide: wide}
+// New is a table written to w, coloured with color, with whole commands
+// when wide.
+func New(w *bufio.Writer, color, wide bool) *Events {
+	return &Events{w: w, color: color, wide: wide}
 }
 
-func (t *eventTable) add(e *telemetry.Event) error {
+// Add adds one event's row: held while the columns are sized, then written.
+func (t *Events) Add(e *telemetry.Event) error {
 	r := eventRow(e, t.wide)
 	if t.widths == nil {
 		t.pending = append(t.pending, r)
 		if len(t.pending) < tableSample {
 			return nil
 		}
-		return t.flush()
+		return t.Flush()
 	}
 	t.write(r)
 	return nil
 }
 
-func (t *eventTable) flush() error {
+// Flush writes the rows held, sizing the columns on them if not yet sized.
+func (t *Events) Flush() error {
 	if t.widths == nil {
 		t.widths = make([]int, len(eventColumns))
 		for i, c := range eventColumns {
@@ -84,7 +91,7 @@ func (t *eventTable) flush() error {
 		for i, c := range eventColumns {
 			header[i] = c.name
 		}
-		t.write(tableRow{cells: header, color: t.boldIf()})
+		t.write(row{cells: header, color: t.boldIf()})
 		for _, r := range t.pending {
 			t.write(r)
 		}
@@ -93,29 +100,29 @@ func (t *eventTable) flush() error {
 	return nil
 }
 
-// fixWidths sizes the columns at their caps and writes the header: for a
+// FixWidths sizes the columns at their caps and writes the header: for a
 // stream whose rows are not known ahead (log --follow).
-func (t *eventTable) fixWidths() {
+func (t *Events) FixWidths() {
 	t.widths = make([]int, len(eventColumns))
 	header := make([]string, len(eventColumns))
 	for i, c := range eventColumns {
 		t.widths[i] = max(c.max, len(c.name))
 		header[i] = c.name
 	}
-	t.write(tableRow{cells: header, color: t.boldIf()})
+	t.write(row{cells: header, color: t.boldIf()})
 }
 
-func (t *eventTable) boldIf() string {
+func (t *Events) boldIf() string {
 	if t.color {
 		return colorBold
 	}
 	return ""
 }
 
-func (t *eventTable) write(r tableRow) {
+func (t *Events) write(r row) {
 	for i, c := range r.cells {
 		if m := eventColumns[i].max; m > 0 {
-			r.cells[i] = cut(c, t.widths[i])
+			r.cells[i] = textcut.Runes(c, t.widths[i])
 		}
 	}
 	if t.color && r.color != "" {
@@ -128,8 +135,8 @@ func (t *eventTable) write(r tableRow) {
 	t.w.WriteByte('\n')
 }
 
-// writeRow writes one table line.
-func writeRow(w *bufio.Writer, cells []string, widths []int) {
+// WriteRow writes one line of a table whose columns are widths wide.
+func WriteRow(w *bufio.Writer, cells []string, widths []int) {
 	writeCells(w, cells, widths)
 	w.WriteByte('\n')
 }
@@ -150,25 +157,25 @@ func writeCells(w *bufio.Writer, cells []string, widths []int) {
 	}
 }
 
-func eventRow(e *telemetry.Event, wide bool) tableRow {
+func eventRow(e *telemetry.Event, wide bool) row {
 	// A hook event's tool (Bash, Edit, ...); an npm script's name below.
-	tool, result, dur := dash(sanitize(e.ToolName, 0)), "-", "-"
+	tool, result, dur := Dash(termtext.Line(e.ToolName, 0)), "-", "-"
 	color := ""
 	switch e.Event {
 	case telemetry.EventScriptEnd, telemetry.EventCommandEnd:
 		if e.Event == telemetry.EventScriptEnd {
-			tool = dash(sanitize(e.Script, 0))
+			tool = Dash(termtext.Line(e.Script, 0))
 		}
 		result = strconv.Itoa(e.ExitCode)
 		if e.Signal != "" {
-			result += " " + sanitize(e.Signal, 0)
+			result += " " + termtext.Line(e.Signal, 0)
 		}
-		dur = formatMillis(int64(e.DurationMS))
+		dur = Millis(int64(e.DurationMS))
 		if e.ExitCode != 0 || e.Signal != "" {
 			color = colorRed
 		}
 	case telemetry.EventPolicyDecision:
-		result = dash(sanitize(e.Decision, 0))
+		result = Dash(termtext.Line(e.Decision, 0))
 		switch e.Decision {
 		case "deny":
 			color = colorRed
@@ -185,37 +192,38 @@ func eventRow(e *telemetry.Event, wide bool) tableRow {
 	case telemetry.EventRepair:
 		result, color = "torn", colorYellow
 	}
-	command := sanitize(e.Command, commandRunes)
+	command := termtext.Line(e.Command, commandRunes)
 	if wide {
-		command = sanitize(e.Command, 0)
+		command = termtext.Line(e.Command, 0)
 	}
-	return tableRow{
+	return row{
 		cells: []string{
-			tableTime(e.Timestamp), dash(sanitize(e.Event, 0)), dash(sanitize(e.Actor, 0)),
+			Time(e.Timestamp), Dash(termtext.Line(e.Event, 0)), Dash(termtext.Line(e.Actor, 0)),
 			tool, result, dur, command,
 		},
 		color: color,
 	}
 }
 
-// tableTime is an event's time in the local zone, which it names.
-func tableTime(t time.Time) string {
+// Time is an event's time in the local zone, which it names.
+func Time(t time.Time) string {
 	if t.IsZero() {
 		return "-"
 	}
 	return t.Local().Format("2006-01-02 15:04:05 MST")
 }
 
-func dash(s string) string {
+// Dash is s, or "-" for nothing.
+func Dash(s string) string {
 	if s == "" {
 		return "-"
 	}
 	return s
 }
 
-// formatMillis shows a duration as Nms below a second, N.Ns below a minute,
+// Millis shows a duration as Nms below a second, N.Ns below a minute,
 // else N.Nm (tenths truncated, never rounded up into the next unit).
-func formatMillis(ms int64) string {
+func Millis(ms int64) string {
 	switch {
 	case ms < 0:
 		return "-"
@@ -228,59 +236,19 @@ func formatMillis(ms int64) string {
 	}
 }
 
-// sanitize makes recorded text safe to print on a terminal: control
-// characters (which could move the cursor, clear the screen or fake extra
-// lines), Unicode line separators and bidirectional overrides become visible
-// escapes, and invalid UTF-8 becomes U+FFFD. With maxRunes > 0 the result is
-// cut to that many runes, ending in "…".
-func sanitize(s string, maxRunes int) string {
-	clean := true
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f {
-			clean = false
-			break
+// Fit writes rows (the first the header) with every column as wide as its
+// widest cell: for a table whose rows are all known.
+func Fit(w *bufio.Writer, rows [][]string) {
+	if len(rows) == 0 {
+		return
+	}
+	widths := make([]int, len(rows[0]))
+	for _, r := range rows {
+		for i, c := range r {
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
 		}
 	}
-	if clean {
-		return cut(s, maxRunes)
+	for _, r := range rows {
+		WriteRow(w, r, widths)
 	}
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r < 0x20 || (r >= 0x7f && r < 0xa0):
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case r == 0x2028 || r == 0x2029 || (r >= 0x200e && r <= 0x200f) ||
-			(r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0xfeff:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteRune(r) // invalid UTF-8 arrives here as U+FFFD
-		}
-		if maxRunes > 0 && b.Len() > 4*maxRunes+8 {
-			break // enough to cut from
-		}
-	}
-	return cut(b.String(), maxRunes)
-}
-
-// cut shortens s to at most n runes (n <= 0: no limit), ending in "…".
-func cut(s string, n int) string {
-	if n <= 0 || len(s) <= n {
-		return s
-	}
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	i, runes := 0, 0
-	for runes < n-1 {
-		_, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		runes++
-	}
-	return s[:i] + "…"
 }

@@ -1,4 +1,4 @@
-package main
+package call
 
 import (
 	"errors"
@@ -17,6 +17,9 @@ import (
 
 const shell = "/bin/sh"
 
+// exitUsage is the shim's exit status when npm's call is malformed.
+const exitUsage = 2
+
 // forwardedSignals reach the script's process group. SIGCONT goes with SIGTSTP
 // so that a script stopped through the shim can be resumed through it.
 var forwardedSignals = []os.Signal{
@@ -24,40 +27,40 @@ var forwardedSignals = []os.Signal{
 	syscall.SIGTSTP, syscall.SIGCONT,
 }
 
-// passthrough replaces this process with /bin/sh and the same arguments: no
+// Passthrough replaces this process with /bin/sh and the same arguments: no
 // recording, nothing between npm and the shell. It returns only on failure.
-func passthrough(args []string) {
+func Passthrough(args []string) {
 	err := syscall.Exec(shell, append([]string{shell}, args...), os.Environ())
 	os.Stderr.WriteString("agent-shell: exec " + shell + ": " + err.Error() + "\n")
 	os.Exit(127)
 }
 
-// runShim runs `/bin/sh -c COMMAND [ARG0 ARG...]` the way npm expects of its
+// Shim runs `/bin/sh -c COMMAND [ARG0 ARG...]` the way npm expects of its
 // script-shell, then records one script_end event. It returns the script's
 // exit status, or 128+N when a signal N killed it.
-func runShim(a *app, args []string) int {
+func (p *Process) Shim(args []string) int {
 	if len(args) == 0 {
-		a.errorf("-c: option requires an argument")
+		p.errorf("-c: option requires an argument")
 		return exitUsage
 	}
 	command := args[0]
 	// One session for a script and every npm run it starts (npm test running
 	// npm run lint): the children inherit it.
-	if id := a.getenv("AGENTSHELL_SESSION_ID"); !telemetry.ValidSessionID(id) {
-		id, warn := telemetry.SessionID(a.getenv)
+	if id := p.Getenv("AGENTSHELL_SESSION_ID"); !telemetry.ValidSessionID(id) {
+		id, warn := telemetry.SessionID(p.Getenv)
 		if warn != nil {
-			a.errorf("%v", warn)
+			p.errorf("%v", warn)
 		}
 		os.Setenv("AGENTSHELL_SESSION_ID", id)
 	}
 	// A script that will not stop (runtime.Budget) before the command runs
 	// stops it from running; after, the command's output and status stand.
 	runtime.SetBudget(runtime.Budget{Memory: hookMemory, Runaway: func(reason string) {
-		a.errorf("%s; the script is not run", reason)
+		p.errorf("%s; the script is not run", reason)
 		os.Exit(shimExitIntercepted)
 	}})
 	// The project's interceptors (intercept.go); si is nil without any.
-	si, code, done := a.shimBefore(command)
+	si, code, done := p.shimBefore(command)
 	if done {
 		return code
 	}
@@ -65,97 +68,97 @@ func runShim(a *app, args []string) int {
 	cmd := exec.Command(shell, append([]string{"-c"}, si.args(args)...)...)
 	startCmd := cmd.Start
 	// With [enforce] mode = "sandbox", the script runs where agent-shell's
-	// files are read-only (exec.go).
-	sb, err := a.shimSandbox(cmd.Args)
+	// files are read-only (Process.Sandbox, agent-shell exec's sandbox).
+	sb, err := p.shimSandbox(cmd.Args)
 	if err != nil {
-		a.errorf("sandbox: %v; the script is not run", err)
-		a.record(&telemetry.Event{Event: telemetry.EventShimError, Command: command, Error: "not run: sandbox: " + err.Error()}, "")
+		p.errorf("sandbox: %v; the script is not run", err)
+		p.Record(&telemetry.Event{Event: telemetry.EventShimError, Command: command, Error: "not run: sandbox: " + err.Error()}, "")
 		return 126
 	}
 	if sb != nil {
-		cmd, startCmd = sb.cmd.Cmd, sb.start
+		cmd, startCmd = sb.Cmd, sb.Start
 	}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = p.Stdin, p.Stdout, p.Stderr
 	si.capture(cmd)
-	group := newChildGroup(cmd)
+	group := NewChildGroup(cmd)
 	start := time.Now()
-	if err := group.start(startCmd); err != nil {
-		a.errorf("start %s: %v", shell, err)
-		si.recording(a).write(append(si.recorded(), &telemetry.Event{Event: telemetry.EventShimError, Command: command, Error: "start " + shell + ": " + err.Error()})...)
+	if err := group.Start(startCmd); err != nil {
+		p.errorf("start %s: %v", shell, err)
+		si.recording(p).Write(append(si.recorded(), &telemetry.Event{Event: telemetry.EventShimError, Command: command, Error: "start " + shell + ": " + err.Error()})...)
 		return 127
 	}
 	// While the script runs, get everything ready to record it.
-	rec := si.recording(a)
+	rec := si.recording(p)
 	err = si.wait(cmd)
 	elapsed := time.Since(start)
-	group.done()
+	group.Done()
 
-	code, sig := exitStatus(cmd.ProcessState, err)
+	code, sig := ExitStatus(cmd.ProcessState, err)
 	if sb != nil {
-		sig = sb.finish()
+		sig = sb.Finish()
 	}
 	runtime.SetBudget(runtime.Budget{Memory: hookMemory, Runaway: func(reason string) {
 		si.releaseUnseen()
-		a.errorf("%s; the script's output and exit status stand, its run is not recorded", reason)
+		p.errorf("%s; the script's output and exit status stand, its run is not recorded", reason)
 		os.Exit(code)
 	}})
 	si.ran(code, sig) // after-interceptors, then the captured output goes out
 	// Where npm ran the script: replay decides it there again.
-	cwd, _ := os.Getwd()
+	h, _ := p.Here()
 	e := &telemetry.Event{
-		Cwd:            cwd,
+		Cwd:            h.Cwd,
 		Event:          telemetry.EventScriptEnd,
 		Command:        command,
 		ExitCode:       code,
 		Signal:         sig,
 		DurationMS:     telemetry.Millis(elapsed.Milliseconds()),
-		Script:         a.getenv("npm_lifecycle_event"),
-		Package:        a.getenv("npm_package_name"),
-		PackageVersion: a.getenv("npm_package_version"),
+		Script:         p.Getenv("npm_lifecycle_event"),
+		Package:        p.Getenv("npm_package_name"),
+		PackageVersion: p.Getenv("npm_package_version"),
 	}
-	rec.write(append(si.recorded(), e)...)
-	a.exportOnEnd() // export.go: only when an OTLP endpoint is set
+	rec.Write(append(si.recorded(), e)...)
+	p.onEnd() // the OTLP export, when an endpoint is set
 	return code
 }
 
 // shimSandbox is the sandbox a script runs in, nil when the project's
 // [enforce] mode is not "sandbox". Inside a sandbox already, the script
 // runs in a nested one, whose mounts are the outer one's.
-func (a *app) shimSandbox(argv []string) (*sandboxRun, error) {
-	cwd, err := os.Getwd()
-	if err != nil {
+func (p *Process) shimSandbox(argv []string) (*Sandboxed, error) {
+	h, err := p.Here()
+	if err != nil || !h.InRepo || !p.mayMention(h.Root, "enforce") {
 		return nil, nil
 	}
-	root, ok := telemetry.RepoRoot(cwd)
-	if !ok || !a.mayMention(root, "enforce") {
-		return nil, nil
-	}
-	e := a.loadPolicy()
+	root := h.Root
+	e := p.LoadPolicy()
 	if e.LoadErr != nil {
 		return nil, fmt.Errorf("the policy does not load, so whether the script runs in the sandbox cannot be known: %v", e.LoadErr)
 	}
 	if e.Manifest == nil || !e.Manifest.Enforce.Sandbox() {
 		return nil, nil
 	}
-	return a.sandboxCommand(a.enforcePlan(root, e), argv)
+	if p.Sandbox == nil {
+		return nil, fmt.Errorf("this build cannot run a sandbox")
+	}
+	return p.Sandbox(root, e, argv)
 }
 
-// childGroup is a child run in a process group of its own, which takes
+// ChildGroup is a child run in a process group of its own, which takes
 // over our terminal when we own it (a script in a background group is
 // stopped when it reads the terminal), with the signals we get passed on
 // to its group.
-type childGroup struct {
+type ChildGroup struct {
 	cmd        *exec.Cmd
 	foreground bool
 	sigs       chan os.Signal
 }
 
-func newChildGroup(cmd *exec.Cmd) *childGroup {
+func NewChildGroup(cmd *exec.Cmd) *ChildGroup {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	cmd.SysProcAttr.Setpgid = true
-	g := &childGroup{cmd: cmd, foreground: ownsTerminal(), sigs: make(chan os.Signal, 16)}
+	g := &ChildGroup{cmd: cmd, foreground: ownsTerminal(), sigs: make(chan os.Signal, 16)}
 	if g.foreground {
 		cmd.SysProcAttr.Foreground = true
 		cmd.SysProcAttr.Ctty = 0
@@ -166,7 +169,7 @@ func newChildGroup(cmd *exec.Cmd) *childGroup {
 // start starts the child with startCmd and passes signals on to its group.
 // Signals stay caught and passed on until we exit: stopping them costs
 // time, and a signal after the child must not cut the recording short.
-func (g *childGroup) start(startCmd func() error) error {
+func (g *ChildGroup) Start(startCmd func() error) error {
 	signal.Notify(g.sigs, forwardedSignals...)
 	if err := startCmd(); err != nil {
 		signal.Stop(g.sigs)
@@ -182,14 +185,14 @@ func (g *childGroup) start(startCmd func() error) error {
 }
 
 // done takes the terminal back once the child has ended.
-func (g *childGroup) done() {
+func (g *ChildGroup) Done() {
 	if g.foreground {
 		reclaimTerminal()
 	}
 }
 
-// exitStatus maps how the script ended to a shell exit code and signal name.
-func exitStatus(ps *os.ProcessState, waitErr error) (int, string) {
+// ExitStatus maps how the script ended to a shell exit code and signal name.
+func ExitStatus(ps *os.ProcessState, waitErr error) (int, string) {
 	if ps == nil {
 		return 1, ""
 	}

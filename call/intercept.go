@@ -1,8 +1,7 @@
-package main
+package call
 
 import (
 	"errors"
-	"os"
 	"os/exec"
 	"sync/atomic"
 	"time"
@@ -16,7 +15,7 @@ import (
 // decides; this is where their outcome meets the host, npm and the record).
 //
 // The shim runs the interceptors only when the project's configuration
-// mentions them (app.mayMention, a read of the manifest's text), so an
+// mentions them (Process.mayMention, a read of the manifest's text), so an
 // npm run in a project without interceptors costs what it did before. It
 // enforces the interceptors' outcomes, not the rules': the rules only
 // decide whether the interceptors run (none runs on a command they deny,
@@ -50,9 +49,9 @@ const waitDelay = 2 * time.Second
 // shimInterception is the npm shim's interceptor stage for one run; nil
 // when the project declares no interceptor.
 type shimInterception struct {
-	a       *app
+	p       *Process
 	engine  *policy.Engine
-	rec     *recording
+	rec     *Recording
 	req     policy.Request
 	command string // what runs: the original command, or its rewrite
 	events  []*telemetry.Event
@@ -65,32 +64,29 @@ type shimInterception struct {
 
 // shimBefore runs the before-interceptors on the shim's command. done
 // reports that nothing is to run, and code is then the shim's exit status.
-func (a *app) shimBefore(command string) (si *shimInterception, code int, done bool) {
-	cwd, err := os.Getwd()
-	if err != nil {
+func (p *Process) shimBefore(command string) (si *shimInterception, code int, done bool) {
+	h, err := p.Here()
+	if err != nil || !h.InRepo || !p.mayMention(h.Root, "interceptor") {
 		return nil, 0, false
 	}
-	root, ok := telemetry.RepoRoot(cwd)
-	if !ok || !a.mayMention(root, "interceptor") {
-		return nil, 0, false
-	}
-	engine := a.loadPolicy()
+	cwd := h.Cwd
+	engine := p.LoadPolicy()
 	if engine.LoadErr != nil {
-		a.errorf("the policy does not load, so its interceptors cannot run; the script is not run: %v", engine.LoadErr)
-		a.record(&telemetry.Event{Event: telemetry.EventShimError, Command: command,
+		p.errorf("the policy does not load, so its interceptors cannot run; the script is not run: %v", engine.LoadErr)
+		p.Record(&telemetry.Event{Event: telemetry.EventShimError, Command: command,
 			Error: "not run: the policy does not load: " + engine.LoadErr.Error()}, "")
 		return nil, shimExitIntercepted, true
 	}
 	if !engine.HasInterceptors() {
 		return nil, 0, false
 	}
-	si = &shimInterception{a: a, engine: engine, command: command, after: engine.HasAfterInterceptors()}
-	si.rec = a.startRecording("")
-	session := si.rec.id
+	si = &shimInterception{p: p, engine: engine, command: command, after: engine.HasAfterInterceptors()}
+	si.rec = p.StartRecording("")
+	session := si.rec.ID
 	if session == "" {
-		session, _ = telemetry.SessionID(a.getenv)
+		session, _ = telemetry.SessionID(p.Getenv)
 	}
-	si.req = policy.Request{Cwd: cwd, Home: a.getenv("HOME"), SessionID: session, Agent: "npm", Tool: hostapi.ToolBash}
+	si.req = policy.Request{Cwd: cwd, Home: p.Getenv("HOME"), SessionID: session, Agent: "npm", Tool: hostapi.ToolBash}
 	if !engine.HasBeforeInterceptors() {
 		return si, 0, false
 	}
@@ -105,14 +101,14 @@ func (a *app) shimBefore(command string) (si *shimInterception, code int, done b
 	switch it.Outcome {
 	case policy.InterceptRewrite:
 		si.command = it.Command
-		a.errorf("interceptor %s rewrote the command to: %s", it.Interceptor, it.Command)
+		p.errorf("interceptor %s rewrote the command to: %s", it.Interceptor, it.Command)
 	case policy.InterceptRespond:
 		si.release(policy.CommandResult{Argv: policy.CommandArgv(command), Status: it.Exit, Stdout: it.Stdout, Stderr: it.Stderr,
 			StdoutTruncated: it.StdoutTruncated, StderrTruncated: it.StderrTruncated, InterceptedBy: it.Interceptor})
 		si.finish(&telemetry.Event{Event: telemetry.EventScriptEnd, Command: command, ExitCode: it.Exit})
 		return si, it.Exit, true
 	case policy.InterceptDeny:
-		a.errorf("%s", d.Reason)
+		p.errorf("%s", d.Reason)
 		si.finish(&telemetry.Event{Event: telemetry.EventScriptEnd, Command: command, ExitCode: shimExitIntercepted,
 			Error: "not run: " + d.Reason})
 		return si, shimExitIntercepted, true
@@ -151,11 +147,11 @@ func (si *shimInterception) wait(cmd *exec.Cmd) error {
 
 // recording is the run's recording: the one the interceptors started, or a
 // new one.
-func (si *shimInterception) recording(a *app) *recording {
+func (si *shimInterception) recording(p *Process) *Recording {
 	if si != nil && si.rec != nil {
 		return si.rec
 	}
-	return a.startRecording("")
+	return p.StartRecording("")
 }
 
 // recorded lists the intercept events of the run, in order.
@@ -167,7 +163,7 @@ func (si *shimInterception) recorded() []*telemetry.Event {
 }
 
 // ran puts the output of the command that ran to the after-interceptors
-// and releases it. code and sig are how it ended (exitStatus).
+// and releases it. code and sig are how it ended (ExitStatus).
 func (si *shimInterception) ran(code int, sig string) {
 	if si == nil || !si.after {
 		return
@@ -194,16 +190,16 @@ func (si *shimInterception) release(r policy.CommandResult) {
 		if n := len(out.Steps); n > 0 && out.Steps[n-1].Failed {
 			// An interceptor that fails does not lose the script's output:
 			// the shim's output is npm's, a person's or CI's, not a model's.
-			si.a.errorf("after-interceptor %s failed (%s); the output is released as it was", out.Interceptor, out.Steps[n-1].Reason)
-			_, _ = si.a.stdout.Write([]byte(r.Stdout))
-			_, _ = si.a.stderr.Write([]byte(r.Stderr))
+			si.p.errorf("after-interceptor %s failed (%s); the output is released as it was", out.Interceptor, out.Steps[n-1].Reason)
+			_, _ = si.p.Stdout.Write([]byte(r.Stdout))
+			_, _ = si.p.Stderr.Write([]byte(r.Stderr))
 			return
 		}
-		si.a.errorf("%s", out.Note)
+		si.p.errorf("%s", out.Note)
 		return
 	}
-	_, _ = si.a.stdout.Write([]byte(out.Stdout))
-	_, _ = si.a.stderr.Write([]byte(out.Stderr))
+	_, _ = si.p.Stdout.Write([]byte(out.Stdout))
+	_, _ = si.p.Stderr.Write([]byte(out.Stderr))
 }
 
 // releaseUnseen writes the captured output as it is, when the
@@ -213,17 +209,17 @@ func (si *shimInterception) releaseUnseen() {
 	if si == nil || !si.after || si.released.Swap(true) {
 		return
 	}
-	_, _ = si.a.stdout.Write(si.stdout.buf)
-	_, _ = si.a.stderr.Write(si.stderr.buf)
+	_, _ = si.p.Stdout.Write(si.stdout.buf)
+	_, _ = si.p.Stderr.Write(si.stderr.buf)
 }
 
 // finish records the run's events and its end.
 func (si *shimInterception) finish(end *telemetry.Event) {
 	end.Cwd = si.req.Cwd
-	end.Script = si.a.getenv("npm_lifecycle_event")
-	end.Package = si.a.getenv("npm_package_name")
-	end.PackageVersion = si.a.getenv("npm_package_version")
-	si.rec.write(append(si.events, end)...)
+	end.Script = si.p.Getenv("npm_lifecycle_event")
+	end.Package = si.p.Getenv("npm_package_name")
+	end.PackageVersion = si.p.Getenv("npm_package_version")
+	si.rec.Write(append(si.events, end)...)
 }
 
 // capture keeps the first max bytes written to it and counts the rest as
@@ -264,8 +260,13 @@ func interceptEvents(ad hostapi.Adapter, ev *hostapi.Event, d policy.Decision) [
 	if d.Intercept == nil {
 		return nil
 	}
+	return stepEvents(ad, ev, d.Intercept.Steps)
+}
+
+// stepEvents records interceptors' steps on a hook call.
+func stepEvents(ad hostapi.Adapter, ev *hostapi.Event, steps []policy.InterceptStep) []*telemetry.Event {
 	var out []*telemetry.Event
-	for _, step := range d.Intercept.Steps {
+	for _, step := range steps {
 		e := interceptEvent(step)
 		e.Agent = ad.Name()
 		describe(e, ev)
@@ -277,19 +278,15 @@ func interceptEvents(ad hostapi.Adapter, ev *hostapi.Event, d policy.Decision) [
 // afterTool runs the after-interceptors on a shell post-tool call: the
 // verdict to render (an abstaining allow unless they replaced or withheld
 // the output and the host can carry that) and the events to record.
-func (a *app) afterTool(ad hostapi.Adapter, ev *hostapi.Event) (hostapi.Verdict, []*telemetry.Event) {
+func (p *Process) afterTool(ad hostapi.Adapter, ev *hostapi.Event) (hostapi.Verdict, []*telemetry.Event) {
 	allow := hostapi.Verdict{Decision: hostapi.Allow}
 	if ev.Kind != hostapi.KindPostTool || !ev.IsShell() || len(ev.Result) == 0 {
 		return allow, nil
 	}
-	cwd, err := os.Getwd()
-	if err != nil {
+	if h, err := p.Here(); err != nil || !h.InRepo || !p.mayMention(h.Root, "interceptor") {
 		return allow, nil
 	}
-	if root, ok := telemetry.RepoRoot(cwd); !ok || !a.mayMention(root, "interceptor") {
-		return allow, nil
-	}
-	engine := a.loadPolicy()
+	engine := p.LoadPolicy()
 	if !engine.HasAfterInterceptors() {
 		return allow, nil
 	}
@@ -297,12 +294,5 @@ func (a *app) afterTool(ad hostapi.Adapter, ev *hostapi.Event) (hostapi.Verdict,
 	if out == nil {
 		return allow, nil
 	}
-	var events []*telemetry.Event
-	for _, step := range out.Steps {
-		e := interceptEvent(step)
-		e.Agent = ad.Name()
-		describe(e, ev)
-		events = append(events, e)
-	}
-	return v, events
+	return v, stepEvents(ad, ev, out.Steps)
 }

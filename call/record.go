@@ -1,8 +1,7 @@
-package main
+package call
 
 import (
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/agent-shell/agent-shell/hostapi"
@@ -16,44 +15,40 @@ import (
 // when there is none. A telemetry failure never changes what the command
 // answered or how it exits: it is reported on one stderr line and, where
 // the log can still be written, as a shim_error event.
-func (a *app) record(e *telemetry.Event, hostSession string) {
-	a.startRecording(hostSession).write(e)
+func (p *Process) Record(e *telemetry.Event, hostSession string) {
+	p.StartRecording(hostSession).Write(e)
 }
 
 // auditFilter is the project's audit filter. A process that has not
 // loaded the policy (the shim) loads it only when the configuration can
 // declare a filter, so npm runs in a project without one stay cheap.
-func (a *app) auditFilter() telemetry.AuditFilter {
-	if a.unfiltered {
+func (p *Process) auditFilter() telemetry.AuditFilter {
+	if p.unfiltered {
 		return nil
 	}
-	if a.engine == nil {
-		cwd, err := os.Getwd()
-		if err != nil {
-			return nil
-		}
-		root, ok := telemetry.RepoRoot(cwd)
-		if !ok || !policy.ReadConfigText(root).Mentions("audit") {
+	if p.engine == nil {
+		h, err := p.Here()
+		if err != nil || !h.InRepo || !policy.ReadConfigText(h.Root).Mentions("audit") {
 			return nil
 		}
 	}
-	return a.loadPolicy().AuditFilter()
+	return p.LoadPolicy().AuditFilter()
 }
 
 // recordAll records events in order, in one session file.
-func (a *app) recordAll(events []*telemetry.Event, hostSession string) {
-	a.startRecording(hostSession).write(events...)
+func (p *Process) recordAll(events []*telemetry.Event, hostSession string) {
+	p.StartRecording(hostSession).Write(events...)
 }
 
-// recording is an event about to be written: the session file open, the
+// Recording is an event about to be written: the session file open, the
 // context captured and the chain's tail read, so that what is left once
 // the event is known is one locked append. The shim prepares it while the
 // script runs.
-type recording struct {
-	a       *app
+type Recording struct {
+	p       *Process
 	w       *telemetry.Writer
 	relay   *telemetry.Relay // inside the sandbox: events go out through it
-	id      string
+	ID      string           // the session the events go to
 	openErr error
 	actor   string
 	claimed string
@@ -61,62 +56,62 @@ type recording struct {
 	tags    map[string]string
 }
 
-func (a *app) startRecording(hostSession string) *recording {
-	r := &recording{a: a}
-	if relay, ok := telemetry.OpenRelay(a.getenv); ok {
-		r.relay, r.id = relay, a.sessionID(hostSession)
+func (p *Process) StartRecording(hostSession string) *Recording {
+	r := &Recording{p: p}
+	if relay, ok := telemetry.OpenRelay(p.Getenv); ok {
+		r.relay, r.ID = relay, p.sessionID(hostSession)
 	} else {
-		r.w, r.id, r.openErr = a.openSessionWriter(hostSession)
+		r.w, r.ID, r.openErr = p.openSessionWriter(hostSession)
 	}
 	if r.openErr != nil {
 		return r
 	}
-	environ := a.environ()
-	r.actor, r.claimed = telemetry.DetectActor(a.getenv, hostapi.ActorMarkers())
+	environ := p.Environ()
+	r.actor, r.claimed = telemetry.DetectActor(p.Getenv, hostapi.ActorMarkers())
 	r.env = telemetry.CaptureEnv(environ)
 	r.tags = telemetry.CaptureTags(environ)
 	if r.relay != nil {
 		return r // the recorder outside filters and chains
 	}
 	// Every event goes through the project's audit filter, if it has one.
-	r.w.Filter = a.auditFilter()
+	r.w.Filter = p.auditFilter()
 	_ = r.w.Prepare() // an error here shows again, and is reported, on Append
 	return r
 }
 
-func (r *recording) write(events ...*telemetry.Event) {
+func (r *Recording) Write(events ...*telemetry.Event) {
 	if r.openErr != nil {
-		r.a.errorf("telemetry write error: %v", r.openErr)
+		r.p.errorf("telemetry write error: %v", r.openErr)
 		return
 	}
-	defer r.close()
+	defer r.Close()
 	for _, e := range append(events, extensionErrors(events)...) {
 		r.fill(e)
-		r.append(e)
+		r.Append(e)
 	}
 }
 
 // append writes one event as it is.
-func (r *recording) append(e *telemetry.Event) {
+func (r *Recording) Append(e *telemetry.Event) {
 	if r.openErr != nil {
-		r.a.errorf("telemetry write error: %v", r.openErr)
+		r.p.errorf("telemetry write error: %v", r.openErr)
 		return
 	}
 	if r.relay != nil {
 		if err := r.relay.Send(e); err != nil {
-			r.a.errorf("telemetry relay error: %v", err)
+			r.p.errorf("telemetry relay error: %v", err)
 		}
 		return
 	}
 	if err := r.w.Append(e); err != nil {
-		r.a.errorf("telemetry write error: %v", err)
+		r.p.errorf("telemetry write error: %v", err)
 		se := &telemetry.Event{Event: telemetry.EventShimError, Command: e.Command, Agent: e.Agent, Error: err.Error()}
 		r.fill(se)
 		_ = r.w.Append(se)
 	}
 }
 
-func (r *recording) close() {
+func (r *Recording) Close() {
 	if r.w != nil {
 		r.w.Close()
 	}
@@ -145,23 +140,23 @@ func extensionErrors(events []*telemetry.Event) []*telemetry.Event {
 	return out
 }
 
-func (r *recording) fill(e *telemetry.Event) {
-	e.SessionID, e.Actor, e.ClaimedActor, e.Env, e.Tags = r.id, r.actor, r.claimed, r.env, r.tags
+func (r *Recording) fill(e *telemetry.Event) {
+	e.SessionID, e.Actor, e.ClaimedActor, e.Env, e.Tags = r.ID, r.actor, r.claimed, r.env, r.tags
 	// A hook call comes from the agent whose hook it is, whatever its
 	// environment shows (hooks run with a cleaned one) or AGENTSHELL_ACTOR
 	// claims: the adapter's identity wins, a claim is kept beside it.
 	if e.Agent != "" {
-		e.Actor, e.ClaimedActor = telemetry.ClaimActor(r.a.getenv, hostapi.Actor(e.Agent))
+		e.Actor, e.ClaimedActor = telemetry.ClaimActor(r.p.Getenv, hostapi.Actor(e.Agent))
 	}
 	e.Timestamp = time.Time{} // taken under the file lock
 }
 
-// callSession is the session a call's extensions keep their state under:
+// CallSession is the session a call's extensions keep their state under:
 // the host's id, else a valid AGENTSHELL_SESSION_ID, else none (session
 // scripts then run with fresh state and say so in their record).
-func (a *app) callSession(hostSession string) string {
+func (p *Process) CallSession(hostSession string) string {
 	if hostSession == "" {
-		if id := a.getenv("AGENTSHELL_SESSION_ID"); telemetry.ValidSessionID(id) {
+		if id := p.Getenv("AGENTSHELL_SESSION_ID"); telemetry.ValidSessionID(id) {
 			return id
 		}
 	}
@@ -170,13 +165,13 @@ func (a *app) callSession(hostSession string) string {
 
 // sessionID is the host's session when it is a valid id, else the one
 // AGENTSHELL_SESSION_ID gives or a new one.
-func (a *app) sessionID(hostSession string) string {
+func (p *Process) sessionID(hostSession string) string {
 	if telemetry.ValidSessionID(hostSession) {
 		return hostSession
 	}
-	id, warn := telemetry.SessionID(a.getenv)
+	id, warn := telemetry.SessionID(p.Getenv)
 	if warn != nil {
-		a.errorf("%v", warn)
+		p.errorf("%v", warn)
 	}
 	return id
 }
@@ -184,20 +179,20 @@ func (a *app) sessionID(hostSession string) string {
 // openSessionWriter opens the session file under the project root. The
 // session is the host's own id when valid (one agent session, one file),
 // else AGENTSHELL_SESSION_ID, else a fresh UUID.
-func (a *app) openSessionWriter(hostSession string) (*telemetry.Writer, string, error) {
-	cwd, err := os.Getwd()
+func (p *Process) openSessionWriter(hostSession string) (*telemetry.Writer, string, error) {
+	h, err := p.Here()
 	if err != nil {
 		return nil, "", err
 	}
-	dir, warn := telemetry.EventsDir(telemetry.FindRoot(cwd), a.getenv)
+	dir, warn := telemetry.EventsDir(h.Root, p.Getenv)
 	if warn != nil {
-		a.errorf("%v", warn)
+		p.errorf("%v", warn)
 	}
-	id := a.sessionID(hostSession)
+	id := p.sessionID(hostSession)
 	w, err := telemetry.OpenWriter(dir, id)
 	if err != nil {
 		return nil, "", err
 	}
-	w.Now = a.now
+	w.Now = p.Now
 	return w, id, nil
 }
