@@ -56,7 +56,31 @@ func claudeTool(native string) string {
 var claudeDialect = dialect{
 	agent: "claude", kinds: claudeKinds.Get(), tool: claudeTool, command: shellCommand,
 	eventKey: "hook_event_name", session: "session_id", toolName: "tool_name", toolInput: "tool_input",
-	results: []string{"tool_response", "error"},
+	results: []string{"tool_response", "error"}, output: claudeOutput,
+}
+
+// claudeOutput: PostToolUse's tool_response of Bash is {stdout, stderr,
+// interrupted, isImage}, with no exit code (a command that exits non-zero
+// is a PostToolUseFailure); PostToolUseFailure's result is the error
+// string, which for Bash starts with the line "Exit code N".
+func claudeOutput(native string, result json.RawMessage) *ToolOutput {
+	if native == "PostToolUseFailure" {
+		var msg string
+		if json.Unmarshal(result, &msg) != nil {
+			return combinedOutput(native, result)
+		}
+		o := &ToolOutput{Failed: true, Error: msg}
+		o.Exit, o.ExitKnown = exitLine(msg, "Exit code ", true)
+		return o
+	}
+	var r struct {
+		Stdout *string `json:"stdout"`
+		Stderr string  `json:"stderr"`
+	}
+	if json.Unmarshal(result, &r) != nil || r.Stdout == nil {
+		return combinedOutput(native, result)
+	}
+	return &ToolOutput{Output: *r.Stdout, Stderr: r.Stderr}
 }
 
 func (Claude) Parse(payload []byte, nativeEvent string) (*Event, error) {

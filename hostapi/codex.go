@@ -107,7 +107,18 @@ func codexQuote(w string) string {
 var codexDialect = dialect{
 	agent: "codex", kinds: codexKinds.Get(), tool: codexTool, command: codexCommand,
 	eventKey: "hook_event_name", session: "session_id", toolName: "tool_name", toolInput: "tool_input",
-	results: []string{"tool_response"},
+	results: []string{"tool_response"}, output: codexOutput,
+}
+
+// codexOutput: PostToolUse's tool_response of a shell tool is a string,
+// the output as the model sees it (no exit code, no stderr apart). It is
+// taken as it is, even when it is JSON.
+func codexOutput(native string, result json.RawMessage) *ToolOutput {
+	var s string
+	if json.Unmarshal(result, &s) != nil {
+		return combinedOutput(native, result)
+	}
+	return &ToolOutput{Output: s}
 }
 
 func (Codex) Parse(payload []byte, nativeEvent string) (*Event, error) {

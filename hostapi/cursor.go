@@ -62,7 +62,27 @@ var (
 var cursorDialect = dialect{
 	agent: "cursor", kinds: cursorKinds.Get(), tool: cursorTool, command: shellCommand,
 	eventKey: "hook_event_name", session: "conversation_id", toolName: "tool_name", toolInput: "tool_input",
-	results: []string{"tool_output"},
+	results: []string{"tool_output"}, output: cursorOutput,
+}
+
+// cursorOutput: postToolUse's tool_output is a JSON string; for Shell it
+// holds {"exitCode": N, "stdout": ...} (stderr is read when present). A
+// string that holds neither is read the combined way.
+func cursorOutput(native string, result json.RawMessage) *ToolOutput {
+	var s string
+	if json.Unmarshal(result, &s) != nil {
+		return combinedOutput(native, result)
+	}
+	obj := jsonObject(json.RawMessage(s))
+	_, hasOut := obj["stdout"].(string)
+	code, hasExit := exitField(obj, "exitCode")
+	if !hasOut && !hasExit {
+		return combinedOutput(native, result)
+	}
+	o := &ToolOutput{Exit: code, ExitKnown: hasExit}
+	o.Output, _ = obj["stdout"].(string)
+	o.Stderr, _ = obj["stderr"].(string)
+	return o
 }
 
 // Parse reads a Cursor payload. Cursor always names the event; a payload

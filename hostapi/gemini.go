@@ -49,7 +49,33 @@ var ()
 var geminiDialect = dialect{
 	agent: "gemini", kinds: geminiKinds.Get(), tool: geminiTool, command: shellCommand,
 	eventKey: "hook_event_name", session: "session_id", toolName: "tool_name", toolInput: "tool_input",
-	results: []string{"tool_response"},
+	results: []string{"tool_response"}, output: geminiOutput,
+}
+
+// geminiOutput: AfterTool's tool_response is {llmContent, returnDisplay,
+// error?}. llmContent is what the model reads; for run_shell_command it is
+// lines such as "Command: ...", "Output: ...", "Exit Code: N", the exit
+// code read from the last such line. error is a string or {message}.
+func geminiOutput(native string, result json.RawMessage) *ToolOutput {
+	obj := jsonObject(result)
+	if obj == nil {
+		return combinedOutput(native, result)
+	}
+	o := &ToolOutput{}
+	if s, ok := obj["llmContent"].(string); ok {
+		o.Output = s
+		o.Exit, o.ExitKnown = exitLine(s, "Exit Code: ", false)
+	} else if s, ok := obj["returnDisplay"].(string); ok {
+		o.Output = s
+	}
+	switch e := obj["error"].(type) {
+	case string:
+		o.Failed, o.Error = true, e
+	case map[string]any:
+		o.Failed = true
+		o.Error, _ = e["message"].(string)
+	}
+	return o
 }
 
 // Parse reads a Gemini payload. Gemini always names the event

@@ -93,6 +93,23 @@ func opencodeCommand(args json.RawMessage, present bool) (string, error) {
 var opencodeDialect = dialect{
 	agent: "opencode", kinds: opencodeKinds.Get(), tool: normalizeOpencodeTool, command: opencodeCommand,
 	eventKey: "event", session: "sessionID", toolName: "tool", toolInput: "args", results: []string{"result"},
+	output: opencodeOutput,
+}
+
+// opencodeOutput: the plugin sends tool.execute.after's output as result
+// {title, output, metadata}; bash's metadata holds the exit code as exit.
+// A result cut by the plugin is {title, output, truncated, length}.
+func opencodeOutput(native string, result json.RawMessage) *ToolOutput {
+	obj := jsonObject(result)
+	s, ok := obj["output"].(string)
+	if !ok {
+		return combinedOutput(native, result)
+	}
+	o := &ToolOutput{Output: s}
+	if meta, ok := obj["metadata"].(map[string]any); ok {
+		o.Exit, o.ExitKnown = exitField(meta, "exit")
+	}
+	return o
 }
 
 // Parse reads one plugin request. Its "v" must be OpencodeProtocol: the
