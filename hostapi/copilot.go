@@ -33,7 +33,7 @@ var (
 	errCommandNotString = errors.New("command field must be a string")
 )
 
-// maxToolName bounds the tool name, as the reference does.
+// maxToolName bounds the tool name, as the reference tool does.
 const maxToolName = 1024
 
 func (Copilot) Name() string { return "copilot" }
