@@ -14,7 +14,8 @@ import (
 	"github.com/agent-shell/agent-shell/internal/lazy"
 )
 
-// Amp speaks Amp's permission delegate protocol (hosts.md §9): an
+// Amp speaks Amp's permission delegate protocol (docs/host-protocols.md,
+// "Amp"): an
 // `amp.permissions` rule with "action": "delegate" makes Amp run one program,
 // without arguments, for each matching tool call, with AGENT_TOOL_NAME,
 // AMP_THREAD_ID and AGENT=amp in its environment and the tool's parameters
@@ -24,7 +25,7 @@ import (
 // "delegate" here, and an answer is an exit code and never stdout.
 //
 // A third-party library assumes a {"tool", "input", "session_id", "cwd"}
-// envelope instead; Parse accepts it too (hosts.md §9: "accept both").
+// envelope instead, contradicting Amp's docs; Parse accepts it too.
 type Amp struct {
 	// ToolName is AGENT_TOOL_NAME, the tool Amp asks about. Amp always sets
 	// it; without it only an envelope payload names its tool.
@@ -147,8 +148,7 @@ func (a Amp) isEnvelope(fields map[string]json.RawMessage) bool {
 }
 
 // Coverage: Amp's delegate can reject and can ask the operator (exit 1), and
-// nothing else: no rewrite, no context, no post-tool or prompt calls (hosts.md
-// §9 "Cannot express"; §1.2).
+// nothing else: no rewrite, no context, no post-tool or prompt calls.
 func (Amp) Coverage(k Kind) Coverage {
 	if k != KindPreTool {
 		return Coverage{}
@@ -165,7 +165,7 @@ const (
 
 // Render answers with an exit status; nothing goes to stdout.
 //
-// Amp has no way to abstain (hosts.md §2.1): exit 0 grants the call without
+// Amp has no way to abstain: exit 0 grants the call without
 // Amp's own checks, since the first matching rule wins. So an allow is
 // exit 1, "ask the operator", which reproduces Amp's default (the main thread
 // asks, a subagent rejects) and never makes agent-shell the only gate by
@@ -232,8 +232,9 @@ func (Amp) Describe() Descriptor {
 }
 
 // AmpSettingsFile is the workspace settings file agent-shell registers its
-// delegate rule in. Amp's settings paths are not all documented (hosts.md
-// §9 calls them UNCERTAIN); this is the workspace one.
+// delegate rule in. Amp's settings paths are not all documented (this one
+// and ~/.config/amp/settings.json are unconfirmed); this is the workspace
+// one.
 const AmpSettingsFile = ".amp/settings.json"
 
 // AmpDelegate is the wrapper Amp runs: Amp passes the delegate no

@@ -9,8 +9,8 @@ import (
 	"github.com/agent-shell/agent-shell/internal/lazy"
 )
 
-// Claude speaks Claude Code's command hooks (reference/hosts.md §3, docs of
-// about v2.1.240): a snake_case payload naming its event in
+// Claude speaks Claude Code's command hooks (docs/host-protocols.md,
+// "Claude Code"; docs of about v2.1.240): a snake_case payload naming its event in
 // hook_event_name, answered by hookSpecificOutput JSON on exit 0.
 type Claude struct{}
 
@@ -56,21 +56,45 @@ func claudeTool(native string) string {
 var claudeDialect = dialect{
 	agent: "claude", kinds: claudeKinds.Get(), tool: claudeTool, command: shellCommand,
 	eventKey: "hook_event_name", session: "session_id", toolName: "tool_name", toolInput: "tool_input",
-	results: []string{"tool_response", "error"},
+	results: []string{"tool_response", "error"}, output: claudeOutput,
+}
+
+// claudeOutput: PostToolUse's tool_response of Bash is {stdout, stderr,
+// interrupted, isImage}, with no exit code (a command that exits non-zero
+// is a PostToolUseFailure); PostToolUseFailure's result is the error
+// string, which for Bash starts with the line "Exit code N".
+func claudeOutput(native string, result json.RawMessage) *ToolOutput {
+	if native == "PostToolUseFailure" {
+		var msg string
+		if json.Unmarshal(result, &msg) != nil {
+			return combinedOutput(native, result)
+		}
+		o := &ToolOutput{Failed: true, Error: msg}
+		o.Exit, o.ExitKnown = exitLine(msg, "Exit code ", true)
+		return o
+	}
+	var r struct {
+		Stdout *string `json:"stdout"`
+		Stderr string  `json:"stderr"`
+	}
+	if json.Unmarshal(result, &r) != nil || r.Stdout == nil {
+		return combinedOutput(native, result)
+	}
+	return &ToolOutput{Output: *r.Stdout, Stderr: r.Stderr}
 }
 
 func (Claude) Parse(payload []byte, nativeEvent string) (*Event, error) {
 	return claudeDialect.parseNamed(payload, nativeEvent)
 }
 
-// Coverage (reference/hosts.md §3.4, §3.5):
+// Coverage (docs/host-protocols.md, "Claude Code"):
 //   - pre-tool (PreToolUse, PermissionRequest): deny, and a native ask.
 //     UpdatedInput is false: Claude drops updatedInput in several versions
-//     (§3.5, issues #15897, #32348, #47853, #79321, #81340), so a rewrite
+//     (Claude Code issues #15897, #32348, #47853, #79321, #81340), so a rewrite
 //     renders as a deny naming the suggestion rather than risk the original
 //     running. Context is false because PermissionRequest cannot carry it.
-//   - post-tool, prompt, session start, stop: additionalContext. (§3.4
-//     lists it for PostToolUse; Claude's docs and SDK types give
+//   - post-tool, prompt, session start, stop: additionalContext. (The
+//     answer table lists it for PostToolUse; Claude's docs and SDK types give
 //     PostToolUseFailure the same field, and both are the post-tool kind.)
 //   - session end: nothing (it cannot block and reads no output).
 func (Claude) Coverage(k Kind) Coverage {
@@ -88,9 +112,9 @@ func (Claude) Coverage(k Kind) Coverage {
 // nothing.
 const claudeDefaultReason = "blocked by agent-shell policy"
 
-// Render answers as JSON on exit 0, which Claude prefers over exit 2
-// (§2.3). An allow abstains unless agent-shell is the sole gate, since an
-// explicit allow skips Claude's own prompt (§2.1). Reasons are not
+// Render answers as JSON on exit 0, which Claude prefers over exit 2. An
+// allow abstains unless agent-shell is the sole gate, since an explicit
+// allow skips Claude's own prompt. Reasons are not
 // shortened here: Claude caps them itself, and a cut answer is worse.
 func (c Claude) Render(e *Event, v Verdict) Response {
 	if e == nil {

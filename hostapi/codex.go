@@ -9,8 +9,8 @@ import (
 	"github.com/agent-shell/agent-shell/internal/lazy"
 )
 
-// Codex speaks OpenAI Codex CLI's command hooks (reference/hosts.md §5,
-// source of codex-rs/hooks and captures of 0.145.0): Claude-shaped
+// Codex speaks OpenAI Codex CLI's command hooks (docs/host-protocols.md,
+// "Codex CLI"; source of codex-rs/hooks and captures of 0.145.0): Claude-shaped
 // payloads, but a stricter answer parser. Codex has no ask, rejects a bare
 // allow, and treats a deny without a non-empty reason as a failed hook,
 // which lets the tool run.
@@ -107,14 +107,25 @@ func codexQuote(w string) string {
 var codexDialect = dialect{
 	agent: "codex", kinds: codexKinds.Get(), tool: codexTool, command: codexCommand,
 	eventKey: "hook_event_name", session: "session_id", toolName: "tool_name", toolInput: "tool_input",
-	results: []string{"tool_response"},
+	results: []string{"tool_response"}, output: codexOutput,
+}
+
+// codexOutput: PostToolUse's tool_response of a shell tool is a string,
+// the output as the model sees it (no exit code, no stderr apart). It is
+// taken as it is, even when it is JSON.
+func codexOutput(native string, result json.RawMessage) *ToolOutput {
+	var s string
+	if json.Unmarshal(result, &s) != nil {
+		return combinedOutput(native, result)
+	}
+	return &ToolOutput{Output: s}
 }
 
 func (Codex) Parse(payload []byte, nativeEvent string) (*Event, error) {
 	return codexDialect.parseNamed(payload, nativeEvent)
 }
 
-// Coverage (reference/hosts.md §5.4, §5.6):
+// Coverage (docs/host-protocols.md, "Codex CLI"):
 //   - pre-tool: deny only. NativeAsk is false: an ask is rejected as
 //     unsupported, the hook counts as failed and the tool runs.
 //     UpdatedInput is false: it works only with permissionDecision allow
@@ -197,7 +208,7 @@ func (c Codex) Failure(e *Event, err error) Response {
 const CodexHooksFile = ".codex/hooks.json"
 
 // Install registers agent-shell for every event the adapter handles, in
-// the same layout as Claude's settings (§5.1), with an explicit timeout:
+// the same layout as Claude's settings, with an explicit timeout:
 // Codex's default is 600 s.
 func (Codex) Install(root string) ([]string, error) {
 	path := filepath.Join(root, CodexHooksFile)

@@ -192,7 +192,7 @@ func TestCodexRejectsBadPayloads(t *testing.T) {
 	}
 }
 
-// TestCodexAnswers holds Codex's rules for a PreToolUse answer (§5.4):
+// TestCodexAnswers holds Codex's rules for a PreToolUse answer (docs/host-protocols.md, "Codex CLI"):
 // nothing but a deny with a non-empty reason is ever written, in the shape
 // of the vendor's accepted deny; never an ask, a bare allow, an
 // updatedInput, or universal fields, all of which Codex rejects and then

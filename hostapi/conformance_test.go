@@ -18,7 +18,9 @@ import (
 //     <NativeEvent>-<n>.want.json the Event fields it must parse to (every
 //     key present is asserted: kind, native_event, tool, native_tool,
 //     command, command_err, session_id, cwd, prompt, has_result,
-//     meta_keys).
+//     meta_keys, output). A shell post-tool payload with a result must
+//     assert its output: the ToolOutput the adapter reads, every field
+//     (output, stderr, exit, exit_known, failed, error).
 //   - render/<case>.json renders a verdict for one payload and holds the
 //     exact answer: stdout (a JSON value, compared as JSON; null or absent
 //     for no output), stdout_text (compared as text), stderr (text), exit.
@@ -41,17 +43,27 @@ func TestConformance(t *testing.T) {
 }
 
 type wantEvent struct {
-	Kind        *string  `json:"kind"`
-	NativeEvent *string  `json:"native_event"`
-	Tool        *string  `json:"tool"`
-	NativeTool  *string  `json:"native_tool"`
-	Command     *string  `json:"command"`
-	CommandErr  *string  `json:"command_err"`
-	SessionID   *string  `json:"session_id"`
-	Cwd         *string  `json:"cwd"`
-	Prompt      *string  `json:"prompt"`
-	HasResult   *bool    `json:"has_result"`
-	MetaKeys    []string `json:"meta_keys"`
+	Kind        *string     `json:"kind"`
+	NativeEvent *string     `json:"native_event"`
+	Tool        *string     `json:"tool"`
+	NativeTool  *string     `json:"native_tool"`
+	Command     *string     `json:"command"`
+	CommandErr  *string     `json:"command_err"`
+	SessionID   *string     `json:"session_id"`
+	Cwd         *string     `json:"cwd"`
+	Prompt      *string     `json:"prompt"`
+	HasResult   *bool       `json:"has_result"`
+	MetaKeys    []string    `json:"meta_keys"`
+	Output      *wantOutput `json:"output"`
+}
+
+type wantOutput struct {
+	Output    string `json:"output"`
+	Stderr    string `json:"stderr"`
+	Exit      int    `json:"exit"`
+	ExitKnown bool   `json:"exit_known"`
+	Failed    bool   `json:"failed"`
+	Error     string `json:"error"`
 }
 
 type renderCase struct {
@@ -196,6 +208,20 @@ func checkEvent(t *testing.T, path string, e *Event, w wantEvent) int {
 		if (e.Result != nil) != *w.HasResult {
 			t.Errorf("%s: result %s, want present=%v", path, e.Result, *w.HasResult)
 		}
+	}
+	switch {
+	case w.Output != nil:
+		n++
+		got := wantOutput{}
+		if e.Output != nil {
+			o := e.Output
+			got = wantOutput{Output: o.Output, Stderr: o.Stderr, Exit: o.Exit, ExitKnown: o.ExitKnown, Failed: o.Failed, Error: o.Error}
+		}
+		if e.Output == nil || got != *w.Output {
+			t.Errorf("%s: output %+v (present %v), want %+v", path, got, e.Output != nil, *w.Output)
+		}
+	case e.Output != nil:
+		t.Errorf("%s: a shell post-tool result whose output the fixture does not assert", path)
 	}
 	if w.MetaKeys != nil {
 		n++

@@ -33,7 +33,7 @@ var (
 	errCommandNotString = errors.New("command field must be a string")
 )
 
-// maxToolName bounds the tool name, as the reference does.
+// maxToolName bounds the tool name, as the reference tool does.
 const maxToolName = 1024
 
 func (Copilot) Name() string { return "copilot" }
@@ -91,13 +91,45 @@ var (
 	copilotCamel = dialect{
 		agent: "copilot", kinds: copilotKinds.Get(), tool: normalizeCopilotTool, command: copilotCommand,
 		session: "sessionId", toolName: "toolName", toolInput: "toolArgs", results: []string{"toolResult"},
+		output: copilotOutput,
 	}
 	copilotSnake = dialect{
 		agent: "copilot", kinds: copilotKinds.Get(), tool: normalizeCopilotTool, command: copilotCommand,
 		eventKey: "hook_event_name", session: "session_id", toolName: "tool_name", toolInput: "tool_input",
-		results: []string{"tool_result", "tool_response"},
+		results: []string{"tool_result", "tool_response"}, output: copilotOutput,
 	}
 )
+
+// copilotOutput: postToolUse's toolResult is {resultType: "success" |
+// "failure" | "denied", textResultForLlm}, the same as tool_result
+// {result_type, text_result_for_llm} in the PascalCase payloads; no exit
+// code, no stderr apart. VS Code's tool_response, a string, is the output.
+func copilotOutput(native string, result json.RawMessage) *ToolOutput {
+	var s string
+	if json.Unmarshal(result, &s) == nil {
+		return &ToolOutput{Output: s}
+	}
+	var r struct {
+		Type      string  `json:"resultType"`
+		TypeSnake string  `json:"result_type"`
+		Text      *string `json:"textResultForLlm"`
+		TextSnake *string `json:"text_result_for_llm"`
+	}
+	if json.Unmarshal(result, &r) != nil || (r.Text == nil && r.TextSnake == nil) {
+		return combinedOutput(native, result)
+	}
+	o := &ToolOutput{}
+	if r.Text != nil {
+		o.Output = *r.Text
+	} else {
+		o.Output = *r.TextSnake
+	}
+	switch r.Type + r.TypeSnake {
+	case "failure", "denied":
+		o.Failed = true
+	}
+	return o
+}
 
 // inferCopilotEvent names the event of a camelCase payload, which does not
 // carry its own name, from the fields each event has.

@@ -9,9 +9,9 @@ import (
 	"github.com/agent-shell/agent-shell/internal/lazy"
 )
 
-// Cursor speaks Cursor's hooks (IDE agent and cursor-agent CLI, hosts.md
-// §7): payloads that name their own event, answered with a JSON object on
-// exit 0. Besides the generic preToolUse, Cursor has a gate per action
+// Cursor speaks Cursor's hooks (IDE agent and cursor-agent CLI,
+// docs/host-protocols.md, "Cursor"): payloads that name their own event,
+// answered with a JSON object on exit 0. Besides the generic preToolUse, Cursor has a gate per action
 // (beforeShellExecution, beforeMCPExecution, beforeReadFile) whose payloads
 // and answers differ.
 type Cursor struct{}
@@ -29,14 +29,14 @@ var cursorKinds = lazy.Value[map[string]Kind]{New: func() map[string]Kind {
 	}
 }}
 
-// cursorNativeAsk are the gates where Cursor enforces "ask" (§7.4, §2.2);
+// cursorNativeAsk are the gates where Cursor enforces "ask";
 // preToolUse accepts it but does not enforce it.
 var cursorNativeAsk = lazy.Value[map[string]bool]{New: func() map[string]bool {
 	return map[string]bool{"beforeShellExecution": true, "beforeMCPExecution": true}
 }}
 
-// cursorTool maps Cursor's tool names (§2.3 table: edits collapse into
-// Write). Shell is matched in any case so that a differently cased shell
+// cursorTool maps Cursor's tool names (Shell, Read, Write, MCP:<tool>;
+// edits collapse into Write). Shell is matched in any case so that a differently cased shell
 // tool is never waved through as a non-shell tool.
 func cursorTool(native string) string {
 	switch strings.ToLower(native) {
@@ -55,14 +55,34 @@ var (
 	errCursorShellBadCommand = errors.New("command field in beforeShellExecution must be a string")
 )
 
-// cursorDialect: the session is the conversation (§7.3: conversation_id is
+// cursorDialect: the session is the conversation (conversation_id is
 // documented, session_id only seen in captures, equal to it); postToolUse's
 // result is tool_output, a JSON string. generation_id, workspace_roots,
 // cursor_version, user_email and the rest land in Meta.
 var cursorDialect = dialect{
 	agent: "cursor", kinds: cursorKinds.Get(), tool: cursorTool, command: shellCommand,
 	eventKey: "hook_event_name", session: "conversation_id", toolName: "tool_name", toolInput: "tool_input",
-	results: []string{"tool_output"},
+	results: []string{"tool_output"}, output: cursorOutput,
+}
+
+// cursorOutput: postToolUse's tool_output is a JSON string; for Shell it
+// holds {"exitCode": N, "stdout": ...} (stderr is read when present). A
+// string that holds neither is read the combined way.
+func cursorOutput(native string, result json.RawMessage) *ToolOutput {
+	var s string
+	if json.Unmarshal(result, &s) != nil {
+		return combinedOutput(native, result)
+	}
+	obj := jsonObject(json.RawMessage(s))
+	_, hasOut := obj["stdout"].(string)
+	code, hasExit := exitField(obj, "exitCode")
+	if !hasOut && !hasExit {
+		return combinedOutput(native, result)
+	}
+	o := &ToolOutput{Exit: code, ExitKnown: hasExit}
+	o.Output, _ = obj["stdout"].(string)
+	o.Stderr, _ = obj["stderr"].(string)
+	return o
 }
 
 // Parse reads a Cursor payload. Cursor always names the event; a payload
@@ -95,7 +115,7 @@ func (Cursor) Parse(payload []byte, nativeEvent string) (*Event, error) {
 		}
 	}
 	if e.Cwd == "" {
-		// cwd is "" in real captures (§2.3.5); the workspace is the best guess.
+		// cwd is "" in real captures; the workspace is the best guess.
 		e.Cwd = cursorWorkspaceRoot(e.Meta["workspace_roots"])
 	}
 	return e, nil
@@ -103,7 +123,7 @@ func (Cursor) Parse(payload []byte, nativeEvent string) (*Event, error) {
 
 // cursorActionEvent parses a gate whose payload names no tool because the
 // event is the tool: beforeShellExecution carries the command at the top
-// level, beforeReadFile the file_path (§7.3). The tool is named as
+// level, beforeReadFile the file_path. The tool is named as
 // preToolUse would name it, so that both gates record the same tool, and
 // the argument becomes the Input; the other fields (sandbox, the file's
 // content, attachments) stay in Meta.
@@ -139,13 +159,13 @@ func cursorWorkspaceRoot(raw json.RawMessage) string {
 	return stringField(roots[0])
 }
 
-// Coverage follows hosts.md §7.4 and §7.5. Coverage takes a kind, and the
+// Coverage (docs/host-protocols.md, "Cursor"). Coverage takes a kind, and the
 // four pre-tool gates differ, so it claims what all of them can carry: a
 // deny. NativeAsk is false because preToolUse accepts "ask" without
-// enforcing it (§2.2); Render still asks natively on beforeShellExecution
+// enforcing it; Render still asks natively on beforeShellExecution
 // and beforeMCPExecution, which enforce it. UpdatedInput is false because
 // only preToolUse takes updated_input, documented only beside an explicit
-// permission (which would make agent-shell the sole gate, §2.1): every
+// permission (which would make agent-shell the sole gate): every
 // rewrite becomes a deny naming it. postToolUse takes additional_context.
 func (Cursor) Coverage(k Kind) Coverage {
 	switch k {
@@ -162,7 +182,7 @@ func (Cursor) Coverage(k Kind) Coverage {
 const cursorDefaultReason = "blocked by agent-shell policy"
 
 // Render always prints a JSON object on exit 0: some Cursor versions treat
-// invalid or empty output on a permission hook as a block (§2.1, §7.4), so
+// invalid or empty output on a permission hook as a block, so
 // abstaining is {}. An allow abstains unless agent-shell is the sole gate.
 func (c Cursor) Render(e *Event, v Verdict) Response {
 	if e == nil {
@@ -180,7 +200,7 @@ func (c Cursor) Render(e *Event, v Verdict) Response {
 }
 
 // cursorPermission answers a gate: {"permission": ..., "user_message": ...,
-// "agent_message": ...} (§7.4); beforeReadFile takes no agent_message.
+// "agent_message": ...}; beforeReadFile takes no agent_message.
 func cursorPermission(event string, v Verdict) Response {
 	v = rewriteAsDeny(v)
 	if !cursorNativeAsk.Get()[event] {
@@ -214,7 +234,7 @@ func cursorPermission(event string, v Verdict) Response {
 func cursorAbstain() Response { return Response{Stdout: marshalLine(map[string]any{})} }
 
 // Failure denies a gate, and a call whose payload could not be read (e is
-// nil): Cursor fails open on a crash unless failClosed is set (§7.4), so
+// nil): Cursor fails open on a crash unless failClosed is set, so
 // only its own deny stops the tool. Other events abstain with {}.
 func (c Cursor) Failure(e *Event, err error) Response {
 	if e == nil {
@@ -231,11 +251,11 @@ func (c Cursor) Failure(e *Event, err error) Response {
 }
 
 // CursorHooksFile is where agent-shell registers its Cursor hooks: the
-// project's hooks, run from the project root in trusted workspaces (§7.1).
+// project's hooks, run from the project root in trusted workspaces.
 const CursorHooksFile = ".cursor/hooks.json"
 
 // cursorTimeoutSeconds bounds one hook call; Cursor's timeout is in
-// seconds (§7.1).
+// seconds.
 const cursorTimeoutSeconds = 10
 
 // Install merges agent-shell's hooks into .cursor/hooks.json ("version": 1),

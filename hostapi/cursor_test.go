@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// Cursor adds fields and events every few weeks (hosts.md §2.3.6): none of
+// Cursor adds fields and events every few weeks: none of
 // them may fail a parse or get lost on the way to the recorder.
 func TestCursorDrift(t *testing.T) {
 	t.Run("unknown event", func(t *testing.T) {
@@ -71,7 +71,7 @@ func TestCursorDrift(t *testing.T) {
 	})
 }
 
-// Cursor's cwd is "" in real captures (§2.3.5): the first workspace root
+// Cursor's cwd is "" in real captures: the first workspace root
 // stands in for it.
 func TestCursorEmptyCwdFallsBackToWorkspaceRoot(t *testing.T) {
 	tests := []struct {
@@ -177,7 +177,7 @@ func TestCursorShellCommand(t *testing.T) {
 }
 
 // Every answer is a JSON object on exit 0: some Cursor versions read
-// anything else on a permission hook as a block (§2.1, §7.4).
+// anything else on a permission hook as a block.
 func TestCursorAlwaysAnswersAnObject(t *testing.T) {
 	events := append(Cursor{}.Events(), "stop", "")
 	verdicts := []Verdict{

@@ -6,9 +6,10 @@ import (
 )
 
 // Detect names the host that sent a payload from unambiguous markers
-// (hosts.md §2.3), or "" when none is certain. Registrations should pass
-// --agent; this is the fallback for the compatible policy-check and record
-// entries, whose payloads may come from a Claude-style registration.
+// (docs/host-protocols.md, "Rules for every host"), or "" when none is
+// certain. Registrations should pass --agent; this is the fallback for the
+// compatible policy-check and record entries, whose payloads may come from
+// a Claude-style registration.
 func Detect(payload []byte) string {
 	var f map[string]json.RawMessage
 	if json.Unmarshal(payload, &f) != nil {

@@ -23,7 +23,10 @@ type dialect struct {
 	toolName  string
 	toolInput string
 	results   []string
-	prompt    string // "" means "prompt"
+	// output reads a shell post-tool result (nil: the combined reading,
+	// for a host whose result shape is not established).
+	output outputReader
+	prompt string // "" means "prompt"
 }
 
 // objectFields decodes a payload's top level; anything but a JSON object
@@ -86,6 +89,7 @@ func (d dialect) parse(fields map[string]json.RawMessage, nativeEvent string) (*
 				e.Result = r
 			}
 		}
+		d.readOutput(e)
 	case KindPrompt:
 		raw, _ = take(or(d.prompt, "prompt"))
 		e.Prompt = stringField(raw)

@@ -7,4 +7,10 @@
 // files its hooks are registered in, the markers of its use, its actor and
 // how its commands take the sandbox. The guard, init, status and actor
 // detection read those from the registry instead of lists of their own.
+//
+// Each adapter also reads its host's shell tool output: a post-tool event
+// of a shell tool carries the result as the host sent it (Event.Result)
+// and read in the host's own shape (Event.Output, a ToolOutput: output,
+// stderr, exit code, failure), so that the policy's after-interceptors
+// read every host alike.
 package hostapi

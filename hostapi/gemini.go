@@ -8,8 +8,9 @@ import (
 	"github.com/agent-shell/agent-shell/internal/lazy"
 )
 
-// Gemini speaks Gemini CLI's hooks (hosts.md §6): snake_case payloads that
-// name their own event, answered with JSON on exit 0.
+// Gemini speaks Gemini CLI's hooks (docs/host-protocols.md, "Gemini CLI"):
+// snake_case payloads that name their own event, answered with JSON on
+// exit 0.
 type Gemini struct{}
 
 func (Gemini) Name() string { return "gemini" }
@@ -25,7 +26,8 @@ var geminiKinds = lazy.Value[map[string]Kind]{New: func() map[string]Kind {
 	}
 }}
 
-// geminiTools maps Gemini's built-in tool names (§2.3 table, §6.3); MCP
+// geminiTools maps Gemini's built-in tool names (run_shell_command is the
+// shell; write_file and replace edit; read_file, web_fetch); MCP
 // tools and the rest keep their names, and mcp_context stays in Meta.
 var geminiTools = lazy.Value[map[string]string]{New: func() map[string]string {
 	return map[string]string{
@@ -44,27 +46,53 @@ func geminiTool(native string) string {
 var ()
 
 // geminiDialect: AfterTool adds tool_response {llmContent, returnDisplay,
-// error?} (§6.3); transcript_path, timestamp, mcp_context and the like land
+// error?}; transcript_path, timestamp, mcp_context and the like land
 // in Meta.
 var geminiDialect = dialect{
 	agent: "gemini", kinds: geminiKinds.Get(), tool: geminiTool, command: shellCommand,
 	eventKey: "hook_event_name", session: "session_id", toolName: "tool_name", toolInput: "tool_input",
-	results: []string{"tool_response"},
+	results: []string{"tool_response"}, output: geminiOutput,
+}
+
+// geminiOutput: AfterTool's tool_response is {llmContent, returnDisplay,
+// error?}. llmContent is what the model reads; for run_shell_command it is
+// lines such as "Command: ...", "Output: ...", "Exit Code: N", the exit
+// code read from the last such line. error is a string or {message}.
+func geminiOutput(native string, result json.RawMessage) *ToolOutput {
+	obj := jsonObject(result)
+	if obj == nil {
+		return combinedOutput(native, result)
+	}
+	o := &ToolOutput{}
+	if s, ok := obj["llmContent"].(string); ok {
+		o.Output = s
+		o.Exit, o.ExitKnown = exitLine(s, "Exit Code: ", false)
+	} else if s, ok := obj["returnDisplay"].(string); ok {
+		o.Output = s
+	}
+	switch e := obj["error"].(type) {
+	case string:
+		o.Failed, o.Error = true, e
+	case map[string]any:
+		o.Failed = true
+		o.Error, _ = e["message"].(string)
+	}
+	return o
 }
 
 // Parse reads a Gemini payload. Gemini always names the event
-// (hook_event_name, §6.3); a payload without it is refused unless the
+// (hook_event_name); a payload without it is refused unless the
 // caller names the event, since guessing could let a BeforeTool through as
 // an unknown, observe-only event.
 func (Gemini) Parse(payload []byte, nativeEvent string) (*Event, error) {
 	return geminiDialect.parseNamed(payload, nativeEvent)
 }
 
-// Coverage follows hosts.md §6.4 and §6.5. BeforeTool: a deny with a
-// reason, no ask tier (ask is a no-op, so it must become a deny, §2.2), and
+// Coverage (docs/host-protocols.md, "Gemini CLI"). BeforeTool: a deny with
+// a reason, no ask tier (ask is a no-op, so it must become a deny), and
 // a rewrite through hookSpecificOutput.tool_input, which Gemini merges over
-// the model's arguments; no additionalContext (undocumented on BeforeTool,
-// §6.5). AfterTool, BeforeAgent and SessionStart take additionalContext;
+// the model's arguments; no additionalContext (undocumented on
+// BeforeTool). AfterTool, BeforeAgent and SessionStart take additionalContext;
 // BeforeAgent can also deny (the prompt is discarded).
 func (Gemini) Coverage(k Kind) Coverage {
 	switch k {
@@ -80,11 +108,12 @@ func (Gemini) Coverage(k Kind) Coverage {
 
 // geminiDefaultReason stands in for an empty reason: Gemini sends the
 // reason to the model as the tool error, and builds no decision from an
-// empty one on exit 2 (§2.3), so a deny never goes out without one.
+// empty one on exit 2, so a deny never goes out without one.
 const geminiDefaultReason = "blocked by agent-shell policy"
 
-// Render answers as JSON on exit 0 (§6.4). An allow abstains with {}
-// unless agent-shell is the sole gate (§2.1); an ask becomes a deny (§2.2).
+// Render answers as JSON on exit 0. An allow abstains with {} unless
+// agent-shell is the sole gate, since an explicit allow skips Gemini's own
+// confirmation; an ask becomes a deny, since Gemini has no ask tier.
 // A rewrite is sent as hookSpecificOutput.tool_input without a decision,
 // so Gemini's own confirmation still applies; one a merge cannot express
 // becomes a deny naming it.
@@ -167,12 +196,12 @@ func geminiContext(event, context string) Response {
 	}})}
 }
 
-// geminiAbstain is {} rather than nothing: both abstain (§6.4), and {}
-// is what §2.1 names for Gemini.
+// geminiAbstain is {} rather than nothing: Gemini takes both as no
+// decision, and {} is the documented form.
 func geminiAbstain() Response { return Response{Stdout: marshalLine(map[string]any{})} }
 
 // Failure denies a BeforeTool, and a call whose payload could not be read
-// (e is nil): Gemini fails open on a crash (§1.3), so only its own deny
+// (e is nil): Gemini fails open on a crash, so only its own deny
 // stops the tool. Other events abstain: a broken agent-shell must not
 // discard the user's prompt.
 func (g Gemini) Failure(e *Event, err error) Response {
@@ -190,11 +219,11 @@ func (g Gemini) Failure(e *Event, err error) Response {
 }
 
 // GeminiSettingsFile is where agent-shell registers its Gemini CLI hooks:
-// the project settings, which take precedence over the user's (§6.1).
+// the project settings, which take precedence over the user's.
 const GeminiSettingsFile = ".gemini/settings.json"
 
 // geminiTimeoutMillis bounds one hook call. Gemini's timeout is in
-// milliseconds (§1.3, §6.1); 10 s is far above a decision's cost.
+// milliseconds (default 60 000); 10 s is far above a decision's cost.
 const geminiTimeoutMillis = 10000
 
 // Install merges agent-shell's hooks into .gemini/settings.json, keeping
@@ -217,7 +246,7 @@ func (Gemini) Install(root string) ([]string, error) {
 				"command": HookCommand + "gemini", "timeout": geminiTimeoutMillis,
 			}}}
 			if geminiKinds.Get()[ev] == KindPreTool || geminiKinds.Get()[ev] == KindPostTool {
-				group["matcher"] = "*" // tool matchers are regexes; "*" is every tool (§6.1)
+				group["matcher"] = "*" // tool matchers are regexes; "*" is every tool
 			}
 			changed = appendOnce(hooks, ev, group, geminiRunsAgentShell) || changed
 		}

@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// Gemini adds fields and events often (hosts.md §2.3.6): none of them may
+// Gemini adds fields and events often: none of them may
 // fail a parse or get lost on the way to the recorder.
 func TestGeminiDrift(t *testing.T) {
 	t.Run("unknown event", func(t *testing.T) {

@@ -43,10 +43,13 @@ type Event struct {
 	CommandErr error
 	Input      json.RawMessage // the tool input as sent, every field kept
 	Result     json.RawMessage // post-tool: the tool's result as sent
-	Prompt     string
-	SessionID  string
-	Cwd        string
-	Meta       map[string]json.RawMessage // every top-level field not modelled above
+	// Output is a shell post-tool event's Result read in the host's shape
+	// (nil on any other event, or without a result).
+	Output    *ToolOutput
+	Prompt    string
+	SessionID string
+	Cwd       string
+	Meta      map[string]json.RawMessage // every top-level field not modelled above
 }
 
 // IsShell reports whether the event is a call of a shell tool.

@@ -19,7 +19,8 @@ import (
 )
 
 // Opencode speaks to agent-shell's opencode plugin. opencode hooks are
-// functions in an in-process JS plugin (hosts.md §8), so there is no native
+// functions in an in-process JS plugin (docs/host-protocols.md,
+// "opencode"), so there is no native
 // wire format: the plugin (opencode_plugin.js, written by Install) sends
 // each tool.execute.before and tool.execute.after call to
 // `agent-shell hook --agent=opencode` as a request agent-shell defines,
@@ -93,6 +94,23 @@ func opencodeCommand(args json.RawMessage, present bool) (string, error) {
 var opencodeDialect = dialect{
 	agent: "opencode", kinds: opencodeKinds.Get(), tool: normalizeOpencodeTool, command: opencodeCommand,
 	eventKey: "event", session: "sessionID", toolName: "tool", toolInput: "args", results: []string{"result"},
+	output: opencodeOutput,
+}
+
+// opencodeOutput: the plugin sends tool.execute.after's output as result
+// {title, output, metadata}; bash's metadata holds the exit code as exit.
+// A result cut by the plugin is {title, output, truncated, length}.
+func opencodeOutput(native string, result json.RawMessage) *ToolOutput {
+	obj := jsonObject(result)
+	s, ok := obj["output"].(string)
+	if !ok {
+		return combinedOutput(native, result)
+	}
+	o := &ToolOutput{Output: s}
+	if meta, ok := obj["metadata"].(map[string]any); ok {
+		o.Exit, o.ExitKnown = exitField(meta, "exit")
+	}
+	return o
 }
 
 // Parse reads one plugin request. Its "v" must be OpencodeProtocol: the
@@ -121,7 +139,7 @@ func (Opencode) Parse(payload []byte, nativeEvent string) (*Event, error) {
 // Coverage: the plugin blocks by throwing and rewrites by changing
 // output.args; it has no way to ask before a call (opencode asks only through
 // permission.ask, for calls that already need permission) and none to add
-// context (hosts.md §1.2, §2.2, §8).
+// context.
 func (Opencode) Coverage(k Kind) Coverage {
 	if k != KindPreTool {
 		return Coverage{}

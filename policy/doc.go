@@ -131,11 +131,12 @@
 // script's declared failure: deny (the default) or defer. No failure
 // approves.
 //
-// Grant identity (reference §7.2, with what the hook path knows): the scope
+// Grant identity (the original runtime's length-prefixed command hash,
+// docs/README.md, "Terms", with what the hook path knows): the scope
 // parts are the manifest digest, the request kind ("shell"), the program
 // identity, the cwd (cleaned) and a digest of what else changes what the
 // command does: its environment assignments (PATH=... cmd) and
-// redirections, in order (our stand-in for the reference's environment and
+// redirections, in order (our stand-in for the original's environment and
 // stdin digests). The exact hash is GrantHash(scope parts ++ argv), where
 // argv is the command's outermost layer (wrappers included, so a grant for
 // `rm x` does not cover `sudo rm x`). The program identity is the innermost

@@ -51,8 +51,11 @@ func runDecideCases(t *testing.T, e *Engine, cases []decideCase) {
 	}
 }
 
-// The reference tool's bypasses (compat reference §6 and §7.3), each of
-// which must now be denied.
+// The reference tool's bypasses (docs/README.md, "Terms"): with the deny
+// list {"rm -rf *", "sudo *"} it allowed option reordering (rm -fr, rm -r
+// -f), absolute paths (/bin/rm), doubled spaces and tabs, environment
+// prefixes, wrappers (command, env, bash -c) and find -delete. Each must
+// now be denied.
 func TestReferenceBypassesAreClosed(t *testing.T) {
 	p2 := mustEngine(t, `{"deny":["rm -rf *","sudo *"]}`, "")
 	runDecideCases(t, p2, []decideCase{
@@ -152,8 +155,9 @@ func TestAllowLists(t *testing.T) {
 	})
 }
 
-// The reference's policy evaluation table (compat §7.1), where it is not a
-// bypass or the metacharacter ban we dropped on purpose.
+// The reference tool's own policy evaluation cases, where its answer is
+// not a bypass or the ban of every shell metacharacter ($VAR, 2>&1, pipes)
+// we dropped on purpose.
 func TestReferenceEvaluationTable(t *testing.T) {
 	cases := []struct {
 		policy  string

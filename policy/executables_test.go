@@ -74,8 +74,8 @@ func TestExecutableAnalyzerAndReviewer(t *testing.T) {
 	if got := strings.Join(kinds, " "); got != "net:add rv:approve" {
 		t.Errorf("runs %q, want the analyzer's add then the reviewer's approve", got)
 	}
-	// The reviewer got the reference's approval_request payload with the
-	// offered scopes.
+	// The reviewer got the approval_request payload (docs/hook-protocol.md,
+	// "Payloads") with the offered scopes.
 	req, err := os.ReadFile(filepath.Join(dir, "request.json"))
 	if err != nil {
 		t.Fatal(err)

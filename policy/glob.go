@@ -9,7 +9,7 @@ import (
 // globMatch reports whether s matches pattern, where `*` matches any run of
 // characters (spaces and slashes included) and everything else is literal.
 // The match is anchored at both ends and case-sensitive, as in the reference
-// tool. Greedy left-to-right segment search keeps it O(len(s)·len(pattern))
+// tool (docs/README.md, "Terms"). Greedy left-to-right segment search keeps it O(len(s)·len(pattern))
 // with no backtracking, whatever the pattern.
 func globMatch(pattern, s string) bool {
 	first, rest, found := strings.Cut(pattern, "*")

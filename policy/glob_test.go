@@ -40,7 +40,7 @@ func TestGlobMatch(t *testing.T) {
 	}
 }
 
-// The reference's test 22: twenty `a*` then `b` against a hundred `a`. A
+// The reference tool's own check: twenty `a*` then `b` against a hundred `a`. A
 // backtracking matcher would not finish within the test timeout.
 func TestGlobMatchHasNoBacktracking(t *testing.T) {
 	if globMatch(strings.Repeat("a*", 20)+"b", strings.Repeat("a", 100)) {

@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -149,44 +148,20 @@ func (e *Engine) invokeAfter(ev *evaluation, id string, r CommandResult, cur Aft
 }
 
 // PostToolResult reads a shell post-tool event's result as a
-// CommandResult, as far as the host reports it: the output (stdout, or the
-// host's one text: output, textResultForLlm, llmContent...), stderr and the
-// exit code when there are such fields (else 0). false when the event is
-// not a shell post-tool call with a result.
+// CommandResult, as far as the host reports it: the adapter read it in the
+// host's own shape (hostapi.ToolOutput). The output is the text the host
+// hands the model as the command's output, else its error message; stderr
+// where the host reports it apart; the exit code where it reports one
+// (else 0). false when the event is not a shell post-tool call with a
+// result.
 func PostToolResult(ev *hostapi.Event) (CommandResult, bool) {
-	if ev == nil || ev.Kind != hostapi.KindPostTool || !ev.IsShell() || len(ev.Result) == 0 {
+	if ev == nil || ev.Kind != hostapi.KindPostTool || !ev.IsShell() || ev.Output == nil {
 		return CommandResult{}, false
 	}
-	r := CommandResult{Argv: CommandArgv(ev.Command)}
-	var v any
-	if json.Unmarshal(ev.Result, &v) != nil {
-		return CommandResult{}, false
-	}
-	if s, ok := v.(string); ok {
-		var inner map[string]any
-		if json.Unmarshal([]byte(s), &inner) == nil && inner != nil {
-			v = inner
-		} else {
-			r.Stdout = s
-		}
-	}
-	if obj, ok := v.(map[string]any); ok {
-		for _, k := range []string{"stdout", "output", "textResultForLlm", "text_result_for_llm", "llmContent", "returnDisplay", "content", "result", "error"} {
-			if s, ok := obj[k].(string); ok {
-				r.Stdout = s
-				break
-			}
-		}
-		if s, ok := obj["stderr"].(string); ok {
-			r.Stderr = s
-		}
-		code, found := exitField(obj)
-		if !found {
-			if meta, ok := obj["metadata"].(map[string]any); ok {
-				code, _ = exitField(meta)
-			}
-		}
-		r.Status = code
+	o := ev.Output
+	r := CommandResult{Argv: CommandArgv(ev.Command), Stdout: o.Output, Stderr: o.Stderr, Status: o.Exit}
+	if r.Stdout == "" {
+		r.Stdout = o.Error
 	}
 	for _, p := range []*string{&r.Stdout, &r.Stderr} {
 		if len(*p) > MaxInterceptOutput {
@@ -199,15 +174,6 @@ func PostToolResult(ev *hostapi.Event) (CommandResult, bool) {
 		}
 	}
 	return r, true
-}
-
-func exitField(obj map[string]any) (int, bool) {
-	for _, k := range []string{"exitCode", "exit_code", "returncode", "exit"} {
-		if f, ok := obj[k].(float64); ok && f == float64(int(f)) {
-			return int(f), true
-		}
-	}
-	return 0, false
 }
 
 // AfterEvent runs the after-interceptors on a shell post-tool event and

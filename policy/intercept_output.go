@@ -74,7 +74,8 @@ func RewriteInput(input json.RawMessage, command string) (json.RawMessage, bool)
 	return nil, false
 }
 
-// FinalizeOutput is output as an observer may see it (reference §9):
+// FinalizeOutput is output as an observer may see it (an after-interceptor
+// is sent it: docs/hook-protocol.md, "Payloads"):
 // terminal escapes (CSI sequences) stripped, other control characters but
 // newline, carriage return and tab dropped, invalid UTF-8 replaced, secrets
 // redacted, then cut to limit bytes (true when cut).

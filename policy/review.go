@@ -399,8 +399,9 @@ func (it *askItem) notStatic() string {
 
 // reviewContext builds shell-context-v1 for a reviewer: the command's
 // outermost layer, the effects of all its layers, the policy decision, and
-// offered_scopes, the scopes Review.approve_for may grant (reference §13
-// item 10; builtins.Context has no such field, so it is added here).
+// offered_scopes, the scopes Review.approve_for may grant (an addition to
+// the original payload, docs/hook-protocol.md, "Where agent-shell is
+// stricter"; builtins.Context has no such field, so it is added here).
 func (e *Engine) reviewContext(ev *evaluation, it *askItem, ruleReason string) starlark.Value {
 	ev.ensureRequestID()
 	program := it.argv[0]

@@ -46,9 +46,10 @@ package runtime
 // setpgid) survives it; if it keeps stdout or stderr open the run fails
 // when the wall time is up, and it keeps running. A setuid program the hook
 // runs cannot be killed by us. There is no file system, network or
-// process-count confinement here: that is the hook-worker runtime's
-// sandbox (extension-runtime.md §10.5), outside this package. If /bin/sh
-// is bash, the hook also sees SHLVL.
+// process-count confinement here: that would be a hook-worker sandbox
+// (the protocol's original runtime runs hooks with no network and
+// read-only roots, docs/hook-protocol.md, "Transport"), which this package
+// does not provide. If /bin/sh is bash, the hook also sees SHLVL.
 
 import (
 	"context"
@@ -142,7 +143,7 @@ func (x *Executable) check() *HookError {
 // the kind's payload (see KindSpec.HookEvent); an after-interceptor's
 // carries the original status, which a replace_result may not change. Run
 // never panics: every failure is a result with Failure set and an Err whose
-// message starts with the reference's error code (see HookCode).
+// message starts with the protocol's error code (see HookCode).
 func (x *Executable) Run(ctx context.Context, requestID string, p HookPayload) (res ExecResult) {
 	start := time.Now()
 	defer func() {

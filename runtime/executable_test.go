@@ -163,7 +163,8 @@ func TestExecutableActions(t *testing.T) {
 	}
 }
 
-// The §10.4 vectors, answered by a process.
+// The test vectors of docs/hook-protocol.md, "Error codes", answered by a
+// process.
 func TestExecutableVectors(t *testing.T) {
 	t.Parallel()
 	x := hookexe(t, builtins.KindReviewer)

@@ -1,7 +1,7 @@
 package runtime
 
 // The shell-hook-json-v1 codec: the one request an executable extension
-// reads and the one response it writes (extension-runtime.md §10). The
+// reads and the one response it writes (docs/hook-protocol.md). The
 // decoder is strict: anything it does not know is a failure, never ignored.
 
 import (
@@ -31,14 +31,16 @@ import (
 // response must echo.
 const HookVersion = 1
 
-// Limits of one exchange (§10.1, §10.5).
+// Limits of one exchange (docs/hook-protocol.md, "Transport"): a 1 MiB
+// request, 256 KiB of reply, 64 KiB of stderr kept.
 const (
 	MaxHookRequest  = 1 << 20   // bytes of the encoded request
 	MaxHookResponse = 256 << 10 // bytes of stdout
 	MaxHookStderr   = 64 << 10  // bytes of stderr kept; the rest is read and dropped
 )
 
-// The error codes of shell-hook-json-v1 (§10.4).
+// The error codes of shell-hook-json-v1 (docs/hook-protocol.md, "Error
+// codes").
 const (
 	CodeInputLimit  = "shell.hook_input_limit"  // the request is over MaxHookRequest, or not data
 	CodeOutputLimit = "shell.hook_output_limit" // stdout is over MaxHookResponse
@@ -52,7 +54,7 @@ const (
 )
 
 // HookError is a shell-hook-json-v1 failure: its message starts with the
-// reference's error code, e.g. "shell.hook_protocol: unknown field: extra".
+// protocol's error code, e.g. "shell.hook_protocol: unknown field: extra".
 type HookError struct {
 	Code string
 	Msg  string
@@ -82,7 +84,8 @@ func HookKind(k builtins.Kind) (string, bool) {
 }
 
 // maxHookDepth bounds the nesting of a request payload and of a response.
-// Responses are at most three deep; payloads are the reference's shapes.
+// Responses are at most three deep; payloads are the shapes of
+// docs/hook-protocol.md, "Payloads".
 const maxHookDepth = builtins.MaxDepth
 
 // encodeRequest encodes the request: every object's keys sorted, compact,
@@ -194,7 +197,7 @@ func writeJSON(w *limitedBuffer, v any, depth int) error {
 		for k := range v {
 			keys = append(keys, k)
 		}
-		sort.Strings(keys) // byte order, as the reference's vector has it
+		sort.Strings(keys) // byte order, as the protocol's encoding vector has it
 		if err := w.WriteString("{"); err != nil {
 			return err
 		}
@@ -495,7 +498,8 @@ func decodeRespond(o hookObject, _ *hookStatus) (decoded, error) {
 
 // decodeReplaceResult maps replace_result to Result.replace. The status
 // must be the original's: a hook may rewrite what the agent reads, never
-// whether the command succeeded (§13 item 4, the stricter reading).
+// whether the command succeeded (docs/hook-protocol.md, "Where
+// agent-shell is stricter").
 func decodeReplaceResult(o hookObject, orig *hookStatus) (decoded, error) {
 	st, err := o.status("status")
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 	"github.com/agent-shell/agent-shell/builtins"
 )
 
-// The encoding check of extension-runtime.md §10.2, byte for byte.
+// The encoding check of docs/hook-protocol.md, "Request", byte for byte.
 func TestHookRequestEncodingVector(t *testing.T) {
 	got, err := encodeRequest("review", builtins.KindReviewer, "request", map[string]any{"z": int64(1), "a": "value"})
 	if err != nil {
@@ -76,7 +76,7 @@ func TestHookRequestEncoding(t *testing.T) {
 	wantErrContains(t, "matcher", err, CodeExecution, "no executable form")
 }
 
-// The test vectors of §10.4, exactly.
+// The test vectors of docs/hook-protocol.md, "Error codes", exactly.
 func TestHookResponseVectors(t *testing.T) {
 	for _, c := range []struct{ response, want string }{
 		{`{"version":1,"request_id":"request","decision":"approve_once"}`, ""},
@@ -206,7 +206,7 @@ func TestHookResponses(t *testing.T) {
 		{builtins.KindReviewer, `{REQ,"decision":"approve_scope","scope":"exact_session","expires_at":-5}`, "shell.hook_scope: expires_at -5 is out of range"},
 		{builtins.KindReviewer, `{REQ,"decision":"approve_scope","scope":"exact_session","expires_at":1e12}`, "shell.hook_scope: expires_at 1e12 is out of range"},
 
-		// replace_result keeps the status (§13 item 4).
+		// replace_result keeps the status (docs/hook-protocol.md, "Where agent-shell is stricter").
 		{builtins.KindAfter, `{REQ,"action":"replace_result","status":{"exited":0},"stdout":"ok","stderr":""}`, `shell.hook_action: replace_result may not change the status ({"exited":1} to {"exited":0})`},
 		{builtins.KindAfter, `{REQ,"action":"replace_result","status":{"signaled":1},"stdout":"ok","stderr":""}`, `shell.hook_action: replace_result may not change the status`},
 	} {

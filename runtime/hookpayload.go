@@ -14,11 +14,12 @@ type HookPayload interface {
 	Payload() map[string]any
 }
 
-// CommandRequest is the payload about one simple command (§10.3) that a
+// CommandRequest is the payload about one simple command that a
 // before-interceptor (HookEventBefore), a reviewer (HookEventReview) or an
-// effect analyzer (HookEventEffect) is sent. Fields the reference has and
-// agent-shell does not model (capabilities, stdin) are given their empty
-// values; environment values are never sent.
+// effect analyzer (HookEventEffect) is sent (docs/hook-protocol.md,
+// "Payloads"). Fields the protocol has and agent-shell does not model
+// (capabilities, stdin) are given their empty values; environment values
+// are never sent.
 type CommandRequest struct {
 	Event          string
 	RequestID      string

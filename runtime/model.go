@@ -36,7 +36,9 @@ import (
 	"github.com/agent-shell/agent-shell/builtins"
 )
 
-// Versions and limits of model reviews (extension-runtime.md §7.3).
+// Versions and limits of model reviews (docs/hook-protocol.md, "Model
+// reviewers"): a 32 KiB prompt by default, 1 MiB at most; an 8 KiB
+// reply; 30 s.
 const (
 	ModelReviewRequestVersion = "shell-model-review-request-v1"
 	ModelReviewVersion        = "shell-model-review-v1"

@@ -25,8 +25,10 @@ import (
 )
 
 // Default limits of a script that declares none. Starlark counts bytecode
-// steps, not the reference's units: a million steps is a few milliseconds
-// of work here, far more than a matcher needs and far less than a hang.
+// steps, not the instruction units of the runtime agent-shell's extensions
+// are modelled on (whose default fuel is 100 000 of those): a million
+// steps is a few milliseconds of work here, far more than a matcher needs
+// and far less than a hang.
 const (
 	DefaultFuel      = 1_000_000
 	DefaultTimeout   = 2 * time.Second

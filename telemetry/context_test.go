@@ -25,7 +25,7 @@ func TestDetectActor(t *testing.T) {
 		env  map[string]string
 		want string
 	}{
-		// The reference tool's fixtures (compat doc §7.4).
+		// The reference tool's actor fixtures (docs/README.md, "Terms").
 		// Deliberate difference: the reference lets the override beat
 		// everything, so an agent could record itself as anyone. A detected
 		// agent stays the actor; the claim is kept beside it.
