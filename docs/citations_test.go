@@ -18,7 +18,7 @@ var (
 )
 
 // TestCitationsResolve checks every comment of every Go file in the
-// repository: a Markdown file it names must exist, relative to the
+// repository, and the comment that opens every testscript: a Markdown file it names must exist, relative to the
 // repository root or to the commented file's folder, and a section sign
 // may only appear in a comment that names such a file. A comment that
 // cites a document the repository does not have (a section of a design
@@ -33,6 +33,24 @@ func TestCitationsResolve(t *testing.T) {
 		_, err := os.Stat(p)
 		return err == nil
 	}
+	// check reports what the comment at path:line cites that the
+	// repository does not have.
+	check := func(path string, line int, comment string) {
+		rel, _ := filepath.Rel(root, path)
+		text := url.ReplaceAllString(comment, "")
+		resolved := false
+		for _, name := range mdName.FindAllString(text, -1) {
+			name = strings.TrimPrefix(name, "./")
+			if exists(filepath.Join(root, filepath.FromSlash(name))) || exists(filepath.Join(filepath.Dir(path), filepath.FromSlash(name))) {
+				resolved = true
+				continue
+			}
+			t.Errorf("%s:%d: cites %s, which is not in the repository", rel, line, name)
+		}
+		if strings.ContainsRune(text, '\u00a7') && !resolved {
+			t.Errorf("%s:%d: a section sign in a comment that names no document of the repository", rel, line)
+		}
+	}
 	files := 0
 	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -44,6 +62,16 @@ func TestCitationsResolve(t *testing.T) {
 			}
 			return nil
 		}
+		if strings.HasSuffix(path, ".txtar") {
+			// A testscript's comment is what comes before its first file.
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			comment, _, _ := strings.Cut(string(data), "\n-- ")
+			check(path, 1, comment)
+			return nil
+		}
 		if !strings.HasSuffix(path, ".go") {
 			return nil
 		}
@@ -53,21 +81,8 @@ func TestCitationsResolve(t *testing.T) {
 		if err != nil {
 			return nil // not ours to judge (testdata); the build checks real code
 		}
-		rel, _ := filepath.Rel(root, path)
 		for _, group := range f.Comments {
-			text := url.ReplaceAllString(group.Text(), "")
-			resolved := false
-			for _, name := range mdName.FindAllString(text, -1) {
-				name = strings.TrimPrefix(name, "./")
-				if exists(filepath.Join(root, filepath.FromSlash(name))) || exists(filepath.Join(filepath.Dir(path), filepath.FromSlash(name))) {
-					resolved = true
-					continue
-				}
-				t.Errorf("%s:%d: cites %s, which is not in the repository", rel, fset.Position(group.Pos()).Line, name)
-			}
-			if strings.ContainsRune(text, '\u00a7') && !resolved {
-				t.Errorf("%s:%d: a section sign in a comment that names no document of the repository", rel, fset.Position(group.Pos()).Line)
-			}
+			check(path, fset.Position(group.Pos()).Line, group.Text())
 		}
 		return nil
 	})
