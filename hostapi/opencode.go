@@ -194,7 +194,22 @@ func (Opencode) Describe() Descriptor {
 		ActorEnv:      []EnvMarker{{Name: "OPENCODE"}},
 		Markers:       []Marker{{Path: ".opencode"}, {Path: "opencode.json"}},
 		Installs:      []string{OpencodePluginFile},
-		Registrations: []Registration{{OpencodePluginFile, "agent-shell's opencode plugin"}},
+		// Every plugin runs in-process beside agent-shell's and may change a
+		// tool's arguments after it has judged them, so the plugin folders
+		// and the configuration that lists npm plugins are registrations.
+		Registrations: []Registration{
+			{OpencodePluginFile, "agent-shell's opencode plugin"},
+			{".opencode/plugins/*", "an opencode plugin, which can change a command after agent-shell judged it"},
+			{".opencode/plugin/*", "an opencode plugin (the older folder)"},
+			{"opencode.json", "opencode's configuration, whose plugin list loads npm plugins"},
+			{"opencode.jsonc", "opencode's configuration, whose plugin list loads npm plugins"},
+		},
+		HomeRegistrations: []Registration{
+			{".config/opencode/plugins/*", "a user-wide opencode plugin, which can change a command after agent-shell judged it"},
+			{".config/opencode/plugin/*", "a user-wide opencode plugin (the older folder)"},
+			{".config/opencode/opencode.json", "opencode's user configuration, whose plugin list loads npm plugins"},
+			{".config/opencode/opencode.jsonc", "opencode's user configuration, whose plugin list loads npm plugins"},
+		},
 		NoSandbox:     "opencode's plugin rewrite of the bash tool's arguments is not verified",
 	}
 }

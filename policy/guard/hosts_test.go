@@ -29,8 +29,12 @@ func TestGuardProtectsEveryHostsRegistrations(t *testing.T) {
 			if g := Command(root, root, cmd, nil); g == nil || g.Guard != HookRegistration || !strings.Contains(g.Reason, "--agent "+d.Name) {
 				t.Errorf("%s: %q: %+v, want a hook-registration deny naming the host", d.Name, cmd, g)
 			}
-			if dir := filepath.Join(root, filepath.FromSlash(path.Dir(rel))); !slices.Contains(protected, dir) {
-				t.Errorf("%s: %s is not among the protected paths %v", d.Name, dir, protected)
+			want := filepath.Join(root, filepath.FromSlash(path.Dir(rel)))
+			if path.Dir(rel) == "." {
+				want = filepath.Join(root, rel) // at the top, the file itself: never the whole root
+			}
+			if !slices.Contains(protected, want) {
+				t.Errorf("%s: %s is not among the protected paths %v", d.Name, want, protected)
 			}
 		}
 		for _, r := range d.HomeRegistrations {
@@ -41,6 +45,9 @@ func TestGuardProtectsEveryHostsRegistrations(t *testing.T) {
 			if dir := filepath.Join(home, filepath.FromSlash(path.Dir(r.Path))); !slices.Contains(protected, dir) {
 				t.Errorf("%s: %s is not among the protected paths", d.Name, dir)
 			}
+		}
+		if slices.Contains(protected, root) || slices.Contains(protected, home) {
+			t.Errorf("%s: the whole root or home is among the protected paths", d.Name)
 		}
 		for _, f := range d.Installs {
 			if g := Command(root, root, "rm -f "+f, nil); g == nil {

@@ -118,8 +118,12 @@ func ProtectedPaths(root string, allowEdits []string) []string {
 		for _, base := range bases {
 			for _, e := range list {
 				rel := e.path
-				if e.kind != guardTree {
-					rel = path.Dir(rel)
+				// A file is protected by its folder (a folder holding a
+				// read-only file could be renamed away and made again),
+				// except at the top, where the folder is the whole root or
+				// home (renaming those is not stopped: README, "Enforced mode").
+				if dir := path.Dir(rel); e.kind != guardTree && dir != "." {
+					rel = dir
 				}
 				add(base, rel)
 			}
