@@ -293,10 +293,19 @@ func (Claude) Describe() Descriptor {
 		Registrations: []Registration{
 			{ClaudeSettingsFile, "Claude Code's hook registration"},
 			{".claude/settings.local.json", "Claude Code's hook registration"},
+			// Subagents and skills carry hooks in their frontmatter, which
+			// run beside agent-shell's and could rewrite a command it judged.
+			{".claude/agents/*", "a Claude Code subagent, whose frontmatter can register hooks"},
+			{".claude/skills/*/SKILL.md", "a Claude Code skill, whose frontmatter can register hooks"},
 		},
-		HomeRegistrations: []Registration{{".claude/settings.json", "Claude Code's user settings, which register hooks"}},
-		ProjectDirEnv:     "CLAUDE_PROJECT_DIR",
-		Sandbox:           SandboxTrackCwd,
-		SandboxCaveat:     "a Claude Code version that drops updatedInput runs the command with the text guard only",
+		HomeRegistrations: []Registration{
+			{".claude/settings.json", "Claude Code's user settings, which register hooks"},
+			{".claude/agents/*", "a Claude Code user subagent, whose frontmatter can register hooks"},
+			{".claude/skills/*/SKILL.md", "a Claude Code user skill, whose frontmatter can register hooks"},
+			{".claude/plugins/**", "Claude Code's plugins, whose hooks/hooks.json register hooks"},
+		},
+		ProjectDirEnv: "CLAUDE_PROJECT_DIR",
+		Sandbox:       SandboxTrackCwd,
+		SandboxCaveat: "a Claude Code version that drops updatedInput runs the command with the text guard only",
 	}
 }

@@ -258,11 +258,18 @@ func init() {
 func (Copilot) Describe() Descriptor {
 	return Descriptor{
 		Name: "copilot", Actor: "copilot",
-		ActorEnv:          []EnvMarker{{Name: "COPILOT_AGENT"}, {Name: "COPILOT_CLI"}, {Name: "COPILOT_CLI_BINARY_VERSION"}},
-		Markers:           []Marker{{Path: ".github/hooks", Besides: "agent-shell"}, {Path: CopilotHooksFile}},
-		Installs:          []string{CopilotHooksFile},
-		Registrations:     []Registration{{".github/hooks/*.json", "Copilot's hook registration"}},
-		HomeRegistrations: []Registration{{".copilot/hooks/*.json", "Copilot's user hook registration"}},
+		ActorEnv: []EnvMarker{{Name: "COPILOT_AGENT"}, {Name: "COPILOT_CLI"}, {Name: "COPILOT_CLI_BINARY_VERSION"}},
+		Markers:  []Marker{{Path: ".github/hooks", Besides: "agent-shell"}, {Path: CopilotHooksFile}},
+		Installs: []string{CopilotHooksFile},
+		Registrations: []Registration{
+			{".github/hooks/*.json", "Copilot's hook registration"},
+			{".github/copilot/settings.json", "Copilot CLI's settings, which can register hooks inline"},
+			{".github/copilot/settings.local.json", "Copilot CLI's local settings, which can register hooks inline"},
+		},
+		HomeRegistrations: []Registration{
+			{".copilot/hooks/*.json", "Copilot's user hook registration"},
+			{".copilot/settings.json", "Copilot CLI's user settings, which can register hooks inline"},
+		},
 		NoSandbox: "Copilot CLI's rewrite (modifiedArgs) is not confirmed on every version, and its shell " +
 			"sessions keep state between commands",
 	}

@@ -78,7 +78,7 @@ type Marker struct {
 // Registration is one file a host reads hook registrations from.
 type Registration struct {
 	// Path is slash-separated; a path.Match pattern when it holds *, ?
-	// or [.
+	// or [; a whole folder when it ends in /** (plugins that carry hooks).
 	Path string
 	What string // what it is, for the guard's reasons: "Claude Code's hook registration"
 }

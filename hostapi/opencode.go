@@ -191,9 +191,9 @@ func init() {
 func (Opencode) Describe() Descriptor {
 	return Descriptor{
 		Name: "opencode", Actor: "opencode",
-		ActorEnv:      []EnvMarker{{Name: "OPENCODE"}},
-		Markers:       []Marker{{Path: ".opencode"}, {Path: "opencode.json"}},
-		Installs:      []string{OpencodePluginFile},
+		ActorEnv: []EnvMarker{{Name: "OPENCODE"}},
+		Markers:  []Marker{{Path: ".opencode"}, {Path: "opencode.json"}},
+		Installs: []string{OpencodePluginFile},
 		// Every plugin runs in-process beside agent-shell's and may change a
 		// tool's arguments after it has judged them, so the plugin folders
 		// and the configuration that lists npm plugins are registrations.
@@ -210,7 +210,7 @@ func (Opencode) Describe() Descriptor {
 			{".config/opencode/opencode.json", "opencode's user configuration, whose plugin list loads npm plugins"},
 			{".config/opencode/opencode.jsonc", "opencode's user configuration, whose plugin list loads npm plugins"},
 		},
-		NoSandbox:     "opencode's plugin rewrite of the bash tool's arguments is not verified",
+		NoSandbox: "opencode's plugin rewrite of the bash tool's arguments is not verified",
 	}
 }
 

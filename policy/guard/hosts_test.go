@@ -1,7 +1,6 @@
 package guard
 
 import (
-	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -11,7 +10,17 @@ import (
 )
 
 // concrete is a file a registration pattern names (* and ? as x).
-func concrete(pattern string) string { return strings.NewReplacer("*", "x", "?", "x").Replace(pattern) }
+func concrete(pattern string) string {
+	return strings.NewReplacer("/**", "/x/hooks.json", "*", "x", "?", "x").Replace(pattern)
+}
+
+// covered reports whether file is one of the protected paths or under one,
+// a path that exists with no pattern in it.
+func covered(protected []string, file string) bool {
+	return slices.ContainsFunc(protected, func(p string) bool {
+		return !strings.ContainsAny(p, "*?[") && (p == file || strings.HasPrefix(file, p+string(filepath.Separator)))
+	})
+}
 
 // Every registered host's registrations, in the repository and in the
 // home, and every file its Install writes, are protected, and the kernel
@@ -19,6 +28,11 @@ func concrete(pattern string) string { return strings.NewReplacer("*", "x", "?",
 func TestGuardProtectsEveryHostsRegistrations(t *testing.T) {
 	root, home := guardRoot(t)
 	protected := ProtectedPaths(root, nil)
+	for _, p := range protected {
+		if strings.ContainsAny(p, "*?[") {
+			t.Errorf("%s: a pattern among the protected paths: the kernel is given paths", p)
+		}
+	}
 	for _, d := range hostapi.Descriptors() {
 		if len(d.Registrations) == 0 {
 			t.Errorf("%s: no registration file", d.Name)
@@ -29,12 +43,8 @@ func TestGuardProtectsEveryHostsRegistrations(t *testing.T) {
 			if g := Command(root, root, cmd, nil); g == nil || g.Guard != HookRegistration || !strings.Contains(g.Reason, "--agent "+d.Name) {
 				t.Errorf("%s: %q: %+v, want a hook-registration deny naming the host", d.Name, cmd, g)
 			}
-			want := filepath.Join(root, filepath.FromSlash(path.Dir(rel)))
-			if path.Dir(rel) == "." {
-				want = filepath.Join(root, rel) // at the top, the file itself: never the whole root
-			}
-			if !slices.Contains(protected, want) {
-				t.Errorf("%s: %s is not among the protected paths %v", d.Name, want, protected)
+			if !covered(protected, filepath.Join(root, filepath.FromSlash(rel))) {
+				t.Errorf("%s: %s is under none of the protected paths %v", d.Name, rel, protected)
 			}
 		}
 		for _, r := range d.HomeRegistrations {
@@ -42,8 +52,8 @@ func TestGuardProtectsEveryHostsRegistrations(t *testing.T) {
 			if g := Command(root, root, cmd, nil); g == nil || g.Guard != HookRegistration {
 				t.Errorf("%s: %q: %+v, want a hook-registration deny", d.Name, cmd, g)
 			}
-			if dir := filepath.Join(home, filepath.FromSlash(path.Dir(r.Path))); !slices.Contains(protected, dir) {
-				t.Errorf("%s: %s is not among the protected paths", d.Name, dir)
+			if !covered(protected, filepath.Join(home, filepath.FromSlash(concrete(r.Path)))) {
+				t.Errorf("%s: ~/%s is under none of the protected paths", d.Name, r.Path)
 			}
 		}
 		if slices.Contains(protected, root) || slices.Contains(protected, home) {

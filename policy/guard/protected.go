@@ -78,11 +78,33 @@ var homeGuarded = lazy.Value[[]guardedPath]{New: func() []guardedPath {
 
 // registration is a host's registration file as the guard protects it.
 func registration(r hostapi.Registration, fix string) guardedPath {
-	kind := guardFile
-	if hasGlobMeta(r.Path) {
+	p, kind := r.Path, guardFile
+	if dir, ok := strings.CutSuffix(p, "/**"); ok {
+		p, kind = dir, guardTree
+	} else if hasGlobMeta(p) {
 		kind = guardGlob
 	}
-	return guardedPath{strings.ToLower(r.Path), kind, HookRegistration, r.What, fix}
+	return guardedPath{strings.ToLower(p), kind, HookRegistration, r.What, fix}
+}
+
+// mountPath is what the kernel makes read-only for a protected path: a
+// folder whole; a file, or the files a pattern matches, by their folder
+// (a folder holding a read-only file could be renamed away and made
+// again), the part of it before any pattern; but a file at the top by
+// itself, since its folder is the whole root or home (renaming those is not
+// stopped: README, "Enforced mode").
+func mountPath(e guardedPath) string {
+	if e.kind == guardTree {
+		return e.path
+	}
+	dir := path.Dir(e.path)
+	if i := strings.IndexAny(dir, "*?["); i >= 0 {
+		dir = path.Dir(dir[:i])
+	}
+	if dir == "." {
+		return e.path
+	}
+	return dir
 }
 
 // configGuarded is agent-shell's record of authorizations under a
@@ -117,15 +139,7 @@ func ProtectedPaths(root string, allowEdits []string) []string {
 	each := func(bases []string, list []guardedPath) {
 		for _, base := range bases {
 			for _, e := range list {
-				rel := e.path
-				// A file is protected by its folder (a folder holding a
-				// read-only file could be renamed away and made again),
-				// except at the top, where the folder is the whole root or
-				// home (renaming those is not stopped: README, "Enforced mode").
-				if dir := path.Dir(rel); e.kind != guardTree && dir != "." {
-					rel = dir
-				}
-				add(base, rel)
+				add(base, mountPath(e))
 			}
 		}
 	}
