@@ -3,6 +3,7 @@ package guard
 import (
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -33,6 +34,7 @@ const (
 	fixState  = "A human who must change it does so directly, outside the agent (agent-shell itself writes it)."
 	fixHome   = "A human edits it directly."
 	fixNpm    = "A human edits .npmrc, or runs 'agent-shell init --npm'."
+	fixOpen   = "A human edits it, or opens it to agents with [guard] allow_agent_edits in an authorized configuration."
 )
 
 func fixInstall(host string) string {
@@ -55,7 +57,11 @@ var rootGuarded = lazy.Value[[]guardedPath]{New: func() []guardedPath {
 	}
 	for _, d := range hostapi.Descriptors() {
 		for _, r := range d.Registrations {
-			list = append(list, registration(r, fixInstall(d.Name)))
+			fix := fixOpen // a file the host reads and agent-shell never writes
+			if slices.ContainsFunc(d.Installs, func(f string) bool { ok, _ := path.Match(r.Path, f); return ok }) {
+				fix = fixInstall(d.Name)
+			}
+			list = append(list, registration(r, fix))
 		}
 	}
 	return list
