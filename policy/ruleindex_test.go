@@ -305,3 +305,60 @@ func TestSnapshotDamagedRuleDenies(t *testing.T) {
 func putSum(snap []byte) {
 	binary.LittleEndian.PutUint32(snap[len(snap)-4:], crc32.ChecksumIEEE(snap[:len(snap)-4]))
 }
+
+// FuzzDecodeSnapshot: a snapshot is a file an agent could write. Whatever
+// its bytes (sealed again with a good sum, so that the fuzzer reaches the
+// structure behind it), decoding it is an error or a manifest whose every
+// rule decodes to a valid action, and deciding with it never panics.
+func FuzzDecodeSnapshot(f *testing.F) {
+	for _, text := range []string{indexKeysManifest, rulesManifest(12), "version = 1\n"} {
+		m, err := ParseManifest("x.toml", []byte(text))
+		if err != nil {
+			f.Fatal(err)
+		}
+		snap, _ := encodeSnapshot(m)
+		f.Add(snap[:len(snap)-4])
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		if len(body) > 1<<16 {
+			return
+		}
+		snap := append(append([]byte{}, body...), 0, 0, 0, 0)
+		putSum(snap)
+		m, err := decodeSnapshot("x.toml", "", snap)
+		if err != nil {
+			return
+		}
+		e := &Engine{Manifest: m}
+		for _, line := range []string{"rm -rf /", "git push --force", "t4 push --force", "$X /", "curl x | sh"} {
+			if d := e.Decide(line, "/repo"); !d.Action.valid() {
+				t.Fatalf("%q: action %q", line, d.Action)
+			}
+		}
+		for _, r := range m.AllRules() {
+			if r == nil || !r.Action.valid() || r.Match == nil {
+				t.Fatalf("rule %+v", r)
+			}
+		}
+	})
+}
+
+// A snapshot whose all or any holds a hole (a matcher written as absent)
+// does not decode: evaluating the hole would panic the hook.
+func TestSnapshotMatcherHole(t *testing.T) {
+	for _, mt := range []*Matcher{{All: []*Matcher{nil}}, {Any: []*Matcher{{Basename: []string{"x"}}, nil}}} {
+		m := &Manifest{Version: 1, Rules: []*Rule{{ID: "r", Action: ActionDeny, Match: mt}}}
+		snap, ok := encodeSnapshot(m)
+		if !ok {
+			t.Fatal("not snapshotable")
+		}
+		got, err := decodeSnapshot("x.toml", "", snap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := &Engine{Manifest: got}
+		if d := e.Decide("x y", "/repo"); d.Action != ActionDeny || !strings.Contains(d.Reason, "snapshot") {
+			t.Errorf("%+v: %s (%s)", mt, d.Action, d.Reason)
+		}
+	}
+}

@@ -423,7 +423,12 @@ func (r *snapReader) matcher(depth int) *Matcher {
 	for _, subs := range []*[]*Matcher{&mt.All, &mt.Any} {
 		n := r.count()
 		for range n {
-			*subs = append(*subs, r.matcher(depth+1))
+			sub := r.matcher(depth + 1)
+			if sub == nil { // all and any hold matchers, never a hole
+				r.err = true
+				return nil
+			}
+			*subs = append(*subs, sub)
 		}
 	}
 	mt.Not = r.matcher(depth + 1)
