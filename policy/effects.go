@@ -178,7 +178,8 @@ func commandEffects(argv []string, c *shellcmd.Command, cwd string) []string {
 	if len(argv) == 0 {
 		return out
 	}
-	args := operands(argv[1:])
+	p := shellcmd.ProgramOptions(argv[0]).Split(argv[1:]) // the table shared with the guard and Canonical
+	args := p.Operands
 	class, listed := effectsTable[argv[0]]
 	switch {
 	case !listed:
@@ -195,10 +196,11 @@ func commandEffects(argv []string, c *shellcmd.Command, cwd string) []string {
 		addPaths(EffectRead, args)
 	case class == classWriter:
 		if argv[0] == "sed" {
-			if hasPrefixArg(argv, "-i") || hasAny(argv, "--in-place") {
-				addPaths(EffectWrite, args[min(1, len(args)):])
+			// Its files follow the script, unless -e or -f gave it.
+			if files, edits := shellcmd.InPlace("sed", p); edits {
+				addPaths(EffectWrite, files)
 			} else {
-				addPaths(EffectRead, args[min(1, len(args)):])
+				addPaths(EffectRead, files)
 			}
 			break
 		}
@@ -213,6 +215,14 @@ func commandEffects(argv []string, c *shellcmd.Command, cwd string) []string {
 			break
 		}
 		addPaths(EffectWrite, args)
+	case class == classCopier && argv[0] != "rsync" && p.Has("t", "target-directory"):
+		// cp -t DIR SRC...: every operand is a source.
+		dirs := p.Values("t", "target-directory")
+		addPaths(EffectRead, args)
+		addPaths(EffectWrite, dirs[len(dirs)-1:])
+		if argv[0] == "mv" {
+			addPaths(EffectWrite, args)
+		}
 	case class == classCopier:
 		if len(args) > 0 {
 			addPaths(EffectRead, args[:len(args)-1])
@@ -291,36 +301,12 @@ func gitEffects(argv []string, cwd string, add func(string)) {
 	}
 }
 
-// operands are the arguments that are not options (after "--", all are).
-func operands(args []string) []string {
-	var out []string
-	for i, a := range args {
-		if a == "--" {
-			return append(out, args[i+1:]...)
-		}
-		if strings.HasPrefix(a, "-") && a != "-" {
-			continue
-		}
-		out = append(out, a)
-	}
-	return out
-}
-
 func hasAny(argv []string, words ...string) bool {
 	for _, a := range argv {
 		for _, w := range words {
 			if a == w {
 				return true
 			}
-		}
-	}
-	return false
-}
-
-func hasPrefixArg(argv []string, prefix string) bool {
-	for _, a := range argv[1:] {
-		if strings.HasPrefix(a, prefix) {
-			return true
 		}
 	}
 	return false

@@ -88,53 +88,13 @@ func (g *guarder) layerOps(argv []string, cwds []string, underFind bool) *Denial
 	case "chmod", "chown", "chgrp", "chattr":
 		// The mode or owner is checked too: it names no protected path.
 		return each(opts(prog).Split(args).Operands, guardOp{verb: "changes the permissions of", tree: true})
-	case "sed":
-		p := opts(prog).Split(args)
-		if !p.Has("i", "in-place") {
+	case "sed", "perl", "ruby", "awk", "gawk", "yq", "sd":
+		// In-place editors: shellcmd.InPlace knows which operands are files.
+		files, edits := shellcmd.InPlace(prog, opts(prog).Split(args))
+		if !edits {
 			return nil
-		}
-		files := p.Operands
-		if !p.Has("e", "f", "expression", "file") && len(files) > 0 {
-			files = files[1:]
 		}
 		return each(files, guardOp{verb: "edits", follow: true, removal: true})
-	case "perl", "ruby":
-		p := opts(prog).Split(args)
-		if !p.Has("i") {
-			return nil
-		}
-		files := p.Operands
-		if !p.Has("e", "E") && len(files) > 0 {
-			files = files[1:]
-		}
-		return each(files, guardOp{verb: "edits", follow: true, removal: true})
-	case "awk", "gawk":
-		p := opts(prog).Split(args)
-		if !containsWord(p.Values("i", "include"), "inplace") {
-			return nil
-		}
-		files := p.Operands
-		// The program is the first operand, unless -e, -f or -E gave it.
-		if !p.Has("f", "file", "e", "source", "E", "exec") && len(files) > 0 {
-			files = files[1:]
-		}
-		return each(files, guardOp{verb: "edits", follow: true, removal: true})
-	case "yq":
-		p := opts(prog).Split(args)
-		if !p.Has("i", "inplace") || len(p.Operands) == 0 {
-			return nil
-		}
-		files := p.Operands
-		if !p.Has("expression", "from-file") { // else the first operand is the expression
-			files = files[1:]
-		}
-		return each(files, guardOp{verb: "edits", follow: true, removal: true})
-	case "sd":
-		p := opts(prog).Split(args)
-		if p.Has("p", "preview") || len(p.Operands) < 3 {
-			return nil
-		}
-		return each(p.Operands[2:], guardOp{verb: "edits", follow: true, removal: true})
 	case "dd":
 		for _, a := range args {
 			if v, ok := strings.CutPrefix(a, "of="); ok {

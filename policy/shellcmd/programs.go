@@ -675,3 +675,47 @@ func (p Args) Values(names ...string) []string {
 func Operands(prog string, args []string) []string {
 	return ProgramOptions(prog).Split(args).Operands
 }
+
+// InPlace reads the operand roles of the programs that edit files in place:
+// sed -i (--in-place), perl -i, ruby -i, gawk -i inplace, yq -i, and sd
+// (unless -p). edits reports an in-place edit; files are the files it
+// edits: the operands after the program text (sed's script, perl's and
+// ruby's code, awk's program, yq's expression, sd's two patterns), which
+// is not an operand when an option gave it (-e, -f, --expression). For
+// other programs, files is nil and edits false. Without an in-place
+// edit, files are the files the program reads.
+func InPlace(prog string, p Args) (files []string, edits bool) {
+	skip := 1 // operands before the files
+	switch prog {
+	case "sed":
+		edits = p.Has("i", "in-place")
+		if p.Has("e", "f", "expression", "file") {
+			skip = 0
+		}
+	case "perl", "ruby":
+		edits = p.Has("i")
+		if p.Has("e", "E") {
+			skip = 0
+		}
+	case "awk", "gawk":
+		for _, v := range p.Values("i", "include") {
+			edits = edits || v == "inplace" || v == "inplace.awk"
+		}
+		if p.Has("f", "file", "e", "source", "E", "exec") {
+			skip = 0
+		}
+	case "yq":
+		edits = p.Has("i", "inplace")
+		if p.Has("expression", "from-file") {
+			skip = 0
+		}
+	case "sd":
+		edits, skip = !p.Has("p", "preview"), 2
+	default:
+		return nil, false
+	}
+	if len(p.Operands) < skip {
+		return nil, edits
+	}
+	return p.Operands[skip:], edits
+}
