@@ -110,35 +110,16 @@ func lineEffects(argv []string, c *shellcmd.Command, cwds []string) []string {
 	return out
 }
 
-// maxLineCwds bounds the directories followed through a line's cd's.
-const maxLineCwds = 8
-
-// followCd adds the directory a static cd or pushd changes to; a cd whose
+// followCd adds the directory a static cd or pushd changes to
+// (shellcmd.CdTarget and FollowCd, as the guard follows it); a cd whose
 // target is not static adds nothing here (its command is not static, so
-// the rest of the line is judged as written).
+// the rest of the line is judged as written), nor one to the home.
 func followCd(c *shellcmd.Command, cwds []string) []string {
-	if len(c.Argv) < 2 || (c.Argv[0] != "cd" && c.Argv[0] != "pushd") || c.Dynamic || len(cwds) >= maxLineCwds {
+	dir, ok := shellcmd.CdTarget(c.Argv)
+	if !ok || c.Dynamic || strings.HasPrefix(dir, "~") {
 		return cwds
 	}
-	dir := ""
-	for _, a := range c.Argv[1:] {
-		if a == "--" || strings.HasPrefix(a, "-") {
-			continue
-		}
-		dir = a
-		break
-	}
-	if dir == "" || strings.HasPrefix(dir, "~") {
-		return cwds
-	}
-	var add []string
-	for _, cwd := range cwds {
-		next := effectPath(dir, cwd)
-		if !contains(cwds, next) && !contains(add, next) {
-			add = append(add, next)
-		}
-	}
-	return append(cwds, add...)
+	return shellcmd.FollowCd(cwds, func(cwd string) string { return effectPath(dir, cwd) })
 }
 
 func commandEffects(argv []string, c *shellcmd.Command, cwd string) []string {

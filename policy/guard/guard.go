@@ -118,7 +118,6 @@ var userHome = func() string {
 // Bounds on the file system work of one guard call.
 const (
 	guardFSBudget   = 4096     // stat, readdir and readlink calls
-	guardMaxCwds    = 16       // directories a command line may cd to, tracked
 	guardMaxDepth   = 4        // shell bodies re-parsed by the guard itself
 	guardMaxNpmrc   = 64 << 10 // bytes of an .npmrc read
 	guardMaxPatch   = 1 << 20  // bytes of a patch file read

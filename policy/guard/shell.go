@@ -46,9 +46,7 @@ func (g *guarder) command(c *shellcmd.Command, cwds *[]string, depth int) *Denia
 			return d
 		}
 	}
-	if len(c.Argv) > 0 && (c.Argv[0] == "cd" || c.Argv[0] == "pushd") {
-		g.chdir(c.Argv, cwds)
-	}
+	g.chdir(c.Argv, cwds)
 	if d := g.agentShellRun(c, *cwds, depth); d != nil {
 		return d
 	}
@@ -133,23 +131,18 @@ func shellBody(layer []string) string {
 	return ""
 }
 
-// chdir follows a static cd or pushd: its target joins the candidate
-// directories (the ones before stay, since a subshell or a failed cd leaves
-// them in force).
+// chdir follows a static cd or pushd (shellcmd.CdTarget, as the effects
+// do): its target joins the candidate directories (the ones before stay,
+// since a subshell or a failed cd leaves them in force), up to
+// shellcmd.MaxCwds.
 func (g *guarder) chdir(argv []string, cwds *[]string) {
-	var dir string
-	for _, a := range argv[1:] {
-		if a == "--" || strings.HasPrefix(a, "-") && a != "-" && len(a) <= 3 {
-			continue
-		}
-		dir = a
-		break
+	dir, ok := shellcmd.CdTarget(argv)
+	if !ok || shellcmd.DynamicWord(g.substituteKnown(dir)) {
+		return
 	}
 	switch {
-	case dir == "" || dir == "~":
+	case dir == "~":
 		dir = g.home
-	case dir == "-" || shellcmd.DynamicWord(g.substituteKnown(dir)):
-		return
 	case strings.HasPrefix(dir, "~/"):
 		dir = g.home + dir[1:]
 	}
@@ -157,24 +150,15 @@ func (g *guarder) chdir(argv []string, cwds *[]string) {
 	if dir == "" {
 		return
 	}
-	var add []string
-	for _, c := range *cwds {
-		var next string
-		if filepath.IsAbs(dir) {
-			next = filepath.Clean(dir)
-		} else if c != "" {
-			next = filepath.Join(c, dir)
+	*cwds = shellcmd.FollowCd(*cwds, func(c string) string {
+		switch {
+		case filepath.IsAbs(dir):
+			return filepath.Clean(dir)
+		case c != "":
+			return filepath.Join(c, dir)
 		}
-		if next != "" && !containsWord(*cwds, next) && !containsWord(add, next) {
-			add = append(add, next)
-		}
-	}
-	for _, a := range add {
-		if len(*cwds) >= guardMaxCwds {
-			break
-		}
-		*cwds = append(*cwds, a)
-	}
+		return ""
+	})
 }
 
 // checkAssign checks NAME=value (or NAME+=, NAME[i]=, or a bare NAME to
