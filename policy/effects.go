@@ -217,9 +217,16 @@ func commandEffects(argv []string, c *shellcmd.Command, cwd string) []string {
 		}
 	case class == classNetwork:
 		add(EffectNetwork)
-		if argv[0] == "curl" || argv[0] == "wget" {
+		if argv[0] == "curl" {
+			for _, out := range p.Values("o", "output") {
+				if out != "" && out != "-" {
+					addPaths(EffectWrite, []string{out})
+				}
+			}
+		}
+		if argv[0] == "wget" {
 			for i, a := range argv {
-				if (a == "-o" || a == "--output" || a == "-O" && argv[0] == "wget") && i+1 < len(argv) {
+				if (a == "-o" || a == "--output" || a == "-O") && i+1 < len(argv) {
 					addPaths(EffectWrite, argv[i+1:i+2])
 				}
 			}

@@ -108,7 +108,15 @@ func (g *guarder) layerOps(argv []string, cwds []string, underFind bool) *Denial
 		if len(p.Operands) > 1 {
 			return check(guardOp{word: p.Operands[1], verb: "writes", follow: true, removal: true})
 		}
-	case "curl", "wget":
+	case "curl":
+		for _, out := range opts(prog).Split(args).Values("o", "output") {
+			if out != "" && out != "-" {
+				if d := check(guardOp{word: out, verb: "writes", follow: true, removal: true}); d != nil {
+					return d
+				}
+			}
+		}
+	case "wget":
 		for i, a := range args {
 			var out string
 			switch {
@@ -119,11 +127,7 @@ func (g *guarder) layerOps(argv []string, cwds []string, underFind bool) *Denial
 			case strings.HasPrefix(a, "--output=") || strings.HasPrefix(a, "--output-document="):
 				out = a[strings.IndexByte(a, '=')+1:]
 			case len(a) > 1 && a[0] == '-' && a[1] != '-':
-				letter := byte('o')
-				if prog == "wget" {
-					letter = 'O'
-				}
-				if k := strings.IndexByte(a, letter); k > 0 {
+				if k := strings.IndexByte(a, 'O'); k > 0 {
 					out = a[k+1:]
 					if out == "" && i+1 < len(args) {
 						out = args[i+1]

@@ -68,7 +68,7 @@ func Spellings(program string, ops []string) [][][]string {
 		groups = append(groups, g)
 		if firstFlag != 0 && firstFlag != c {
 			f := "-" + string(firstFlag)
-			groups = append(groups, [][]string{line(f, x, val), line(f+string(c), val), line(f+string(c)+val)})
+			groups = append(groups, [][]string{line(f, x, val), line(f+string(c), val), line(f + string(c) + val)})
 		}
 	}
 	for i := 0; i < len(o.flags); i++ {
@@ -91,7 +91,7 @@ func Spellings(program string, ops []string) [][][]string {
 		if l.short != "" || l.kind != '=' {
 			continue
 		}
-		g := [][]string{line("--"+l.name+"="+val), line("--"+l.name, val)}
+		g := [][]string{line("--" + l.name + "=" + val), line("--"+l.name, val)}
 		if permutes && len(ops) > 0 {
 			g = append(g, after("--"+l.name, val))
 		}
