@@ -136,10 +136,10 @@ type guarder struct {
 	subject string // "the command", "this Edit call"
 	// seen, set by tests only, receives each operation checkOp would
 	// check, in place of checking it.
-	seen func(op guardOp, cwds []string)
-	shell   bool   // a shell command: any write to an .npmrc counts
-	whole   bool   // a tool that replaces the whole file
-	raw     string // the command line
+	seen  func(op guardOp, cwds []string)
+	shell bool   // a shell command: any write to an .npmrc counts
+	whole bool   // a tool that replaces the whole file
+	raw   string // the command line
 
 	scriptShell bool   // the command or the edit mentions script-shell
 	envText     string // a guarded variable assignment the text holds, if any
