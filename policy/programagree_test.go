@@ -42,3 +42,31 @@ func TestProgramsAgree(t *testing.T) {
 		}
 	}
 }
+
+// The effects read operands by the table as the guard does (they once
+// took every word not starting with "-" for one).
+func TestEffectsSettledArities(t *testing.T) {
+	for _, c := range []struct {
+		line      string
+		want, not []string
+	}{
+		{"cp -t /dst a b", []string{"read:/r/a", "read:/r/b", "write:/dst"}, []string{"write:/r/b"}},
+		{"sed -e s/a/b/ -i f", []string{"write:/r/f"}, []string{"write:/r/s/a/b"}},
+		{"grep -e pat f", []string{"read:/r/f"}, []string{"read:/r/pat"}},
+		{"touch -d yesterday f", []string{"write:/r/f"}, []string{"write:/r/yesterday"}},
+		{"curl -so out https://example.com/", []string{"write:/r/out"}, nil},
+	} {
+		argv := strings.Fields(c.line)
+		got := commandEffects(argv, &shellcmd.Command{Argv: argv}, "/r")
+		for _, w := range c.want {
+			if !slices.Contains(got, w) {
+				t.Errorf("%q: effects %q, without %q", c.line, got, w)
+			}
+		}
+		for _, n := range c.not {
+			if slices.Contains(got, n) {
+				t.Errorf("%q: effects %q, with %q", c.line, got, n)
+			}
+		}
+	}
+}

@@ -3,6 +3,7 @@ package guard
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/agent-shell/agent-shell/policy/shellcmd"
@@ -61,4 +62,36 @@ func guardTargets(root string, argv []string) (out, words []string) {
 	}
 	out = append(out, g.patchBases...)
 	return out, words
+}
+
+// The arities settled when the guard's option table became shellcmd's:
+// each line's write targets, by the program's real options.
+func TestGuardSettledArities(t *testing.T) {
+	root, _ := guardRoot(t)
+	for _, c := range []struct {
+		line  string
+		words []string
+	}{
+		{"yq -i -P .a=1 f.yml", []string{"f.yml"}},                  // -P is --prettyPrint, no value
+		{"yq -i --expression .a=1 f.yml", []string{"f.yml"}},        // the expression is no operand
+		{"yq -i -f process .a=1 f.yml", []string{"f.yml"}},          // -f is --front-matter, with a value
+		{"uniq --group in.txt out.txt", []string{"out.txt"}},        // --group[=METHOD]: optional, attached
+		{"uniq --all-repeated in.txt out.txt", []string{"out.txt"}}, // likewise
+		{"mkdir --context d", []string{"d"}},                        // --context[=CTX]
+		{"awk -i inplace -e {print} f", []string{"f"}},              // -e gives the program
+		{"gawk -i inplace.awk {print} f", []string{"f"}},            // the extension's other name
+		{"perl -I lib -i -pe s/a/b/ f", []string{"f"}},              // perl -I DIR takes the next word
+		{"chmod --reference ref f", []string{"f"}},                  // --reference=RFILE
+		{"shred --random-source r f", []string{"f"}},                // --random-source=FILE
+		{"sd -f i a b f", []string{"f"}},                            // -f FLAGS
+		{"cp --sparse always a b", []string{"b"}},                   // --sparse=WHEN
+		{"cp --target a b", []string{"a/b"}},                        // an abbreviation of --target-directory
+		{"curl -Ho x https://example.com/", nil},                    // -H takes "o" as its value
+		{"curl -so out https://example.com/", []string{"out"}},      // -o clustered after a flag
+	} {
+		_, words := guardTargets(root, strings.Fields(c.line))
+		if !slices.Equal(words, c.words) {
+			t.Errorf("%q: the guard checks %q, want %q", c.line, words, c.words)
+		}
+	}
 }
