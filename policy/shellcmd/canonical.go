@@ -39,18 +39,24 @@ import (
 //     (and git's parse-options) reads them, which lets options follow
 //     operands: first the short boolean flags, one per word, each once,
 //     sorted by byte (so -R sorts before -f before -r); then other options
-//     kept as written (long options without a short form, such as
-//     --no-preserve-root or --force-with-lease, and words that are not a
-//     clean cluster), sorted; then options with a value, each as two words
-//     "-m" "VALUE", in their original order; then "--" if an operand starts
+//     kept as written (long options without a short form and without a
+//     value, such as --no-preserve-root or --force-with-lease, a short
+//     option with an optional value, attached, as -uno, and words that are
+//     not a clean cluster), sorted; then options with a value, each as two
+//     words "-m" "VALUE" (or "--onto" "VALUE" for a long option without a
+//     short form), in their original order; then "--" if an operand starts
 //     with "-"; then the operands in order; last, a value option whose value
 //     is missing.
+//   - Which options a program has, and which take a value, comes from the
+//     program-knowledge table (programs.go) that the unwrapping, the
+//     guard and the effects read too.
 //   - Clusters are split only when every letter is a known flag of that
 //     program; the first letter that takes a value ends the cluster (the
 //     rest of the word, or the next word, is its value): "git commit -am
 //     msg" is "git commit -a -m msg".
 //   - Long options with a short equivalent become it (--recursive is -r,
-//     --message=x and --message x are -m x), and some letters are aliases
+//     --message=x and --message x are -m x; --untracked-files=no is -uno),
+//     and some letters are aliases
 //     (rm -R is -r; git branch -D is -d -f).
 //   - Glob-suffixed long options in patterns: a word "--LONG*" whose LONG
 //     has a one-letter boolean equivalent -X becomes "-X*", placed with the
@@ -348,6 +354,7 @@ func (s *Options) letters(c byte) string {
 
 func (s *Options) isBool(c byte) bool  { return strings.IndexByte(s.flags, c) >= 0 }
 func (s *Options) isValue(c byte) bool { return strings.IndexByte(s.args, c) >= 0 }
+func (s *Options) isOpt(c byte) bool   { return strings.IndexByte(s.opt, c) >= 0 }
 
 // longShort finds the short letters of a long option: first the exact
 // word (--interactive=once), then its name (--message=x).
@@ -364,7 +371,7 @@ func (s *Options) longShort(arg string) (short string, val string, hasVal bool, 
 		return "", "", false, false
 	case !eq:
 		return short, "", false, true
-	case len(short) == 1 && s.isValue(short[0]):
+	case len(short) == 1 && (s.isValue(short[0]) || s.isOpt(short[0])):
 		return short, v, true, true
 	}
 	return "", "", false, false
@@ -435,7 +442,13 @@ func (s *Options) arrange(args []string, shapes bool) (out []string, loose bool)
 			dangling = append(dangling, opt)
 		}
 	}
-	addValue := func(c byte, val string, hasVal bool, i *int) { addNamed("-"+string(c), val, hasVal, i) }
+	addValue := func(c byte, val string, hasVal bool, i *int) {
+		if s.isOpt(c) { // an optional value stays attached: -uno, --untracked-files=no
+			others = append(others, "-"+string(c)+val)
+			return
+		}
+		addNamed("-"+string(c), val, hasVal, i)
+	}
 	dashdash, after := false, len(args) // after: the operands from there on follow "--"
 	inert := ""                         // a shape word that is an operand or one of others (see inertWord)
 	for i := 0; i < len(args) && !loose; i++ {
@@ -456,7 +469,7 @@ func (s *Options) arrange(args []string, shapes bool) (out []string, loose bool)
 		case strings.HasPrefix(a, "--"):
 			a = s.expandLong(a)
 			if short, val, hasVal, ok := s.longShort(a); ok {
-				if len(short) == 1 && s.isValue(short[0]) {
+				if len(short) == 1 && (s.isValue(short[0]) || s.isOpt(short[0])) {
 					addValue(short[0], val, hasVal, &i)
 					continue
 				}
@@ -582,6 +595,9 @@ func (s *Options) mayBeOption(a string, dashdash bool) bool {
 	}
 	for j := 1; j < i; j++ { // a cluster: its letters up to the run-time part
 		ls := s.letters(a[j])
+		if len(ls) == 1 && s.isOpt(ls[0]) {
+			return false // the rest of the word is its value, whatever it is
+		}
 		if len(ls) == 1 && s.isValue(ls[0]) {
 			// The rest of the word is the option's value, unless it may be
 			// empty: then the next word is.
@@ -602,7 +618,7 @@ func (s *Options) cluster(a string, addFlag func(string), addValue func(byte, st
 	j := 1
 	for ; j < len(a); j++ {
 		ls := s.letters(a[j])
-		if len(ls) == 1 && s.isValue(ls[0]) {
+		if len(ls) == 1 && (s.isValue(ls[0]) || s.isOpt(ls[0])) {
 			break
 		}
 		for k := 0; k < len(ls); k++ {

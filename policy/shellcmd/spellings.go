@@ -6,7 +6,8 @@ import "strings"
 // groups of command lines (argv, the program first) that getopt_long (or
 // git's parse-options) reads alike: each option that takes a value written
 // -xV, -x V, --long=V, --long V, as an unambiguous prefix of --long, after
-// an operand, and before "--"; each flag alone, by its long name and after
+// an operand, and before "--"; each option with an optional value, -xV
+// and --long=V; each flag alone, by its long name and after
 // an operand; a flag clustered with a value option and apart. Every line
 // has the operands ops. The tests that hold canonicalization, the guard
 // and the effects to agree on the table run them: each consumer must read
@@ -69,6 +70,25 @@ func Spellings(program string, ops []string) [][][]string {
 		if firstFlag != 0 && firstFlag != c {
 			f := "-" + string(firstFlag)
 			groups = append(groups, [][]string{line(f, x, val), line(f+string(c), val), line(f + string(c) + val)})
+		}
+	}
+	for i := 0; i < len(o.opt); i++ {
+		c := o.opt[i]
+		x := "-" + string(c) + val
+		g := [][]string{line(x)}
+		if permutes && len(ops) > 0 {
+			g = append(g, after(x))
+		}
+		for _, l := range longs {
+			if l.short == string(c) && l.kind == '?' {
+				g = append(g, line("--"+l.name+"="+val))
+				if p := o.abbrevOf(l.name); p != "" {
+					g = append(g, line("--"+p+"="+val))
+				}
+			}
+		}
+		if len(g) > 1 {
+			groups = append(groups, g)
 		}
 	}
 	for i := 0; i < len(o.flags); i++ {
