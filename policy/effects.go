@@ -159,9 +159,12 @@ func commandEffects(argv []string, c *shellcmd.Command, cwd string) []string {
 	if len(argv) == 0 {
 		return out
 	}
-	p := shellcmd.ProgramOptions(argv[0]).Split(argv[1:]) // the table shared with the guard and Canonical
-	args := p.Operands
 	class, listed := effectsTable[argv[0]]
+	var p shellcmd.Args // the arguments as the table shared with the guard and Canonical reads them
+	if class == classReader || class == classWriter || class == classCopier || argv[0] == "curl" {
+		p = shellcmd.ProgramOptions(argv[0]).Split(argv[1:])
+	}
+	args := p.Operands
 	switch {
 	case !listed:
 		add(EffectArbitraryCode)
