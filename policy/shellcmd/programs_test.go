@@ -39,6 +39,14 @@ func TestProgramsAgree(t *testing.T) {
 					}
 				}
 			}
+			// Canonical ends with the operands Split reads (after "--" when
+			// one starts with "-").
+			if canonical(first) {
+				c := Canonical(first)
+				if ops := want.Operands; len(c) < len(ops) || !slices.Equal(c[len(c)-len(ops):], ops) {
+					t.Errorf("Canonical(%q) = %q, not ending with the operands %q", first, c, ops)
+				}
+			}
 			// A value is never an operand, nor an operand a value.
 			if slices.Contains(want.Operands, "VAL") {
 				t.Errorf("%q: VAL read as an operand: %q", first, want.Operands)
