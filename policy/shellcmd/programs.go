@@ -339,8 +339,9 @@ var (
 			"inplace:i prettyPrint:P colors:C no-colors:M exit-status:e null-input:n no-doc:N unwrapScalar? " +
 			"verbose:v help version",
 	}
-	sdOpts = Options{flags: "pFsw", args: "nf",
-		long: "preview:p fixed-strings:F max-replacements=:n flags=:f help version",
+	// sd 1.x (clap): -f FLAGS and -n LIMIT take a value; -s is -F.
+	sdOpts = Options{flags: "pFsAhV", args: "nf",
+		long: "preview:p fixed-strings:F string-mode:F across:A max-replacements=:n flags=:f help version",
 	}
 	patchOpts = Options{flags: "bceEflnNRsStTuvZ", args: "BDFVYzdioprgx",
 		long: "prefix=:B ifdef=:D fuzz=:F version-control=:V basename-prefix=:Y suffix=:z directory=:d input=:i " +
