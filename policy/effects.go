@@ -110,35 +110,16 @@ func lineEffects(argv []string, c *shellcmd.Command, cwds []string) []string {
 	return out
 }
 
-// maxLineCwds bounds the directories followed through a line's cd's.
-const maxLineCwds = 8
-
-// followCd adds the directory a static cd or pushd changes to; a cd whose
+// followCd adds the directory a static cd or pushd changes to
+// (shellcmd.CdTarget and FollowCd, as the guard follows it); a cd whose
 // target is not static adds nothing here (its command is not static, so
-// the rest of the line is judged as written).
+// the rest of the line is judged as written), nor one to the home.
 func followCd(c *shellcmd.Command, cwds []string) []string {
-	if len(c.Argv) < 2 || (c.Argv[0] != "cd" && c.Argv[0] != "pushd") || c.Dynamic || len(cwds) >= maxLineCwds {
+	dir, ok := shellcmd.CdTarget(c.Argv)
+	if !ok || c.Dynamic || strings.HasPrefix(dir, "~") {
 		return cwds
 	}
-	dir := ""
-	for _, a := range c.Argv[1:] {
-		if a == "--" || strings.HasPrefix(a, "-") {
-			continue
-		}
-		dir = a
-		break
-	}
-	if dir == "" || strings.HasPrefix(dir, "~") {
-		return cwds
-	}
-	var add []string
-	for _, cwd := range cwds {
-		next := effectPath(dir, cwd)
-		if !contains(cwds, next) && !contains(add, next) {
-			add = append(add, next)
-		}
-	}
-	return append(cwds, add...)
+	return shellcmd.FollowCd(cwds, func(cwd string) string { return effectPath(dir, cwd) })
 }
 
 func commandEffects(argv []string, c *shellcmd.Command, cwd string) []string {
@@ -178,8 +159,12 @@ func commandEffects(argv []string, c *shellcmd.Command, cwd string) []string {
 	if len(argv) == 0 {
 		return out
 	}
-	args := operands(argv[1:])
 	class, listed := effectsTable[argv[0]]
+	var p shellcmd.Args // the arguments as the table shared with the guard and Canonical reads them
+	if class == classReader || class == classWriter || class == classCopier || argv[0] == "curl" {
+		p = shellcmd.ProgramOptions(argv[0]).Split(argv[1:])
+	}
+	args := p.Operands
 	switch {
 	case !listed:
 		add(EffectArbitraryCode)
@@ -195,10 +180,11 @@ func commandEffects(argv []string, c *shellcmd.Command, cwd string) []string {
 		addPaths(EffectRead, args)
 	case class == classWriter:
 		if argv[0] == "sed" {
-			if hasPrefixArg(argv, "-i") || hasAny(argv, "--in-place") {
-				addPaths(EffectWrite, args[min(1, len(args)):])
+			// Its files follow the script, unless -e or -f gave it.
+			if files, edits := shellcmd.InPlace("sed", p); edits {
+				addPaths(EffectWrite, files)
 			} else {
-				addPaths(EffectRead, args[min(1, len(args)):])
+				addPaths(EffectRead, files)
 			}
 			break
 		}
@@ -213,6 +199,14 @@ func commandEffects(argv []string, c *shellcmd.Command, cwd string) []string {
 			break
 		}
 		addPaths(EffectWrite, args)
+	case class == classCopier && argv[0] != "rsync" && p.Has("t", "target-directory"):
+		// cp -t DIR SRC...: every operand is a source.
+		dirs := p.Values("t", "target-directory")
+		addPaths(EffectRead, args)
+		addPaths(EffectWrite, dirs[len(dirs)-1:])
+		if argv[0] == "mv" {
+			addPaths(EffectWrite, args)
+		}
 	case class == classCopier:
 		if len(args) > 0 {
 			addPaths(EffectRead, args[:len(args)-1])
@@ -226,9 +220,16 @@ func commandEffects(argv []string, c *shellcmd.Command, cwd string) []string {
 		}
 	case class == classNetwork:
 		add(EffectNetwork)
-		if argv[0] == "curl" || argv[0] == "wget" {
+		if argv[0] == "curl" {
+			for _, out := range p.Values("o", "output") {
+				if out != "" && out != "-" {
+					addPaths(EffectWrite, []string{out})
+				}
+			}
+		}
+		if argv[0] == "wget" {
 			for i, a := range argv {
-				if (a == "-o" || a == "--output" || a == "-O" && argv[0] == "wget") && i+1 < len(argv) {
+				if (a == "-o" || a == "--output" || a == "-O") && i+1 < len(argv) {
 					addPaths(EffectWrite, argv[i+1:i+2])
 				}
 			}
@@ -291,36 +292,12 @@ func gitEffects(argv []string, cwd string, add func(string)) {
 	}
 }
 
-// operands are the arguments that are not options (after "--", all are).
-func operands(args []string) []string {
-	var out []string
-	for i, a := range args {
-		if a == "--" {
-			return append(out, args[i+1:]...)
-		}
-		if strings.HasPrefix(a, "-") && a != "-" {
-			continue
-		}
-		out = append(out, a)
-	}
-	return out
-}
-
 func hasAny(argv []string, words ...string) bool {
 	for _, a := range argv {
 		for _, w := range words {
 			if a == w {
 				return true
 			}
-		}
-	}
-	return false
-}
-
-func hasPrefixArg(argv []string, prefix string) bool {
-	for _, a := range argv[1:] {
-		if strings.HasPrefix(a, prefix) {
-			return true
 		}
 	}
 	return false

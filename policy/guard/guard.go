@@ -118,7 +118,6 @@ var userHome = func() string {
 // Bounds on the file system work of one guard call.
 const (
 	guardFSBudget   = 4096     // stat, readdir and readlink calls
-	guardMaxCwds    = 16       // directories a command line may cd to, tracked
 	guardMaxDepth   = 4        // shell bodies re-parsed by the guard itself
 	guardMaxNpmrc   = 64 << 10 // bytes of an .npmrc read
 	guardMaxPatch   = 1 << 20  // bytes of a patch file read
@@ -135,9 +134,12 @@ type guarder struct {
 	allow          []string
 
 	subject string // "the command", "this Edit call"
-	shell   bool   // a shell command: any write to an .npmrc counts
-	whole   bool   // a tool that replaces the whole file
-	raw     string // the command line
+	// seen, set by tests only, receives each operation checkOp would
+	// check, in place of checking it.
+	seen  func(op guardOp, cwds []string)
+	shell bool   // a shell command: any write to an .npmrc counts
+	whole bool   // a tool that replaces the whole file
+	raw   string // the command line
 
 	scriptShell bool   // the command or the edit mentions script-shell
 	envText     string // a guarded variable assignment the text holds, if any

@@ -46,9 +46,7 @@ func (g *guarder) command(c *shellcmd.Command, cwds *[]string, depth int) *Denia
 			return d
 		}
 	}
-	if len(c.Argv) > 0 && (c.Argv[0] == "cd" || c.Argv[0] == "pushd") {
-		g.chdir(c.Argv, cwds)
-	}
+	g.chdir(c.Argv, cwds)
 	if d := g.agentShellRun(c, *cwds, depth); d != nil {
 		return d
 	}
@@ -133,23 +131,18 @@ func shellBody(layer []string) string {
 	return ""
 }
 
-// chdir follows a static cd or pushd: its target joins the candidate
-// directories (the ones before stay, since a subshell or a failed cd leaves
-// them in force).
+// chdir follows a static cd or pushd (shellcmd.CdTarget, as the effects
+// do): its target joins the candidate directories (the ones before stay,
+// since a subshell or a failed cd leaves them in force), up to
+// shellcmd.MaxCwds.
 func (g *guarder) chdir(argv []string, cwds *[]string) {
-	var dir string
-	for _, a := range argv[1:] {
-		if a == "--" || strings.HasPrefix(a, "-") && a != "-" && len(a) <= 3 {
-			continue
-		}
-		dir = a
-		break
+	dir, ok := shellcmd.CdTarget(argv)
+	if !ok || shellcmd.DynamicWord(g.substituteKnown(dir)) {
+		return
 	}
 	switch {
-	case dir == "" || dir == "~":
+	case dir == "~":
 		dir = g.home
-	case dir == "-" || shellcmd.DynamicWord(g.substituteKnown(dir)):
-		return
 	case strings.HasPrefix(dir, "~/"):
 		dir = g.home + dir[1:]
 	}
@@ -157,24 +150,15 @@ func (g *guarder) chdir(argv []string, cwds *[]string) {
 	if dir == "" {
 		return
 	}
-	var add []string
-	for _, c := range *cwds {
-		var next string
-		if filepath.IsAbs(dir) {
-			next = filepath.Clean(dir)
-		} else if c != "" {
-			next = filepath.Join(c, dir)
+	*cwds = shellcmd.FollowCd(*cwds, func(c string) string {
+		switch {
+		case filepath.IsAbs(dir):
+			return filepath.Clean(dir)
+		case c != "":
+			return filepath.Join(c, dir)
 		}
-		if next != "" && !containsWord(*cwds, next) && !containsWord(add, next) {
-			add = append(add, next)
-		}
-	}
-	for _, a := range add {
-		if len(*cwds) >= guardMaxCwds {
-			break
-		}
-		*cwds = append(*cwds, a)
-	}
+		return ""
+	})
 }
 
 // checkAssign checks NAME=value (or NAME+=, NAME[i]=, or a bare NAME to
@@ -192,82 +176,6 @@ func (g *guarder) checkAssign(a, how string) *Denial {
 		return g.denyNpm("npm_config_script_shell", how+" "+name+", which overrides script-shell")
 	}
 	return nil
-}
-
-// argSpec describes a program's options: which short and long options take
-// an argument, so that it is not taken for an operand.
-type argSpec struct {
-	shortArg string   // short options with an argument, attached or the next word
-	attached string   // short options with an optional argument, only attached (sed -i[SUF])
-	longArg  []string // long options that take the next word when not written --name=V
-}
-
-// parsedArgs is a command's arguments split by an argSpec.
-type parsedArgs struct {
-	operands []string
-	opts     []optVal
-}
-
-type optVal struct{ name, val string } // name: the letter, or the long name
-
-func (s argSpec) parse(args []string) parsedArgs {
-	var p parsedArgs
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--":
-			p.operands = append(p.operands, args[i+1:]...)
-			return p
-		case strings.HasPrefix(a, "--"):
-			n, v, eq := strings.Cut(a[2:], "=")
-			if !eq && containsWord(s.longArg, n) && i+1 < len(args) {
-				v = args[i+1]
-				i++
-			}
-			p.opts = append(p.opts, optVal{n, v})
-		case len(a) > 1 && a[0] == '-':
-			for j := 1; j < len(a); j++ {
-				c := a[j]
-				switch {
-				case strings.IndexByte(s.attached, c) >= 0:
-					p.opts = append(p.opts, optVal{string(c), a[j+1:]})
-					j = len(a)
-				case strings.IndexByte(s.shortArg, c) >= 0:
-					v := a[j+1:]
-					if v == "" && i+1 < len(args) {
-						v = args[i+1]
-						i++
-					}
-					p.opts = append(p.opts, optVal{string(c), v})
-					j = len(a)
-				default:
-					p.opts = append(p.opts, optVal{name: string(c)})
-				}
-			}
-		default:
-			p.operands = append(p.operands, a)
-		}
-	}
-	return p
-}
-
-func (p parsedArgs) has(names ...string) bool {
-	for _, o := range p.opts {
-		if containsWord(names, o.name) {
-			return true
-		}
-	}
-	return false
-}
-
-func (p parsedArgs) values(names ...string) []string {
-	var out []string
-	for _, o := range p.opts {
-		if containsWord(names, o.name) {
-			out = append(out, o.val)
-		}
-	}
-	return out
 }
 
 // guardLayer checks one layer of a command: the write operands of the

@@ -14,31 +14,10 @@ import (
 // The write forms of the programs the guard knows: layerOps, per program,
 // and the families it calls for copies, moves and links, git and npm.
 
-var (
-	specNone     = argSpec{}
-	specCp       = argSpec{shortArg: "St", longArg: []string{"suffix", "target-directory"}}
-	specInstall  = argSpec{shortArg: "gmoSt", longArg: []string{"group", "mode", "owner", "suffix", "target-directory", "strip-program"}}
-	specTouch    = argSpec{shortArg: "dtr", longArg: []string{"date", "reference", "time"}}
-	specTruncate = argSpec{shortArg: "sr", longArg: []string{"size", "reference"}}
-	specMkdir    = argSpec{shortArg: "m", longArg: []string{"mode", "context"}}
-	specSed      = argSpec{shortArg: "efl", attached: "i", longArg: []string{"expression", "file", "line-length"}}
-	specPerl     = argSpec{shortArg: "eE", attached: "iIMmxl0CdDF"}
-	specRuby     = argSpec{shortArg: "eErIC", attached: "i0FKTWx"}
-	specSort     = argSpec{shortArg: "okStT", longArg: []string{"output", "key", "buffer-size", "field-separator", "temporary-directory", "files0-from", "compress-program", "parallel", "batch-size"}}
-	specRsync    = argSpec{shortArg: "eTfBM", longArg: []string{"exclude", "include", "filter", "rsh", "rsync-path", "temp-dir",
-		"backup-dir", "link-dest", "compare-dest", "copy-dest", "files-from", "exclude-from", "include-from", "log-file",
-		"partial-dir", "suffix", "chmod", "chown", "timeout", "port", "password-file", "bwlimit", "max-size", "min-size",
-		"max-delete", "block-size", "out-format"}}
-	specChattr = argSpec{shortArg: "vp"}
-	specGzip   = argSpec{shortArg: "S", longArg: []string{"suffix"}}
-	specPatch  = argSpec{shortArg: "BDFVYzdioprg", longArg: []string{"prefix", "ifdef", "fuzz", "version-control",
-		"basename-prefix", "suffix", "directory", "input", "output", "strip", "reject-file", "get", "quoting-style", "backup-if-mismatch"}}
-	specGitCheckout = argSpec{shortArg: "bBU", longArg: []string{"orphan", "conflict", "pathspec-from-file"}}
-	specGitRestore  = argSpec{shortArg: "s", longArg: []string{"source", "conflict", "pathspec-from-file"}}
-	specGitClean    = argSpec{shortArg: "e", longArg: []string{"exclude"}}
-	specAwk         = argSpec{shortArg: "fvFiE", longArg: []string{"file", "assign", "field-separator", "include", "exec"}}
-	specYq          = argSpec{shortArg: "oIpP", longArg: []string{"output-format", "indent", "input-format", "front-matter"}}
-)
+// opts is the option table of a program (shellcmd's, the one that
+// canonicalization, unwrapping and the effects read too); nil, for a
+// program it does not know, reads every option as one without a value.
+func opts(prog string) *shellcmd.Options { return shellcmd.ProgramOptions(prog) }
 
 // editors change the files they open.
 var editors = map[string]bool{"ed": true, "ex": true, "vi": true, "vim": true, "nvim": true, "nano": true, "pico": true,
@@ -66,8 +45,8 @@ func (g *guarder) layerOps(argv []string, cwds []string, underFind bool) *Denial
 	}
 	switch prog {
 	case "export", "declare", "typeset", "local", "readonly":
-		p := specNone.parse(args)
-		nameref := p.has("n")
+		p := opts(prog).Split(args)
+		nameref := p.Has("n")
 		for _, a := range args {
 			if strings.HasPrefix(a, "-") || strings.HasPrefix(a, "+") {
 				continue
@@ -92,73 +71,30 @@ func (g *guarder) layerOps(argv []string, cwds []string, underFind bool) *Denial
 			}
 		}
 	case "rm", "unlink", "rmdir":
-		p := specNone.parse(args)
-		tree := prog == "rm" && p.has("r", "R", "recursive")
-		return each(p.operands, guardOp{verb: "removes", tree: tree, removal: true})
+		p := opts(prog).Split(args)
+		tree := prog == "rm" && p.Has("r", "R", "recursive")
+		return each(p.Operands, guardOp{verb: "removes", tree: tree, removal: true})
 	case "shred":
-		p := argSpec{shortArg: "ns", longArg: []string{"iterations", "size", "random-source"}}.parse(args)
-		return each(p.operands, guardOp{verb: "overwrites", follow: true, removal: true})
+		p := opts(prog).Split(args)
+		return each(p.Operands, guardOp{verb: "overwrites", follow: true, removal: true})
 	case "touch":
-		return each(specTouch.parse(args).operands, guardOp{verb: "writes", follow: true})
+		return each(opts(prog).Split(args).Operands, guardOp{verb: "writes", follow: true})
 	case "truncate":
-		return each(specTruncate.parse(args).operands, guardOp{verb: "truncates", follow: true, removal: true})
+		return each(opts(prog).Split(args).Operands, guardOp{verb: "truncates", follow: true, removal: true})
 	case "mkdir":
-		return each(specMkdir.parse(args).operands, guardOp{verb: "creates"})
+		return each(opts(prog).Split(args).Operands, guardOp{verb: "creates"})
 	case "tee":
-		return each(specNone.parse(args).operands, guardOp{verb: "writes", follow: true})
+		return each(opts(prog).Split(args).Operands, guardOp{verb: "writes", follow: true})
 	case "chmod", "chown", "chgrp", "chattr":
-		spec := specNone
-		if prog == "chattr" {
-			spec = specChattr
-		}
 		// The mode or owner is checked too: it names no protected path.
-		return each(spec.parse(args).operands, guardOp{verb: "changes the permissions of", tree: true})
-	case "sed":
-		p := specSed.parse(args)
-		if !p.has("i", "in-place") {
+		return each(opts(prog).Split(args).Operands, guardOp{verb: "changes the permissions of", tree: true})
+	case "sed", "perl", "ruby", "awk", "gawk", "yq", "sd":
+		// In-place editors: shellcmd.InPlace knows which operands are files.
+		files, edits := shellcmd.InPlace(prog, opts(prog).Split(args))
+		if !edits {
 			return nil
-		}
-		files := p.operands
-		if !p.has("e", "f", "expression", "file") && len(files) > 0 {
-			files = files[1:]
 		}
 		return each(files, guardOp{verb: "edits", follow: true, removal: true})
-	case "perl", "ruby":
-		spec := specPerl
-		if prog == "ruby" {
-			spec = specRuby
-		}
-		p := spec.parse(args)
-		if !p.has("i") {
-			return nil
-		}
-		files := p.operands
-		if !p.has("e", "E") && len(files) > 0 {
-			files = files[1:]
-		}
-		return each(files, guardOp{verb: "edits", follow: true, removal: true})
-	case "awk", "gawk":
-		p := specAwk.parse(args)
-		if !containsWord(p.values("i", "include"), "inplace") {
-			return nil
-		}
-		files := p.operands
-		if !p.has("f", "file") && len(files) > 0 {
-			files = files[1:]
-		}
-		return each(files, guardOp{verb: "edits", follow: true, removal: true})
-	case "yq":
-		p := specYq.parse(args)
-		if !p.has("i", "inplace") || len(p.operands) == 0 {
-			return nil
-		}
-		return each(p.operands[1:], guardOp{verb: "edits", follow: true, removal: true})
-	case "sd":
-		p := specNone.parse(args)
-		if p.has("p", "preview") || len(p.operands) < 3 {
-			return nil
-		}
-		return each(p.operands[2:], guardOp{verb: "edits", follow: true, removal: true})
 	case "dd":
 		for _, a := range args {
 			if v, ok := strings.CutPrefix(a, "of="); ok {
@@ -166,13 +102,21 @@ func (g *guarder) layerOps(argv []string, cwds []string, underFind bool) *Denial
 			}
 		}
 	case "sort", "shuf":
-		return each(specSort.parse(args).values("o", "output"), guardOp{verb: "writes", follow: true, removal: true})
+		return each(opts(prog).Split(args).Values("o", "output"), guardOp{verb: "writes", follow: true, removal: true})
 	case "uniq":
-		p := argSpec{shortArg: "fsw", longArg: []string{"skip-fields", "skip-chars", "check-chars", "group", "all-repeated"}}.parse(args)
-		if len(p.operands) > 1 {
-			return check(guardOp{word: p.operands[1], verb: "writes", follow: true, removal: true})
+		p := opts(prog).Split(args)
+		if len(p.Operands) > 1 {
+			return check(guardOp{word: p.Operands[1], verb: "writes", follow: true, removal: true})
 		}
-	case "curl", "wget":
+	case "curl":
+		for _, out := range opts(prog).Split(args).Values("o", "output") {
+			if out != "" && out != "-" {
+				if d := check(guardOp{word: out, verb: "writes", follow: true, removal: true}); d != nil {
+					return d
+				}
+			}
+		}
+	case "wget":
 		for i, a := range args {
 			var out string
 			switch {
@@ -183,11 +127,7 @@ func (g *guarder) layerOps(argv []string, cwds []string, underFind bool) *Denial
 			case strings.HasPrefix(a, "--output=") || strings.HasPrefix(a, "--output-document="):
 				out = a[strings.IndexByte(a, '=')+1:]
 			case len(a) > 1 && a[0] == '-' && a[1] != '-':
-				letter := byte('o')
-				if prog == "wget" {
-					letter = 'O'
-				}
-				if k := strings.IndexByte(a, letter); k > 0 {
+				if k := strings.IndexByte(a, 'O'); k > 0 {
 					out = a[k+1:]
 					if out == "" && i+1 < len(args) {
 						out = args[i+1]
@@ -201,14 +141,14 @@ func (g *guarder) layerOps(argv []string, cwds []string, underFind bool) *Denial
 			}
 		}
 	case "gzip", "bzip2", "xz", "lzma", "lzip", "zstd", "gunzip", "bunzip2", "unxz", "unlzma", "unzstd", "compress", "uncompress":
-		p := specGzip.parse(args)
-		if p.has("c", "k", "l", "t", "stdout", "to-stdout", "keep", "list", "test") || prog == "zstd" && !p.has("rm") {
+		p := opts(prog).Split(args)
+		if p.Has("c", "k", "l", "t", "stdout", "to-stdout", "keep", "list", "test") || prog == "zstd" && !p.Has("rm") {
 			return nil
 		}
-		if d := each(p.operands, guardOp{verb: "compresses away", removal: true}); d != nil {
+		if d := each(p.Operands, guardOp{verb: "compresses away", removal: true}); d != nil {
 			return d
 		}
-		for _, o := range p.operands { // the file it decompresses to
+		for _, o := range p.Operands { // the file it decompresses to
 			if ext := path.Ext(o); ext != "" {
 				if d := check(guardOp{word: strings.TrimSuffix(o, ext), verb: "writes", follow: true, removal: true}); d != nil {
 					return d
@@ -233,23 +173,23 @@ func (g *guarder) layerOps(argv []string, cwds []string, underFind bool) *Denial
 		g.patchy = true
 	case "patch":
 		g.patchy = true
-		p := specPatch.parse(args)
+		p := opts(prog).Split(args)
 		base := ""
-		for _, d := range p.values("d", "directory") {
+		for _, d := range p.Values("d", "directory") {
 			base = d
 		}
-		for _, f := range p.values("i", "input") {
+		for _, f := range p.Values("i", "input") {
 			g.patchFiles = append(g.patchFiles, patchFile{path: f})
 		}
-		if len(p.operands) > 1 {
-			g.patchFiles = append(g.patchFiles, patchFile{path: p.operands[1]})
+		if len(p.Operands) > 1 {
+			g.patchFiles = append(g.patchFiles, patchFile{path: p.Operands[1]})
 		}
-		if len(p.operands) > 0 {
-			if d := g.checkOp(guardOp{word: p.operands[0], verb: "patches", follow: true, removal: true}, g.rebase(cwds, base)); d != nil {
+		if len(p.Operands) > 0 {
+			if d := g.checkOp(guardOp{word: p.Operands[0], verb: "patches", follow: true, removal: true}, g.rebase(cwds, base)); d != nil {
 				return d
 			}
 		}
-		if d := each(p.values("o", "output", "r", "reject-file"), guardOp{verb: "writes", follow: true, removal: true}); d != nil {
+		if d := each(p.Values("o", "output", "r", "reject-file"), guardOp{verb: "writes", follow: true, removal: true}); d != nil {
 			return d
 		}
 		if base != "" {
@@ -273,15 +213,8 @@ func (g *guarder) layerOps(argv []string, cwds []string, underFind bool) *Denial
 // destination, or each source's name in a destination folder), what mv
 // takes away (its sources), and what a link points to.
 func (g *guarder) copyOps(prog string, args []string, cwds []string, check func(guardOp) *Denial) *Denial {
-	spec := specCp
-	switch prog {
-	case "install":
-		spec = specInstall
-	case "rsync":
-		spec = specRsync
-	}
-	p := spec.parse(args)
-	ops := p.operands
+	p := opts(prog).Split(args)
+	ops := p.Operands
 	if prog == "rsync" {
 		var local []string
 		for _, o := range ops {
@@ -294,11 +227,11 @@ func (g *guarder) copyOps(prog string, args []string, cwds []string, check func(
 		}
 		ops = local
 	}
-	recursive := prog == "mv" || p.has("r", "R", "a", "recursive", "archive")
-	if prog == "install" && p.has("d", "directory") {
+	recursive := prog == "mv" || p.Has("r", "R", "a", "recursive", "archive")
+	if prog == "install" && p.Has("d", "directory") {
 		return g.eachCheck(ops, guardOp{verb: "creates"}, check)
 	}
-	target := p.values("t", "target-directory")
+	target := p.Values("t", "target-directory")
 	var sources []string
 	var dest string
 	toDir := false
@@ -309,23 +242,23 @@ func (g *guarder) copyOps(prog string, args []string, cwds []string, check func(
 		sources, dest, toDir = ops, ".", true
 	case len(ops) >= 2:
 		sources, dest = ops[:len(ops)-1], ops[len(ops)-1]
-		toDir = len(sources) > 1 || strings.HasSuffix(dest, "/") || (!p.has("T", "no-target-directory") && g.isDirAnywhere(dest))
+		toDir = len(sources) > 1 || strings.HasSuffix(dest, "/") || (!p.Has("T", "no-target-directory") && g.isDirAnywhere(dest))
 	case len(ops) == 1 && prog == "mv":
 		return check(guardOp{word: ops[0], verb: "moves", tree: true, removal: true})
 	default:
 		return nil
 	}
-	if prog == "mv" || prog == "rsync" && p.has("remove-source-files") {
+	if prog == "mv" || prog == "rsync" && p.Has("remove-source-files") {
 		if d := g.eachCheck(sources, guardOp{verb: "moves", tree: prog == "mv", removal: true}, check); d != nil {
 			return d
 		}
 	}
-	if prog == "ln" || prog == "cp" && p.has("l", "s", "link", "symbolic-link") {
+	if prog == "ln" || prog == "cp" && p.Has("l", "s", "link", "symbolic-link") {
 		// A link to a protected file lets a later write reach it.
 		if d := g.eachCheck(sources, guardOp{verb: "makes a link to"}, check); d != nil {
 			return d
 		}
-		if prog == "ln" && p.has("s", "symbolic") {
+		if prog == "ln" && p.Has("s", "symbolic") {
 			// A relative symbolic link points from the folder it is in.
 			linkDir := dest
 			if !toDir {
@@ -340,7 +273,7 @@ func (g *guarder) copyOps(prog string, args []string, cwds []string, check func(
 			}
 		}
 	}
-	if prog == "rsync" && p.has("delete", "delete-before", "delete-during", "delete-after", "delete-delay", "del", "delete-excluded") {
+	if prog == "rsync" && p.Has("delete", "delete-before", "delete-during", "delete-after", "delete-delay", "del", "delete-excluded") {
 		if d := check(guardOp{word: dest, verb: "deletes files in", tree: true, removal: true}); d != nil {
 			return d
 		}
@@ -450,10 +383,7 @@ func (g *guarder) gitOps(args []string, cwds []string) *Denial {
 	check := func(op guardOp) *Denial { return g.checkGitPath(op, cwds) }
 	switch sub {
 	case "checkout", "restore":
-		spec := specGitCheckout
-		if sub == "restore" {
-			spec = specGitRestore
-		}
+		spec := shellcmd.GitOptions(sub)
 		// Pathspecs: everything after --; before it, any operand that
 		// names a protected path (the others name branches and commits).
 		var specs []string
@@ -466,45 +396,44 @@ func (g *guarder) gitOps(args []string, cwds []string) *Denial {
 		}
 		if dashdash >= 0 {
 			specs = append(specs, rest[dashdash+1:]...)
-			specs = append(specs, spec.parse(rest[:dashdash]).operands...)
+			specs = append(specs, spec.Split(rest[:dashdash]).Operands...)
 		} else {
-			specs = spec.parse(rest).operands
+			specs = spec.Split(rest).Operands
 		}
 		return g.eachCheck(specs, guardOp{verb: "restores", follow: true, removal: true}, check)
 	case "rm":
-		p := argSpec{longArg: []string{"pathspec-from-file"}}.parse(rest)
-		return g.eachCheck(p.operands, guardOp{verb: "removes", tree: p.has("r"), removal: true}, check)
+		p := shellcmd.GitOptions(sub).Split(rest)
+		return g.eachCheck(p.Operands, guardOp{verb: "removes", tree: p.Has("r"), removal: true}, check)
 	case "mv":
-		p := argSpec{}.parse(rest)
-		return g.eachCheck(p.operands, guardOp{verb: "moves", tree: true, removal: true}, check)
+		p := shellcmd.GitOptions(sub).Split(rest)
+		return g.eachCheck(p.Operands, guardOp{verb: "moves", tree: true, removal: true}, check)
 	case "clean":
-		p := specGitClean.parse(rest)
-		if p.has("n", "dry-run") || !p.has("x", "X") {
+		p := shellcmd.GitOptions(sub).Split(rest)
+		if p.Has("n", "dry-run") || !p.Has("x", "X") {
 			// Ignored files stay; untracked ones named outright do not.
-			if p.has("n", "dry-run") {
+			if p.Has("n", "dry-run") {
 				return nil
 			}
-			return g.eachCheck(p.operands, guardOp{verb: "removes", removal: true}, check)
+			return g.eachCheck(p.Operands, guardOp{verb: "removes", removal: true}, check)
 		}
-		specs := p.operands
+		specs := p.Operands
 		if len(specs) == 0 {
 			specs = []string{"."}
 		}
 		return g.eachCheck(specs, guardOp{verb: "removes (with ignored files)", tree: true, removal: true}, check)
 	case "apply", "am":
 		g.patchy = true
-		spec := argSpec{shortArg: "pC", longArg: []string{"directory", "exclude", "include", "whitespace", "build-fake-ancestor"}}
-		for _, o := range spec.parse(rest).operands {
+		for _, o := range shellcmd.GitOptions(sub).Split(rest).Operands {
 			for _, c := range cwds {
 				g.patchFiles = append(g.patchFiles, patchFile{path: o, base: c})
 			}
 		}
 	case "config":
-		p := argSpec{shortArg: "f", longArg: []string{"file", "blob", "type", "default", "comment", "value"}}.parse(rest)
-		if p.has("get", "get-all", "get-regexp", "get-urlmatch", "l", "list", "e", "edit") && !p.has("e", "edit") {
+		p := shellcmd.GitOptions(sub).Split(rest)
+		if p.Has("get", "get-all", "get-regexp", "get-urlmatch", "l", "list", "e", "edit") && !p.Has("e", "edit") {
 			return nil
 		}
-		return g.eachCheck(p.values("f", "file"), guardOp{verb: "writes", follow: true, removal: true}, check)
+		return g.eachCheck(p.Values("f", "file"), guardOp{verb: "writes", follow: true, removal: true}, check)
 	}
 	return nil
 }

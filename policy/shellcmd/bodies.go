@@ -297,22 +297,6 @@ func suBody(l []word) bodyResult {
 	return bodyResult{}
 }
 
-var parallelOpts = optDef{
-	flags: "0fghkmpqrtuvVxX",
-	args:  "aCdEIjJLnNPsSW",
-	opt:   "eil",
-	long: "null arg-file= arg-file-sep= arg-sep= basefile= bf= block= block-size= colsep= compress " +
-		"compress-program= decompress-program= delay= delimiter= env= eof? halt= header= joblog= jobs= " +
-		"load= max-args= max-chars= max-lines? max-procs= max-replace-args= memfree= memsuspend= nice= " +
-		"profile= results= res= resume resume-failed retries= return= rpl= sshdelay= sshlogin= " +
-		"sshloginfile= slf= ssh= tagstring= tag-string= tag timeout= tmpdir= transfer transferfile= tf= " +
-		"workdir= wd= termseq= replace? extensionreplace= er= template= limit= cat fifo pipe pipepart " +
-		"group ungroup line-buffer lb keep-order bar eta progress verbose dry-run dryrun quote " +
-		"no-run-if-empty interactive xargs xapply link plus csv files keeporder will-cite silent " +
-		"no-notice shuf round-robin nonall onall fg bg semaphore id= semaphoretimeout= st= " +
-		"total-jobs= total= help version",
-}
-
 // maxParallelArgs bounds how many scripts a parallel with static
 // arguments is expanded into; past it, its input counts as run-time data.
 const maxParallelArgs = 16

@@ -39,18 +39,24 @@ import (
 //     (and git's parse-options) reads them, which lets options follow
 //     operands: first the short boolean flags, one per word, each once,
 //     sorted by byte (so -R sorts before -f before -r); then other options
-//     kept as written (long options without a short form, such as
-//     --no-preserve-root or --force-with-lease, and words that are not a
-//     clean cluster), sorted; then options with a value, each as two words
-//     "-m" "VALUE", in their original order; then "--" if an operand starts
+//     kept as written (long options without a short form and without a
+//     value, such as --no-preserve-root or --force-with-lease, a short
+//     option with an optional value, attached, as -uno, and words that are
+//     not a clean cluster), sorted; then options with a value, each as two
+//     words "-m" "VALUE" (or "--onto" "VALUE" for a long option without a
+//     short form), in their original order; then "--" if an operand starts
 //     with "-"; then the operands in order; last, a value option whose value
 //     is missing.
+//   - Which options a program has, and which take a value, comes from the
+//     program-knowledge table (programs.go) that the unwrapping, the
+//     guard and the effects read too.
 //   - Clusters are split only when every letter is a known flag of that
 //     program; the first letter that takes a value ends the cluster (the
 //     rest of the word, or the next word, is its value): "git commit -am
 //     msg" is "git commit -a -m msg".
 //   - Long options with a short equivalent become it (--recursive is -r,
-//     --message=x and --message x are -m x), and some letters are aliases
+//     --message=x and --message x are -m x; --untracked-files=no is -uno),
+//     and some letters are aliases
 //     (rm -R is -r; git branch -D is -d -f).
 //   - Glob-suffixed long options in patterns: a word "--LONG*" whose LONG
 //     has a one-letter boolean equivalent -X becomes "-X*", placed with the
@@ -316,226 +322,28 @@ func GitSplit(args []string) (globals []string, sub string, rest []string) {
 	return globals, sub, rest
 }
 
-// flagSpec is what Canonical knows of one program's options.
-type flagSpec struct {
-	bools  string      // short boolean flags
-	values string      // short flags that take a value
-	alias  []flagAlias // letters that mean other letters
-	long   []longFlag  // long options with short equivalents
-	// more lists the other long options (names without "--", space
-	// separated). With abbrev, a long option may be written as an
-	// unambiguous prefix of one of long or more, as getopt_long and git's
-	// parse-options accept (rm --rec --for, git reset --har).
-	more   string
-	abbrev bool
-}
-
-type flagAlias struct {
-	from byte
-	to   string
-}
-
-// longFlag maps "--name" (or an exact "--name=value") to short letters.
-type longFlag struct {
-	name  string
-	short string
-}
-
-// specFor returns the table entry of a program, or nil. A switch, not a
-// map, so that nothing is built at package initialisation.
-func specFor(prog string) *flagSpec {
+// specFor returns the options of a program whose options Canonical
+// rewrites (the fixed table of its contract), or nil.
+func specFor(prog string) *Options {
 	switch prog {
-	case "rm":
-		return &rmSpec
-	case "cp":
-		return &cpSpec
-	case "mv":
-		return &mvSpec
-	case "ln":
-		return &lnSpec
-	case "chmod":
-		return &chmodSpec
-	case "chown", "chgrp":
-		return &chownSpec
-	case "mkdir":
-		return &mkdirSpec
-	case "rmdir":
-		return &rmdirSpec
-	case "touch":
-		return &touchSpec
-	case "truncate":
-		return &truncateSpec
-	case "shred":
-		return &shredSpec
-	case "ls":
-		return &lsSpec
-	case "grep", "egrep", "fgrep":
-		return &grepSpec
-	case "curl":
-		return &curlSpec
+	case "rm", "cp", "mv", "ln", "chmod", "chown", "chgrp", "mkdir", "rmdir", "touch", "truncate", "shred",
+		"ls", "grep", "egrep", "fgrep", "curl":
+		return ProgramOptions(prog)
 	}
 	return nil
 }
 
-func gitSpec(sub string) *flagSpec {
+// gitSpec is specFor for git's subcommands.
+func gitSpec(sub string) *Options {
 	switch sub {
-	case "push":
-		return &gitPushSpec
-	case "clean":
-		return &gitCleanSpec
-	case "reset":
-		return &gitResetSpec
-	case "checkout":
-		return &gitCheckoutSpec
-	case "switch":
-		return &gitSwitchSpec
-	case "branch":
-		return &gitBranchSpec
-	case "commit":
-		return &gitCommitSpec
-	case "add":
-		return &gitAddSpec
-	case "rm":
-		return &gitRmSpec
-	case "rebase":
-		return &gitRebaseSpec
-	case "fetch":
-		return &gitFetchSpec
-	case "tag":
-		return &gitTagSpec
+	case "push", "clean", "reset", "checkout", "switch", "branch", "commit", "add", "rm", "rebase", "fetch", "tag":
+		return GitOptions(sub)
 	}
 	return nil
 }
-
-var (
-	rmSpec = flagSpec{abbrev: true, more: "one-file-system no-preserve-root preserve-root help version",
-		bools: "dfiIrv",
-		alias: []flagAlias{{'R', "r"}},
-		long: []longFlag{{"--force", "f"}, {"--recursive", "r"}, {"--dir", "d"}, {"--verbose", "v"},
-			{"--interactive", "i"}, {"--interactive=always", "i"}, {"--interactive=once", "I"}},
-	}
-	cpSpec = flagSpec{abbrev: true, more: "attributes-only backup copy-contents debug no-preserve parents preserve reflink remove-destination sparse strip-trailing-slashes context keep-directory-symlink help version",
-		bools: "abdfHilLnPprsTuvxZ", values: "St",
-		alias: []flagAlias{{'R', "r"}},
-		long: []longFlag{{"--recursive", "r"}, {"--force", "f"}, {"--archive", "a"}, {"--interactive", "i"},
-			{"--no-clobber", "n"}, {"--verbose", "v"}, {"--link", "l"}, {"--symbolic-link", "s"},
-			{"--update", "u"}, {"--dereference", "L"}, {"--no-dereference", "P"}, {"--one-file-system", "x"},
-			{"--target-directory", "t"}, {"--suffix", "S"}, {"--no-target-directory", "T"}},
-	}
-	mvSpec = flagSpec{abbrev: true, more: "backup context debug exchange no-copy strip-trailing-slashes help version",
-		bools: "bfinTuvZ", values: "St",
-		long: []longFlag{{"--force", "f"}, {"--interactive", "i"}, {"--no-clobber", "n"}, {"--verbose", "v"},
-			{"--update", "u"}, {"--target-directory", "t"}, {"--suffix", "S"}, {"--no-target-directory", "T"}},
-	}
-	lnSpec = flagSpec{abbrev: true, more: "backup help version",
-		bools: "bdFfinLPrsTv", values: "St",
-		long: []longFlag{{"--symbolic", "s"}, {"--force", "f"}, {"--no-dereference", "n"}, {"--interactive", "i"},
-			{"--verbose", "v"}, {"--relative", "r"}, {"--logical", "L"}, {"--physical", "P"}, {"--directory", "d"},
-			{"--target-directory", "t"}, {"--suffix", "S"}, {"--no-target-directory", "T"}},
-	}
-	// chmod's modes look like flags (-w, -rwx): only these letters are
-	// flags, and a cluster with any other letter stays an operand.
-	chmodSpec = flagSpec{abbrev: true, more: "no-preserve-root preserve-root reference help version",
-		bools: "cfvR",
-		long:  []longFlag{{"--recursive", "R"}, {"--changes", "c"}, {"--silent", "f"}, {"--quiet", "f"}, {"--verbose", "v"}},
-	}
-	chownSpec = flagSpec{abbrev: true, more: "dereference from no-preserve-root preserve-root reference help version",
-		bools: "cfhHLPRv",
-		long: []longFlag{{"--recursive", "R"}, {"--changes", "c"}, {"--silent", "f"}, {"--quiet", "f"},
-			{"--verbose", "v"}, {"--no-dereference", "h"}},
-	}
-	mkdirSpec    = flagSpec{abbrev: true, more: "context help version", bools: "pvZ", values: "m", long: []longFlag{{"--parents", "p"}, {"--verbose", "v"}, {"--mode", "m"}}}
-	rmdirSpec    = flagSpec{abbrev: true, more: "ignore-fail-on-non-empty help version", bools: "pv", long: []longFlag{{"--parents", "p"}, {"--verbose", "v"}}}
-	touchSpec    = flagSpec{abbrev: true, more: "time help version", bools: "acfhm", values: "dtr", long: []longFlag{{"--no-create", "c"}, {"--date", "d"}, {"--reference", "r"}, {"--no-dereference", "h"}}}
-	truncateSpec = flagSpec{abbrev: true, more: "help version", bools: "co", values: "rs", long: []longFlag{{"--no-create", "c"}, {"--io-blocks", "o"}, {"--reference", "r"}, {"--size", "s"}}}
-	shredSpec    = flagSpec{abbrev: true, more: "random-source help version",
-		bools: "fuvxz", values: "ns",
-		long: []longFlag{{"--force", "f"}, {"--remove", "u"}, {"--zero", "z"}, {"--iterations", "n"}, {"--size", "s"},
-			{"--verbose", "v"}, {"--exact", "x"}},
-	}
-	lsSpec = flagSpec{
-		bools: "1aAbBcCdDfFgGhHikLlmnNopqQrRsStuUvxXZ", values: "ITw",
-		long: []longFlag{{"--all", "a"}, {"--almost-all", "A"}, {"--recursive", "R"}, {"--human-readable", "h"},
-			{"--reverse", "r"}, {"--directory", "d"}, {"--inode", "i"}, {"--size", "s"}, {"--dereference", "L"},
-			{"--classify", "F"}},
-	}
-	grepSpec = flagSpec{
-		bools: "abcEFGHhiIlLnoPqRrsTUvwxyZz", values: "ABCDdefm",
-		long: []longFlag{{"--recursive", "r"}, {"--dereference-recursive", "R"}, {"--ignore-case", "i"},
-			{"--invert-match", "v"}, {"--regexp", "e"}, {"--file", "f"}, {"--files-with-matches", "l"},
-			{"--files-without-match", "L"}, {"--count", "c"}, {"--extended-regexp", "E"}, {"--fixed-strings", "F"},
-			{"--basic-regexp", "G"}, {"--perl-regexp", "P"}, {"--word-regexp", "w"}, {"--line-regexp", "x"},
-			{"--quiet", "q"}, {"--silent", "q"}, {"--no-messages", "s"}, {"--line-number", "n"},
-			{"--with-filename", "H"}, {"--no-filename", "h"}, {"--only-matching", "o"}, {"--max-count", "m"},
-			{"--after-context", "A"}, {"--before-context", "B"}, {"--context", "C"}, {"--text", "a"},
-			{"--null", "Z"}, {"--null-data", "z"}},
-	}
-	curlSpec = flagSpec{
-		bools: "0123456aBfgGiIjJklLMnNOpqRsSvVZ", values: "AbcCdDeEFHKmoPQrtTuUwxXyYz",
-		long: []longFlag{{"--output", "o"}, {"--request", "X"}, {"--header", "H"}, {"--data", "d"},
-			{"--location", "L"}, {"--silent", "s"}, {"--fail", "f"}, {"--show-error", "S"}, {"--insecure", "k"},
-			{"--include", "i"}, {"--head", "I"}, {"--remote-name", "O"}, {"--user", "u"}, {"--upload-file", "T"},
-			{"--verbose", "v"}, {"--form", "F"}, {"--user-agent", "A"}, {"--cookie", "b"}, {"--proxy", "x"},
-			{"--max-time", "m"}, {"--referer", "e"}, {"--range", "r"}, {"--get", "G"}},
-	}
-
-	gitPushSpec = flagSpec{abbrev: true, more: "all branches mirror tags follow-tags no-follow-tags atomic no-atomic force-with-lease no-force-with-lease force-if-includes no-force-if-includes receive-pack exec repo prune no-verify verify porcelain progress no-progress recurse-submodules no-recurse-submodules signed no-signed thin no-thin ipv4 ipv6",
-		bools: "dfnquv", values: "o",
-		long: []longFlag{{"--force", "f"}, {"--delete", "d"}, {"--dry-run", "n"}, {"--quiet", "q"},
-			{"--verbose", "v"}, {"--set-upstream", "u"}, {"--push-option", "o"}},
-	}
-	gitCleanSpec = flagSpec{abbrev: true, more: "no-quiet",
-		bools: "dfinqXx", values: "e",
-		long: []longFlag{{"--force", "f"}, {"--dry-run", "n"}, {"--quiet", "q"}, {"--interactive", "i"}, {"--exclude", "e"}},
-	}
-	gitResetSpec    = flagSpec{abbrev: true, more: "hard soft mixed merge keep no-refresh refresh recurse-submodules no-recurse-submodules pathspec-from-file pathspec-file-nul unified inter-hunk-context", bools: "Npq", long: []longFlag{{"--quiet", "q"}, {"--patch", "p"}, {"--intent-to-add", "N"}}}
-	gitCheckoutSpec = flagSpec{abbrev: true, more: "detach guess no-guess orphan ours theirs conflict ignore-skip-worktree-bits ignore-other-worktrees overwrite-ignore no-overwrite-ignore recurse-submodules no-recurse-submodules progress no-progress no-track overlay no-overlay pathspec-from-file pathspec-file-nul",
-		bools: "fmpqt", values: "bB",
-		long: []longFlag{{"--force", "f"}, {"--merge", "m"}, {"--patch", "p"}, {"--quiet", "q"}, {"--track", "t"}},
-	}
-	gitSwitchSpec = flagSpec{abbrev: true, more: "guess no-guess orphan conflict ignore-other-worktrees progress no-progress recurse-submodules no-recurse-submodules no-track",
-		bools: "dfmqt", values: "cC",
-		long: []longFlag{{"--create", "c"}, {"--force-create", "C"}, {"--detach", "d"}, {"--force", "f"},
-			{"--discard-changes", "f"}, {"--merge", "m"}, {"--quiet", "q"}, {"--track", "t"}},
-	}
-	gitBranchSpec = flagSpec{abbrev: true, more: "abbrev no-abbrev color no-color column no-column contains no-contains create-reflog edit-description format merged no-merged points-at show-current sort unset-upstream omit-empty recurse-submodules",
-		bools: "acdfilmqrtv", values: "u",
-		alias: []flagAlias{{'D', "df"}, {'M', "mf"}, {'C', "cf"}},
-		long: []longFlag{{"--delete", "d"}, {"--force", "f"}, {"--move", "m"}, {"--copy", "c"}, {"--remotes", "r"},
-			{"--all", "a"}, {"--list", "l"}, {"--verbose", "v"}, {"--quiet", "q"}, {"--set-upstream-to", "u"},
-			{"--ignore-case", "i"}, {"--track", "t"}},
-	}
-	gitCommitSpec = flagSpec{abbrev: true, more: "amend author date cleanup dry-run fixup squash include only no-edit allow-empty allow-empty-message reset-author short branch porcelain long status no-status untracked-files gpg-sign no-gpg-sign trailer pathspec-from-file pathspec-file-nul no-post-rewrite verify interactive",
-		bools: "aenpqsvz", values: "cCFmt",
-		long: []longFlag{{"--all", "a"}, {"--message", "m"}, {"--file", "F"}, {"--no-verify", "n"}, {"--quiet", "q"},
-			{"--signoff", "s"}, {"--verbose", "v"}, {"--edit", "e"}, {"--patch", "p"}, {"--reuse-message", "C"},
-			{"--reedit-message", "c"}, {"--template", "t"}, {"--null", "z"}},
-	}
-	gitAddSpec = flagSpec{abbrev: true, more: "ignore-errors ignore-missing ignore-removal no-ignore-removal no-all refresh renormalize chmod sparse pathspec-from-file pathspec-file-nul",
-		bools: "AefiNnpuv",
-		long: []longFlag{{"--all", "A"}, {"--edit", "e"}, {"--force", "f"}, {"--interactive", "i"},
-			{"--intent-to-add", "N"}, {"--dry-run", "n"}, {"--patch", "p"}, {"--update", "u"}, {"--verbose", "v"}},
-	}
-	gitRmSpec     = flagSpec{abbrev: true, more: "cached ignore-unmatch sparse pathspec-from-file pathspec-file-nul", bools: "fnqr", long: []longFlag{{"--force", "f"}, {"--dry-run", "n"}, {"--quiet", "q"}}}
-	gitRebaseSpec = flagSpec{abbrev: true, more: "onto keep-base continue abort skip quit edit-todo show-current-patch apply merge empty keep-empty no-keep-empty autosquash no-autosquash autostash no-autostash committer-date-is-author-date ignore-date reset-author-date signoff root rebase-merges no-rebase-merges update-refs no-update-refs fork-point no-fork-point gpg-sign no-gpg-sign no-ff stat no-stat no-verify verify reschedule-failed-exec no-reschedule-failed-exec reapply-cherry-picks no-reapply-cherry-picks context whitespace ignore-whitespace",
-		bools: "fiqv", values: "sxX",
-		long: []longFlag{{"--interactive", "i"}, {"--force-rebase", "f"}, {"--quiet", "q"}, {"--verbose", "v"},
-			{"--exec", "x"}, {"--strategy", "s"}, {"--strategy-option", "X"}},
-	}
-	gitFetchSpec = flagSpec{abbrev: true, more: "append atomic depth deepen shallow-since shallow-exclude unshallow update-shallow refetch refmap prune-tags recurse-submodules no-recurse-submodules no-tags set-upstream upload-pack update-head-ok progress server-option show-forced-updates no-show-forced-updates ipv4 ipv6 keep filter negotiation-tip negotiate-only write-fetch-head no-write-fetch-head porcelain auto-maintenance auto-gc no-auto-gc",
-		bools: "afmnpqtv", values: "j",
-		long: []longFlag{{"--all", "a"}, {"--force", "f"}, {"--multiple", "m"}, {"--dry-run", "n"}, {"--prune", "p"},
-			{"--quiet", "q"}, {"--tags", "t"}, {"--verbose", "v"}, {"--jobs", "j"}},
-	}
-	gitTagSpec = flagSpec{abbrev: true, more: "list sort contains no-contains merged no-merged points-at column no-column create-reflog format color ignore-case omit-empty cleanup trailer no-sign",
-		bools: "adfsv", values: "Fmu",
-		long: []longFlag{{"--annotate", "a"}, {"--delete", "d"}, {"--force", "f"}, {"--sign", "s"}, {"--verify", "v"},
-			{"--message", "m"}, {"--file", "F"}, {"--local-user", "u"}},
-	}
-)
 
 // letters resolves one short option letter through the aliases.
-func (s *flagSpec) letters(c byte) string {
+func (s *Options) letters(c byte) string {
 	for _, a := range s.alias {
 		if a.from == c {
 			return a.to
@@ -544,65 +352,54 @@ func (s *flagSpec) letters(c byte) string {
 	return string(c)
 }
 
-func (s *flagSpec) isBool(c byte) bool  { return strings.IndexByte(s.bools, c) >= 0 }
-func (s *flagSpec) isValue(c byte) bool { return strings.IndexByte(s.values, c) >= 0 }
+func (s *Options) isBool(c byte) bool  { return strings.IndexByte(s.flags, c) >= 0 }
+func (s *Options) isValue(c byte) bool { return strings.IndexByte(s.args, c) >= 0 }
+func (s *Options) isOpt(c byte) bool   { return strings.IndexByte(s.opt, c) >= 0 }
 
 // longShort finds the short letters of a long option: first the exact
 // word (--interactive=once), then its name (--message=x).
-func (s *flagSpec) longShort(arg string) (short string, val string, hasVal bool, ok bool) {
-	for _, l := range s.long {
+func (s *Options) longShort(arg string) (short string, val string, hasVal bool, ok bool) {
+	for _, l := range s.exact {
 		if l.name == arg {
 			return l.short, "", false, true
 		}
 	}
-	name, v, eq := strings.Cut(arg, "=")
-	if !eq {
+	name, v, eq := strings.Cut(arg[2:], "=")
+	full, _, short := s.longOpt(name)
+	switch {
+	case full != name || short == "":
 		return "", "", false, false
-	}
-	for _, l := range s.long {
-		if l.name == name && len(l.short) == 1 && s.isValue(l.short[0]) {
-			return l.short, v, true, true
-		}
+	case !eq:
+		return short, "", false, true
+	case len(short) == 1 && (s.isValue(short[0]) || s.isOpt(short[0])):
+		return short, v, true, true
 	}
 	return "", "", false, false
+}
+
+// longValue reports a long option ("--name" or "--name=value", its name
+// complete) that takes a value and has no short form.
+func (s *Options) longValue(arg string) (name, val string, hasVal, ok bool) {
+	name, val, hasVal = strings.Cut(arg[2:], "=")
+	full, kind, short := s.longOpt(name)
+	return "--" + name, val, hasVal, full == name && kind == '=' && short == ""
+}
+
+// hasLongValue reports a long option that takes a value.
+func (s *Options) hasLongValue() bool {
+	return strings.Contains(s.long, "= ") || strings.HasSuffix(s.long, "=") || strings.Contains(s.long, "=:")
 }
 
 // expandLong returns the long option a ("--name" or "--name=value") with
 // its name completed when it is an unambiguous prefix of one known long
 // option of the program; otherwise a as written.
-func (s *flagSpec) expandLong(a string) string {
-	if !s.abbrev || strings.Contains(a, "*") {
+func (s *Options) expandLong(a string) string {
+	if s.noAbbrev || strings.Contains(a, "*") {
 		return a
 	}
 	name, v, eq := strings.Cut(a[2:], "=")
-	if name == "" {
-		return a
-	}
-	full := ""
-	try := func(f string) bool {
-		switch {
-		case f == name:
-			full = ""
-			return false // an exact match: a is as written
-		case strings.HasPrefix(f, name) && full != "" && full != f:
-			full = "\x00" // ambiguous
-		case strings.HasPrefix(f, name) && full == "":
-			full = f
-		}
-		return true
-	}
-	for _, l := range s.long {
-		n, _, _ := strings.Cut(l.name[2:], "=")
-		if !try(n) {
-			return a
-		}
-	}
-	for f := range strings.FieldsSeq(s.more) {
-		if !try(f) {
-			return a
-		}
-	}
-	if full == "" || full == "\x00" {
+	full, _, _ := s.longOpt(name)
+	if full == "" || full == name {
 		return a
 	}
 	if eq {
@@ -612,7 +409,7 @@ func (s *flagSpec) expandLong(a string) string {
 }
 
 // canon rearranges the arguments of one table program; see Canonical.
-func (s *flagSpec) canon(args []string) []string {
+func (s *Options) canon(args []string) []string {
 	out, _ := s.arrange(args, false)
 	return out
 }
@@ -620,7 +417,7 @@ func (s *flagSpec) canon(args []string) []string {
 // arrange is canon; with shapes, args are shapes (see CanonicalShape), and
 // loose reports a run-time part that could be an option or more words,
 // which would change the arrangement: out is nil then.
-func (s *flagSpec) arrange(args []string, shapes bool) (out []string, loose bool) {
+func (s *Options) arrange(args []string, shapes bool) (out []string, loose bool) {
 	var (
 		flags    []string // "-x" and "-x*", sorted later
 		others   []string
@@ -633,17 +430,24 @@ func (s *flagSpec) arrange(args []string, shapes bool) (out []string, loose bool
 			flags = append(flags, f)
 		}
 	}
-	addValue := func(c byte, val string, hasVal bool, i *int) {
+	addNamed := func(opt string, val string, hasVal bool, i *int) {
 		switch {
 		case hasVal:
-			values = append(values, "-"+string(c), val)
+			values = append(values, opt, val)
 		case *i+1 < len(args):
 			*i++
-			values = append(values, "-"+string(c), args[*i])
+			values = append(values, opt, args[*i])
 			loose = loose || shapes && strings.IndexByte(args[*i], Spread) >= 0
 		default:
-			dangling = append(dangling, "-"+string(c))
+			dangling = append(dangling, opt)
 		}
+	}
+	addValue := func(c byte, val string, hasVal bool, i *int) {
+		if s.isOpt(c) { // an optional value stays attached: -uno, --untracked-files=no
+			others = append(others, "-"+string(c)+val)
+			return
+		}
+		addNamed("-"+string(c), val, hasVal, i)
 	}
 	dashdash, after := false, len(args) // after: the operands from there on follow "--"
 	inert := ""                         // a shape word that is an operand or one of others (see inertWord)
@@ -665,13 +469,17 @@ func (s *flagSpec) arrange(args []string, shapes bool) (out []string, loose bool
 		case strings.HasPrefix(a, "--"):
 			a = s.expandLong(a)
 			if short, val, hasVal, ok := s.longShort(a); ok {
-				if len(short) == 1 && s.isValue(short[0]) {
+				if len(short) == 1 && (s.isValue(short[0]) || s.isOpt(short[0])) {
 					addValue(short[0], val, hasVal, &i)
 					continue
 				}
 				for j := 0; j < len(short); j++ {
 					addFlag("-" + short[j:j+1])
 				}
+				continue
+			}
+			if name, val, hasVal, ok := s.longValue(a); ok && !strings.Contains(a, "*") {
+				addNamed(name, val, hasVal, &i) // --onto X, --onto=X: "--onto" "X"
 				continue
 			}
 			if strings.Count(a, "*") == 1 && strings.HasSuffix(a, "*") {
@@ -689,7 +497,7 @@ func (s *flagSpec) arrange(args []string, shapes bool) (out []string, loose bool
 			}
 		}
 	}
-	if s == &gitPushSpec {
+	if s == &gitPushOpts {
 		if slices.Contains(others, "--mirror") { // every ref, forced
 			addFlag("-f")
 		}
@@ -732,8 +540,8 @@ func (s *flagSpec) arrange(args []string, shapes bool) (out []string, loose bool
 // program with no option that takes a value: a character known to be in
 // it (rm "$D/x" has "/") is none of a flag's, nor the * of a pattern's. Its value is an operand, or
 // one of others when it starts with "-".
-func (s *flagSpec) inertWord(a string) bool {
-	if s.values != "" || strings.IndexByte(a, Spread) >= 0 {
+func (s *Options) inertWord(a string) bool {
+	if s.args != "" || s.hasLongValue() || strings.IndexByte(a, Spread) >= 0 {
 		return false
 	}
 	for i := 0; i < len(a); i++ {
@@ -768,7 +576,7 @@ func separator(operands []string, after int, shapes bool) string {
 // operand stands may, at run time, be an option of the program or more
 // than one word (then any of them may be an option). After "--" only
 // operands follow, but a git push operand that starts with "+" forces.
-func (s *flagSpec) mayBeOption(a string, dashdash bool) bool {
+func (s *Options) mayBeOption(a string, dashdash bool) bool {
 	i := strings.IndexAny(a, markers)
 	if i < 0 {
 		return false
@@ -776,7 +584,7 @@ func (s *flagSpec) mayBeOption(a string, dashdash bool) bool {
 	spread := strings.IndexByte(a, Spread) >= 0
 	switch {
 	case dashdash:
-		return s == &gitPushSpec && (i == 0 || spread)
+		return s == &gitPushOpts && (i == 0 || spread)
 	case spread || i == 0:
 		return true
 	case a[0] != '-':
@@ -787,6 +595,9 @@ func (s *flagSpec) mayBeOption(a string, dashdash bool) bool {
 	}
 	for j := 1; j < i; j++ { // a cluster: its letters up to the run-time part
 		ls := s.letters(a[j])
+		if len(ls) == 1 && s.isOpt(ls[0]) {
+			return false // the rest of the word is its value, whatever it is
+		}
 		if len(ls) == 1 && s.isValue(ls[0]) {
 			// The rest of the word is the option's value, unless it may be
 			// empty: then the next word is.
@@ -802,12 +613,12 @@ const markers = string(Hole) + string(Spread)
 // cluster splits a short-option word when every letter is known; the
 // first letter that takes a value ends it. It adds nothing and returns
 // false otherwise.
-func (s *flagSpec) cluster(a string, addFlag func(string), addValue func(byte, string, bool, *int), i *int) bool {
+func (s *Options) cluster(a string, addFlag func(string), addValue func(byte, string, bool, *int), i *int) bool {
 	var found []string
 	j := 1
 	for ; j < len(a); j++ {
 		ls := s.letters(a[j])
-		if len(ls) == 1 && s.isValue(ls[0]) {
+		if len(ls) == 1 && (s.isValue(ls[0]) || s.isOpt(ls[0])) {
 			break
 		}
 		for k := 0; k < len(ls); k++ {

@@ -442,3 +442,59 @@ func (w *walker) changesDirAt(list []*syntax.Stmt, depth int) bool {
 	}
 	return false
 }
+
+// MaxCwds bounds the directories a command line's cd's are followed to
+// (the one it starts in among them), for the guard and the effects alike.
+const MaxCwds = 16
+
+// CdTarget reads a cd or pushd command (argv, as normalized): the directory
+// it changes to, "~" for the home (cd alone), and ok false when it changes
+// to none that can be told from the words (cd -, pushd alone or +N or -N,
+// which rotate the stack, pushd -n, which does not change directory) or is
+// no cd. Options are the words that start with "-" before the first
+// operand or "--" (bash's -L, -P, -e, -@; with any other letter cd fails,
+// and the directory it names is followed anyway: one candidate more).
+func CdTarget(argv []string) (dir string, ok bool) {
+	if len(argv) == 0 || argv[0] != "cd" && argv[0] != "pushd" {
+		return "", false
+	}
+	pushd := argv[0] == "pushd"
+	args := argv[1:]
+	for len(args) > 0 {
+		a := args[0]
+		if a == "--" {
+			args = args[1:]
+			break
+		}
+		if len(a) < 2 || a[0] != '-' {
+			break
+		}
+		if pushd && (a == "-n" || allDigits(a[1:])) {
+			return "", false
+		}
+		args = args[1:]
+	}
+	switch {
+	case len(args) == 0 && pushd:
+		return "", false
+	case len(args) == 0:
+		return "~", true
+	case args[0] == "-" || pushd && len(args[0]) > 1 && args[0][0] == '+' && allDigits(args[0][1:]):
+		return "", false
+	}
+	return args[0], true
+}
+
+// FollowCd adds to cwds (the directories a command may run in) the one a
+// cd leads to from each of them, as resolve says ("" for none), new ones
+// only and up to MaxCwds in all. The directories before stay: a subshell
+// or a failed cd leaves them in force.
+func FollowCd(cwds []string, resolve func(cwd string) string) []string {
+	n := len(cwds)
+	for i := 0; i < n && len(cwds) < MaxCwds; i++ {
+		if next := resolve(cwds[i]); next != "" && !slices.Contains(cwds, next) {
+			cwds = append(cwds, next)
+		}
+	}
+	return cwds
+}

@@ -118,6 +118,14 @@
 // a pattern and a command canonicalized the same way; its documentation
 // states the contract.
 //
+// [ProgramOptions] and [GitOptions] are the program-knowledge table: which
+// options of each program take a value (short and long), which cluster,
+// their short equivalents. Canonical, the unwrapping of wrappers, and
+// (through [Options.Split], [InPlace] and [CdTarget]) policy's effects and
+// the guard all read it, so that they agree on which words are operands;
+// the TestProgramsAgree tests of this package, policy and policy/guard run
+// every spelling [Spellings] gives through each of them.
+//
 // # What it never does
 //
 // It never expands parameters, globs or tildes, never runs a command

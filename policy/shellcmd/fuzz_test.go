@@ -45,6 +45,8 @@ func FuzzCanonical(f *testing.F) {
 		"git commit -m", "sudo -u root rm -fR /", "env -S 'rm -rf' x", "xargs", "xargs -I{} rm {}",
 		"git push --force*", "rm -- -x", "grep -A3 x -e", "git branch -D x", "curl -fsSLo out u",
 		"chmod -rwx f", "git -c a=b -C x push -f +m", "timeout 5 nice -n 1 rm -rf /", "",
+		"git rebase --onto x y", "git rebase --ont=x -Sk", "git commit -uno --untracked-files=all -S",
+		"git tag -n3 --sort v", "cp --sparse always a b", "chmod --reference -r f",
 	} {
 		f.Add(s)
 	}

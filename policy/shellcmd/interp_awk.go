@@ -9,18 +9,6 @@ import (
 // options, their tokens, and the places where they run a command line:
 // system(CMD), print | CMD (and gawk's |&), and CMD | getline.
 
-// awkOpts are gawk's options, a superset of those of mawk, the one true
-// awk and busybox awk; -W takes a long option in POSIX form.
-var awkOpts = optDef{
-	flags: "bcCghIkMnNOPrsStVY",
-	args:  "eEfFilvWZ",
-	opt:   "dDLop",
-	long: "assign= field-separator= file= source= exec= include= load= dump-variables? debug? lint? " +
-		"pretty-print? profile? persist? characters-as-bytes traditional compat copyright gen-pot help " +
-		"usage trace csv bignum use-lc-numeric non-decimal-data optimize no-optimize posix re-interval " +
-		"sandbox lint-old version",
-}
-
 func isAwk(name string) bool {
 	switch name {
 	case "awk", "gawk", "mawk", "nawk":
@@ -78,7 +66,7 @@ func awkW(v word) (opt string, val word, why string) {
 		return "", word{}, fmt.Sprintf("awk: -W %s is not static", v.s)
 	}
 	n, arg, eq := strings.Cut(v.s, "=")
-	full, kind := awkOpts.longOpt(n)
+	full, kind, _ := awkOpts.longOpt(n)
 	if kind == '=' && !eq && full != "file" && full != "exec" {
 		// getopt may take the argument from the next word, which would
 		// then not be the program: too rare to follow.

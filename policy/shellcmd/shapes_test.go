@@ -226,6 +226,8 @@ func FuzzCanonicalShape(f *testing.F) {
 		"git -C % push -f", "git -c % p", "rm -- % x", "git push -- origin %", "sudo rm % x",
 		"xargs rm @", "cat % @", "git % --force", "rm -rf x/%", "git commit --message=% -a",
 		"rm -rf %/test", "rm -rf -%/x", "rm -- %/x y", "git reset %~1",
+		"git rebase --onto % y", "git rebase --onto=% y", "git commit -u% x", "git commit --untracked-files=% x",
+		"chmod --reference % f", "chmod % --reference=x f", "git tag -n% v", "git fetch -o % origin",
 	} {
 		f.Add(s, []byte{1, 2, 3})
 	}

@@ -6,19 +6,6 @@ import (
 	"strings"
 )
 
-// optDef describes the options of a wrapper, the way getopt_long does.
-// Wrappers stop at their first operand (the wrapped program), so options
-// after it belong to the wrapped command.
-type optDef struct {
-	flags string // short options without an argument
-	args  string // short options with an argument: the rest of the word, or the next word
-	opt   string // short options with an optional argument, only when attached (xargs -i[R])
-	// long options, space separated: "name" has no argument, "name=" takes
-	// one (--name=V or --name V), "name?" takes an optional attached one.
-	long string
-	num  bool // -NUM is an option (nice -10)
-}
-
 // optHit is one option found by scan: a letter, a long name, or "NUM".
 type optHit struct {
 	name string
@@ -29,7 +16,7 @@ type optHit struct {
 // the index of the first operand. It fails, with a reason, on a word it
 // cannot classify statically or an option it does not know: guessing could
 // take an option's argument for the wrapped program or the reverse.
-func (d *optDef) scan(l []word) (hits []optHit, op int, why string) {
+func (d *Options) scan(l []word) (hits []optHit, op int, why string) {
 	name := progName(l[0])
 	i := 1
 	for i < len(l) {
@@ -46,7 +33,7 @@ func (d *optDef) scan(l []word) (hits []optHit, op int, why string) {
 			return hits, i + 1, ""
 		case strings.HasPrefix(s, "--"):
 			n, v, eq := strings.Cut(s[2:], "=")
-			full, kind := d.longOpt(n)
+			full, kind, _ := d.longOpt(n)
 			switch {
 			case kind == 0:
 				return nil, 0, fmt.Sprintf("%s: unknown option --%s", name, n)
@@ -104,30 +91,6 @@ func (d *optDef) scan(l []word) (hits []optHit, op int, why string) {
 	return hits, len(l), ""
 }
 
-// longOpt finds a long option by its name or an unambiguous prefix of it,
-// as getopt_long accepts, and returns its full name and kind: ' ' (no
-// argument), '=' (argument), '?' (optional attached argument), or 0.
-func (d *optDef) longOpt(n string) (string, byte) {
-	var full string
-	var kind byte
-	for f := range strings.FieldsSeq(d.long) {
-		k := byte(' ')
-		if c := f[len(f)-1]; c == '=' || c == '?' {
-			k, f = c, f[:len(f)-1]
-		}
-		if f == n {
-			return f, k
-		}
-		if strings.HasPrefix(f, n) && n != "" {
-			if kind != 0 {
-				return "", 0 // ambiguous
-			}
-			full, kind = f, k
-		}
-	}
-	return full, kind
-}
-
 func has(hits []optHit, names ...string) bool {
 	for _, h := range hits {
 		for _, n := range names {
@@ -165,70 +128,6 @@ func isAssign(s string) bool {
 	}
 	return true
 }
-
-// Option tables of the wrappers. They are plain values so that nothing
-// runs at package initialisation (every hook call is a process start).
-var (
-	commandOpts = optDef{flags: "pvV"}
-	execOpts    = optDef{flags: "cl", args: "a"}
-	nohupOpts   = optDef{long: "help version"}
-	// caffeinate (macOS) keeps the machine awake while it runs a utility.
-	caffeinateOpts = optDef{flags: "disum", args: "tw"}
-	timeOpts       = optDef{flags: "apqv", args: "fo", long: "format= output= append portability verbose quiet help version"}
-	timeoutOpts    = optDef{flags: "fpv", args: "ks", long: "foreground kill-after= preserve-status signal= verbose help version"}
-	niceOpts       = optDef{args: "n", long: "adjustment= help version", num: true}
-	ioniceOpts     = optDef{flags: "thV", args: "cnpPu", long: "class= classdata= pid= pgid= uid= ignore help version"}
-	sudoOpts       = optDef{
-		flags: "AbBEeHiKklnNPSsVv",
-		args:  "CDghprRtTuU",
-		long: "askpass background bell preserve-env? edit set-home login remove-timestamp reset-timestamp " +
-			"list non-interactive no-update preserve-groups stdin shell version validate help " +
-			"user= group= host= prompt= close-from= chdir= role= type= other-user= command-timeout= chroot=",
-	}
-	doasOpts  = optDef{flags: "nsL", args: "uC"}
-	xargsOpts = optDef{
-		flags: "0oprtx",
-		args:  "adEIJLnPRsS", // -J, -R, -S: BSD xargs
-		opt:   "eil",
-		long: "null arg-file= delimiter= eof? replace? max-lines? max-args= max-procs= max-chars= " +
-			"process-slot-var= interactive no-run-if-empty verbose exit open-tty show-limits help version",
-	}
-	stdbufOpts   = optDef{args: "ioe", long: "input= output= error= help version"}
-	chrtOpts     = optDef{flags: "abdefimoprRv", args: "TPD", long: "all-tasks batch deadline ext fifo idle max other pid rr reset-on-fork verbose sched-runtime= sched-period= sched-deadline= help version"}
-	tasksetOpts  = optDef{flags: "acp", long: "all-tasks cpu-list pid help version"}
-	setsidOpts   = optDef{flags: "cfw", long: "ctty fork wait help version"}
-	flockOpts    = optDef{flags: "sexnouF", args: "wE", long: "shared exclusive unlock nonblock nb close no-fork verbose wait= timeout= conflict-exit-code= help version"}
-	chrootOpts   = optDef{long: "userspec= groups= skip-chdir help version"}
-	pkexecOpts   = optDef{long: "user= disable-internal-agent keep-cwd help version"}
-	unbufferOpts = optDef{flags: "p"}
-	straceOpts   = optDef{
-		flags: "cCdDfFhikqrtTvVwxyYzZ",
-		args:  "abeEIoOpPsSuUX",
-		long: "summary-only summary summary-wall-clock follow-forks output-separately daemonize " +
-			"decode-fds? decode-pids? stack-trace? no-abbrev successful-only failed-only quiet? " +
-			"silent? relative-timestamps? absolute-timestamps? timestamps? syscall-times? seccomp-bpf " +
-			"kill-on-exit debug help version columns= abbrev= expr= trace= trace-path= env= " +
-			"output= signal= status= attach= instruction-pointer raw= read= write= verbose= inject= " +
-			"fault= string-limit= summary-sort= sort= user= const-print-style= summary-columns= trace-fds= " +
-			"argv0= quiet= secontext? strings-in-hex? tips?",
-	}
-	ltraceOpts   = optDef{flags: "bcCfhiLrStTV", args: "aAeEFlnopsuwxD", long: "align= demangle library= output= help version indent= where="}
-	fakerootOpts = optDef{flags: "uhv", args: "lsib", long: "lib= faked= unknown-is-real help version"}
-	runuserOpts  = optDef{
-		flags: "flmpPhV",
-		args:  "cgGsuwZ",
-		long: "command= session-command= fast group= supp-group= login preserve-environment pty shell= " +
-			"user= whitelist-environment= help version",
-	}
-	scriptOpts = optDef{
-		flags: "aefqhVE",
-		args:  "cBIOTmo",
-		opt:   "t",
-		long: "append command= echo= return flush force log-io= log-in= log-out= log-timing= " +
-			"logging-format= output-limit= quiet timing? help version",
-	}
-	watchOpts = optDef{flags: "bcCegptwx", args: "nq", opt: "d", long: "beep color no-color differences? errexit chgexit interval= precise no-title no-wrap exec equexit= help version"}
-)
 
 // stepKind says what one wrapper layer does.
 type stepKind int
@@ -484,7 +383,7 @@ func wrapAt(n int, l []word) step {
 	return step{kind: stepWrap, n: n}
 }
 
-func scanWrap(d *optDef, l []word) step {
+func scanWrap(d *Options, l []word) step {
 	hits, op, why := d.scan(l)
 	if why != "" {
 		return unknownStep(why)
@@ -498,7 +397,7 @@ func scanWrap(d *optDef, l []word) step {
 // operandWrap handles wrappers that take one operand before the program
 // (timeout DURATION, chrt PRIORITY, taskset MASK). Options in notWrapper
 // make the command act on a running process instead.
-func operandWrap(d *optDef, l []word, notWrapper []string) step {
+func operandWrap(d *Options, l []word, notWrapper []string) step {
 	hits, op, why := d.scan(l)
 	if why != "" {
 		return unknownStep(why)

@@ -1,0 +1,97 @@
+package guard
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/agent-shell/agent-shell/policy/shellcmd"
+)
+
+// TestProgramsAgree runs every spelling group of shellcmd's table
+// (shellcmd.Spellings, which shellcmd's TestProgramsAgree holds Split and
+// Canonical to) through the guard's write-target extraction: every
+// spelling of a group makes the guard check the same operations, and for
+// the programs that write each operand, those are the operands Split
+// reads.
+func TestProgramsAgree(t *testing.T) {
+	root, _ := guardRoot(t)
+	ops := []string{"a.txt", "b.txt", "c.txt"}
+	for _, prog := range shellcmd.TablePrograms() {
+		for _, g := range shellcmd.Spellings(prog, ops) {
+			want, words := guardTargets(root, g[0])
+			for _, l := range g[1:] {
+				if got, _ := guardTargets(root, l); !slices.Equal(got, want) {
+					t.Errorf("%q: the guard checks\n\t%q\nbut for %q\n\t%q", l, got, g[0], want)
+				}
+			}
+			if writesOperands(g[0][0]) {
+				split := shellcmd.ProgramOptions(g[0][0]).Split(g[0][1:]).Operands
+				if !slices.Equal(words, split) {
+					t.Errorf("%q: the guard checks %q, Split reads the operands %q", g[0], words, split)
+				}
+			}
+		}
+	}
+}
+
+// writesOperands: programs whose every operand the guard checks.
+func writesOperands(prog string) bool {
+	switch prog {
+	case "rm", "unlink", "rmdir", "touch", "truncate", "mkdir", "tee", "shred", "chmod", "chown", "chgrp", "chattr":
+		return true
+	}
+	return false
+}
+
+// guardTargets lists what the guard would check for one layer, and the
+// patch files it would read; words are the words it checks.
+func guardTargets(root string, argv []string) (out, words []string) {
+	g := newGuarder(root, root, nil)
+	g.shell = true
+	g.seen = func(op guardOp, cwds []string) {
+		words = append(words, op.word)
+		out = append(out, fmt.Sprintf("%s %s tree=%v src=%s in %q", op.verb, op.word, op.tree, op.src, cwds))
+	}
+	if d := g.layerOps(argv, []string{root}, false); d != nil {
+		out = append(out, "denied: "+d.Reason)
+	}
+	for _, pf := range g.patchFiles {
+		out = append(out, "patch file "+pf.path+" in "+pf.base)
+	}
+	out = append(out, g.patchBases...)
+	return out, words
+}
+
+// The arities settled when the guard's option table became shellcmd's:
+// each line's write targets, by the program's real options.
+func TestGuardSettledArities(t *testing.T) {
+	root, _ := guardRoot(t)
+	for _, c := range []struct {
+		line  string
+		words []string
+	}{
+		{"yq -i -P .a=1 f.yml", []string{"f.yml"}},                  // -P is --prettyPrint, no value
+		{"yq -i --expression .a=1 f.yml", []string{"f.yml"}},        // the expression is no operand
+		{"yq -i -f process .a=1 f.yml", []string{"f.yml"}},          // -f is --front-matter, with a value
+		{"uniq --group in.txt out.txt", []string{"out.txt"}},        // --group[=METHOD]: optional, attached
+		{"uniq --all-repeated in.txt out.txt", []string{"out.txt"}}, // likewise
+		{"mkdir --context d", []string{"d"}},                        // --context[=CTX]
+		{"awk -i inplace -e {print} f", []string{"f"}},              // -e gives the program
+		{"gawk -i inplace.awk {print} f", []string{"f"}},            // the extension's other name
+		{"perl -I lib -i -pe s/a/b/ f", []string{"f"}},              // perl -I DIR takes the next word
+		{"chmod --reference ref f", []string{"f"}},                  // --reference=RFILE
+		{"shred --random-source r f", []string{"f"}},                // --random-source=FILE
+		{"sd -f i a b f", []string{"f"}},                            // -f FLAGS
+		{"cp --sparse always a b", []string{"b"}},                   // --sparse=WHEN
+		{"cp --target a b", []string{"a/b"}},                        // an abbreviation of --target-directory
+		{"curl -Ho x https://example.com/", nil},                    // -H takes "o" as its value
+		{"curl -so out https://example.com/", []string{"out"}},      // -o clustered after a flag
+	} {
+		_, words := guardTargets(root, strings.Fields(c.line))
+		if !slices.Equal(words, c.words) {
+			t.Errorf("%q: the guard checks %q, want %q", c.line, words, c.words)
+		}
+	}
+}
