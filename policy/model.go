@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/agent-shell/agent-shell/builtins"
+	"github.com/agent-shell/agent-shell/internal/project"
 	"github.com/agent-shell/agent-shell/runtime"
 	"github.com/agent-shell/agent-shell/telemetry"
 )
@@ -50,11 +51,11 @@ const modelAnswerRules = `Answer with exactly one JSON object and nothing else (
 
 // modelRequest builds the request about one command.
 func (e *Engine) modelRequest(ev *evaluation, it *askItem, ruleReason string) ModelRequest {
-	project := e.Root
-	if project == "" {
-		project = telemetry.FindRoot(ev.req.Cwd)
+	root := e.Root
+	if root == "" {
+		root = project.FindRoot(ev.req.Cwd)
 	}
-	req := ModelRequest{Version: runtime.ModelReviewRequestVersion, Project: filepath.Base(project),
+	req := ModelRequest{Version: runtime.ModelReviewRequestVersion, Project: filepath.Base(root),
 		Command: telemetry.Redact(quoteWords(it.argv)), Argv: make([]string, len(it.argv)), Effects: []string{}, Rules: []ModelRule{},
 		Answer: ModelAnswer{Format: runtime.ModelReviewVersion, Decisions: []string{"approve_once", "approve_scope", "deny", "defer"},
 			Scopes: []string{}, Rules: modelAnswerRules}}

@@ -16,8 +16,8 @@ import (
 	"strings"
 
 	"github.com/agent-shell/agent-shell/hostapi"
+	"github.com/agent-shell/agent-shell/internal/project"
 	"github.com/agent-shell/agent-shell/policy"
-	"github.com/agent-shell/agent-shell/telemetry"
 )
 
 // ErrNotRepo is returned outside a git repository: init writes files that
@@ -83,7 +83,7 @@ func Detect(dir string, getenv func(string) string) (*State, error) {
 	if err != nil {
 		return nil, fmt.Errorf("init: %w", err)
 	}
-	root, ok := telemetry.RepoRoot(abs)
+	root, ok := project.RepoRoot(abs)
 	if !ok {
 		return nil, ErrNotRepo
 	}

@@ -15,12 +15,6 @@ import (
 // DefaultEventsSubdir is where events live under the project root.
 const DefaultEventsSubdir = project.EventsDir
 
-// FindRoot returns the project root for dir (project.FindRoot).
-func FindRoot(dir string) string { return project.FindRoot(dir) }
-
-// RepoRoot returns the repository root around dir (project.RepoRoot).
-func RepoRoot(dir string) (string, bool) { return project.RepoRoot(dir) }
-
 // ErrLogDirOutsideRoot is returned when AGENTSHELL_LOG_DIR points outside the
 // project root, literally or through a symbolic link.
 var ErrLogDirOutsideRoot = errors.New("AGENTSHELL_LOG_DIR is outside the project root")

@@ -10,31 +10,6 @@ import (
 	"time"
 )
 
-func TestFindRoot(t *testing.T) {
-	root := t.TempDir()
-	if err := os.Mkdir(filepath.Join(root, ".git"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	deep := filepath.Join(root, "packages", "web", "src")
-	if err := os.MkdirAll(deep, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if got := FindRoot(deep); got != root {
-		t.Errorf("FindRoot(%s) = %s, want %s", deep, got, root)
-	}
-	// A worktree or submodule has a .git file, which counts too.
-	sub := filepath.Join(root, "vendor", "lib")
-	if err := os.MkdirAll(sub, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(sub, ".git"), []byte("gitdir: x\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if got := FindRoot(sub); got != sub {
-		t.Errorf("FindRoot(%s) = %s, want the submodule itself", sub, got)
-	}
-}
-
 func TestEventsDir(t *testing.T) {
 	root := t.TempDir()
 	outside := t.TempDir()

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agent-shell/agent-shell/enforce"
+	"github.com/agent-shell/agent-shell/internal/project"
 	"github.com/agent-shell/agent-shell/policy"
 	"github.com/agent-shell/agent-shell/policy/shellcmd"
 	"github.com/agent-shell/agent-shell/telemetry"
@@ -100,7 +101,7 @@ func (a *app) runSandboxed(argv []string, command, request, session, cwdFile str
 		a.errorf("%v", err)
 		return exitError
 	}
-	plan := a.enforcePlan(telemetry.FindRoot(cwd), a.loadPolicy())
+	plan := a.enforcePlan(project.FindRoot(cwd), a.loadPolicy())
 	if cwdFile != "" {
 		plan.Writable = append(plan.Writable, filepath.Dir(cwdFile))
 	}

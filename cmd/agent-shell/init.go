@@ -11,8 +11,8 @@ import (
 
 	"github.com/agent-shell/agent-shell/call"
 	"github.com/agent-shell/agent-shell/hostapi"
+	"github.com/agent-shell/agent-shell/internal/project"
 	"github.com/agent-shell/agent-shell/setup"
-	"github.com/agent-shell/agent-shell/telemetry"
 )
 
 func newInitCmd(a *app) *cobra.Command {
@@ -108,7 +108,7 @@ func (a *app) initTerminal() *setup.Terminal {
 
 // registerMCP adds agent-shell mcp to the repository's .mcp.json.
 func (a *app) registerMCP(cwd string) error {
-	root, ok := telemetry.RepoRoot(cwd)
+	root, ok := project.RepoRoot(cwd)
 	if !ok {
 		return errors.New("run agent-shell init --mcp inside a git repository")
 	}

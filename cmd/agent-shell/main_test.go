@@ -21,8 +21,8 @@ import (
 
 	"github.com/agent-shell/agent-shell/enforce"
 	"github.com/agent-shell/agent-shell/internal/nethelper"
+	"github.com/agent-shell/agent-shell/internal/project"
 	"github.com/agent-shell/agent-shell/policy"
-	"github.com/agent-shell/agent-shell/telemetry"
 	"github.com/agent-shell/agent-shell/telemetry/otlp/otlphttp"
 )
 
@@ -97,7 +97,7 @@ func TestScripts(t *testing.T) {
 				if neg || len(args) != 1 {
 					ts.Fatalf("usage: statedir VAR")
 				}
-				dir, err := policy.StateDir(telemetry.FindRoot(ts.MkAbs(".")), ts.Getenv)
+				dir, err := policy.StateDir(project.FindRoot(ts.MkAbs(".")), ts.Getenv)
 				ts.Check(err)
 				ts.Setenv(args[0], dir)
 			},

@@ -24,6 +24,7 @@ import (
 
 	"github.com/agent-shell/agent-shell/authority"
 	"github.com/agent-shell/agent-shell/hostapi"
+	"github.com/agent-shell/agent-shell/internal/project"
 	"github.com/agent-shell/agent-shell/policy"
 	"github.com/agent-shell/agent-shell/policy/discover"
 	"github.com/agent-shell/agent-shell/telemetry"
@@ -148,7 +149,7 @@ func (s *Server) Explain(in ExplainIn) (policy.Explanation, error) {
 		cwd = filepath.Join(s.Dir, cwd)
 	}
 	var e *policy.Engine
-	if root, ok := telemetry.RepoRoot(cwd); !ok {
+	if root, ok := project.RepoRoot(cwd); !ok {
 		e = &policy.Engine{LoadErr: fmt.Errorf("%s is not inside a git repository", cwd)}
 	} else {
 		cfgDir, _ := authority.ConfigDir(s.getenv)
@@ -202,7 +203,7 @@ func (s *Server) QueryLog(in LogIn) (LogResult, error) {
 	if in.Event != "" {
 		flt.Event = &in.Event
 	}
-	dir, err := telemetry.EventsDirForRead(telemetry.FindRoot(s.Dir), s.getenv)
+	dir, err := telemetry.EventsDirForRead(project.FindRoot(s.Dir), s.getenv)
 	if err != nil {
 		return res, err
 	}
@@ -250,7 +251,7 @@ func (s *Server) QueryLog(in LogIn) (LogResult, error) {
 }
 
 func (s *Server) scan() (*discover.Project, error) {
-	root, ok := telemetry.RepoRoot(s.Dir)
+	root, ok := project.RepoRoot(s.Dir)
 	if !ok {
 		return nil, fmt.Errorf("%s is not inside a git repository", s.Dir)
 	}

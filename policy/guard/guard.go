@@ -11,8 +11,8 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/agent-shell/agent-shell/hostapi"
+	"github.com/agent-shell/agent-shell/internal/project"
 	"github.com/agent-shell/agent-shell/policy/shellcmd"
-	"github.com/agent-shell/agent-shell/telemetry"
 )
 
 // Guard names.
@@ -158,7 +158,7 @@ type patchFile struct{ path, base string }
 func newGuarder(root, cwd string, allow []string) *guarder {
 	g := &guarder{allow: allow, budget: guardFSBudget, subject: "the command"}
 	if root == "" && filepath.IsAbs(cwd) {
-		root = telemetry.FindRoot(cwd)
+		root = project.FindRoot(cwd)
 	}
 	if root != "" {
 		if abs, err := filepath.Abs(root); err == nil {
