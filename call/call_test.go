@@ -162,6 +162,28 @@ func TestHookPostToolRecordsToolUse(t *testing.T) {
 	recorded(t, root, "s-post", map[string]any{"event": "tool_use", "command": "echo hi", "actor": "claude-code"})
 }
 
+// A shell call's exit status is recorded as each host reports it, read by
+// its adapter: Claude's failure text, Gemini's "Exit Code:" line.
+func TestHookPostToolRecordsExitStatus(t *testing.T) {
+	for _, c := range []struct{ agent, payload string }{
+		{"claude", `{"session_id":"s-exit","cwd":"/w","hook_event_name":"PostToolUseFailure","tool_name":"Bash","tool_input":{"command":"npm test"},"tool_use_id":"t3","error":"Exit code 3\nError: no tests"}`},
+		{"gemini", `{"session_id":"s-exit","cwd":"/w","hook_event_name":"AfterTool","tool_name":"run_shell_command","tool_input":{"command":"npm test"},"tool_response":{"llmContent":"Command: npm test\nOutput: no tests\nExit Code: 3","returnDisplay":"no tests"}}`},
+	} {
+		root := newProject(t, nil)
+		p, _, _ := process(root, c.payload, nil)
+		if code := p.Hook(adapter(t, p, c.agent), ""); code != 0 {
+			t.Fatalf("%s: exit %d", c.agent, code)
+		}
+		evs := events(t, root, "s-exit")
+		if len(evs) != 1 {
+			t.Fatalf("%s: %d events", c.agent, len(evs))
+		}
+		if r, _ := evs[0]["tool_result"].(map[string]any); r == nil || r["exit_code"] != float64(3) {
+			t.Errorf("%s: tool_result %v, want exit_code 3", c.agent, evs[0]["tool_result"])
+		}
+	}
+}
+
 // policy-check without --agent: Copilot's camelCase payload and answer.
 func TestAliasDefaultsToCopilot(t *testing.T) {
 	root := newProject(t, map[string]string{".github/hooks/agent-shell/policy.json": denyPolicy})

@@ -312,6 +312,18 @@ func observedEvent(ev *hostapi.Event) *telemetry.Event {
 	case hostapi.KindPostTool:
 		e.Event = telemetry.EventToolUse
 		e.ToolResult = summarizeResult(ev.Result)
+		if o := ev.Output; o != nil && o.ExitKnown {
+			// The exit status in the host's own shape, as its adapter read it
+			// (Gemini's "Exit Code:" line, Claude's failure text, opencode's
+			// metadata).
+			if e.ToolResult == nil {
+				e.ToolResult = &telemetry.ToolResult{Length: len(o.Output) + len(o.Error)}
+			}
+			if e.ToolResult.ExitCode == nil {
+				exit := o.Exit
+				e.ToolResult.ExitCode = &exit
+			}
+		}
 		if ev.IsShell() {
 			e.Command = ev.Command
 		}
