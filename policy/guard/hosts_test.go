@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -90,6 +91,38 @@ func TestGuardResolvesEveryHostsProjectDir(t *testing.T) {
 			if g := Command(root, root, "echo '{}' > "+w+rel, nil); g == nil || g.Guard != HookRegistration {
 				t.Errorf("%s: a write through %s: %+v", d.Name, w, g)
 			}
+		}
+	}
+}
+
+// A registration whose pattern is in a middle component (a skill's
+// .claude/skills/*/SKILL.md) holds for what removes, moves or copies over a
+// folder above it, whatever the case of the file's name.
+func TestGuardPatternInAMiddleComponent(t *testing.T) {
+	root, _ := guardRoot(t)
+	writeGuardFile(t, root, ".claude/skills/review/SKILL.md", "---\nhooks: {}\n---\n")
+	src := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(src, "evil"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(src, "evil", "SKILL.md"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{
+		"rm -rf .claude/skills",
+		"rm -rf .claude/skills/review",
+		"mv .claude/skills/review /tmp/x",
+		"cp -r " + src + "/evil .claude/skills/new",
+		"cp -r " + src + "/. .claude/skills/",
+		"rsync -a " + src + "/ .claude/skills/",
+	} {
+		if g := Command(root, root, cmd, nil); g == nil || g.Guard != HookRegistration {
+			t.Errorf("%q: %+v, want a hook-registration deny", cmd, g)
+		}
+	}
+	for _, cmd := range []string{"rm -rf .claude/skills/other", "cp -r " + src + "/evil/SKILL.md /tmp/x", "ls .claude/skills"} {
+		if g := Command(root, root, cmd, nil); g != nil {
+			t.Errorf("%q: %+v, want no deny", cmd, g)
 		}
 	}
 }

@@ -428,9 +428,25 @@ func under(rel, dir string) bool {
 	return rel == dir || strings.HasPrefix(rel, dir+"/")
 }
 
-// ancestor reports whether rel ("" for the root) strictly contains p.
+// ancestor reports whether rel ("" for the root) strictly contains p, or
+// some path the pattern p matches (a component of p may be a pattern).
 func ancestor(rel, p string) bool {
-	return rel == "" || strings.HasPrefix(p, rel+"/")
+	if rel == "" || strings.HasPrefix(p, rel+"/") {
+		return true
+	}
+	if !hasGlobMeta(p) {
+		return false
+	}
+	rs, ps := strings.Split(rel, "/"), strings.Split(p, "/")
+	if len(rs) >= len(ps) {
+		return false
+	}
+	for i, r := range rs {
+		if ok, _ := path.Match(ps[i], r); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // checkPath checks one absolute path (not yet cleaned) an op writes.
@@ -538,6 +554,9 @@ func (g *guarder) classify(base, rel string, op guardOp, list []guardedPath, sho
 			targets = g.fromSource(op.src, lrel, e)
 		}
 		for _, target := range targets {
+			if lrel != "" && !strings.HasPrefix(strings.ToLower(target), lrel+"/") {
+				continue // a match of a pattern elsewhere (.claude/skills/*/...)
+			}
 			if d := g.denyAncestor(e, at, show+target, op.verb); d != nil {
 				return d
 			}
@@ -554,23 +573,8 @@ func (g *guarder) classify(base, rel string, op guardOp, list []guardedPath, sho
 // existing lists the paths of a protected entry that exist under base,
 // relative to it.
 func (g *guarder) existing(base string, e *guardedPath) []string {
-	switch e.kind {
-	case guardGlob:
-		dir := path.Dir(e.path)
-		if !g.spend() {
-			return nil
-		}
-		entries, err := os.ReadDir(filepath.Join(base, filepath.FromSlash(dir)))
-		if err != nil {
-			return nil
-		}
-		var out []string
-		for _, en := range entries {
-			if ok, _ := path.Match(path.Base(e.path), strings.ToLower(en.Name())); ok {
-				out = append(out, dir+"/"+en.Name())
-			}
-		}
-		return out
+	if e.kind == guardGlob {
+		return g.globUnder(base, "", e.path)
 	}
 	if g.exists(filepath.Join(base, filepath.FromSlash(e.path))) {
 		return []string{e.path}
@@ -578,37 +582,61 @@ func (g *guarder) existing(base string, e *guardedPath) []string {
 	return nil
 }
 
-// fromSource lists the paths of a protected entry that a recursive copy
-// of src into lrel (lower case, an ancestor of the entry) writes: those
-// whose part below lrel src holds.
-func (g *guarder) fromSource(src, lrel string, e *guardedPath) []string {
-	below := func(p string) string {
-		if lrel == "" {
-			return p
+// globUnder lists, as prefix + "/" + each match, the paths under base that
+// pattern (relative, slash-separated, lower case, a pattern in any
+// component) matches, names compared in lower case, within the budget.
+func (g *guarder) globUnder(base, prefix, pattern string) []string {
+	first, rest, more := strings.Cut(pattern, "/")
+	join := func(name string) string {
+		if prefix == "" {
+			return name
 		}
-		return strings.TrimPrefix(p, lrel+"/")
+		return prefix + "/" + name
 	}
-	if e.kind != guardGlob {
-		if g.exists(filepath.Join(src, filepath.FromSlash(below(e.path)))) {
-			return []string{e.path}
+	if !hasGlobMeta(first) && g.exists(filepath.Join(base, first)) {
+		if !more {
+			return []string{join(first)}
 		}
-		return nil
+		return g.globUnder(filepath.Join(base, first), join(first), rest)
 	}
-	dir := path.Dir(e.path)
+	// A pattern, or a name whose case may differ (SKILL.md for skill.md).
 	if !g.spend() {
 		return nil
 	}
-	entries, err := os.ReadDir(filepath.Join(src, filepath.FromSlash(below(dir))))
+	entries, err := os.ReadDir(base)
 	if err != nil {
 		return nil
 	}
 	var out []string
 	for _, en := range entries {
-		if ok, _ := path.Match(path.Base(e.path), strings.ToLower(en.Name())); ok {
-			out = append(out, dir+"/"+en.Name())
+		if ok, _ := path.Match(first, strings.ToLower(en.Name())); !ok {
+			continue
+		}
+		if !more {
+			out = append(out, join(en.Name()))
+		} else if en.IsDir() {
+			out = append(out, g.globUnder(filepath.Join(base, en.Name()), join(en.Name()), rest)...)
 		}
 	}
 	return out
+}
+
+// fromSource lists the paths of a protected entry that a recursive copy
+// of src into lrel (lower case, an ancestor of the entry) writes: those
+// whose part below lrel src holds.
+func (g *guarder) fromSource(src, lrel string, e *guardedPath) []string {
+	n := 0 // the components of lrel, which the copy's destination stands for
+	if lrel != "" {
+		n = strings.Count(lrel, "/") + 1
+	}
+	below := strings.Join(strings.Split(e.path, "/")[n:], "/")
+	if e.kind != guardGlob {
+		if g.exists(filepath.Join(src, filepath.FromSlash(below))) {
+			return []string{e.path}
+		}
+		return nil
+	}
+	return g.globUnder(src, lrel, below)
 }
 
 // checkNpmrc: a write to an .npmrc anywhere under the root counts when it
