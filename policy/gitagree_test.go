@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -27,20 +28,7 @@ match = { git_subcommand = "push", argument = "--force" }
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, line := range []string{
-		"git push --force origin main",
-		"git --namespace foo push --force origin main",
-		"git --super-prefix sub/ push --force",
-		"git -C web push --force",
-		"git -Cweb push --force",
-		"git --git-dir .git --work-tree . push --force",
-		"git --git-dir=.git push --force",
-		"git --no-pager -P --bare push --force",
-		"git -c user.name=x push --force",
-		"git --config-env core.x=V push --force",
-		"git --exec-path=/usr/lib/git-core push --force",
-		"git --no-optional-locks --literal-pathspecs push --force",
-	} {
+	for _, line := range gitPushSpellings(t) {
 		argv := strings.Fields(line)
 		_, sub, _ := shellcmd.GitSplit(argv[1:])
 		if sub != "push" {
@@ -70,4 +58,24 @@ match = { git_subcommand = "push", argument = "--force" }
 	if d := e.Decide("git -C web -C app commit -m x", "/repo"); !slices.Contains(d.Effects, "write:/repo/web/app") {
 		t.Errorf("git -C web -C app commit: effects %v", d.Effects)
 	}
+}
+
+// gitPushSpellings reads the lines of shellcmd/testdata/git-push-spellings.txt: one push behind each of git's
+// global options.
+func gitPushSpellings(t *testing.T) []string {
+	t.Helper()
+	data, err := os.ReadFile("shellcmd/testdata/git-push-spellings.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, l := range strings.Split(string(data), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) < 10 {
+		t.Fatalf("%d spellings: the file is not the one the test needs", len(lines))
+	}
+	return lines
 }

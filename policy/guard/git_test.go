@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -11,24 +12,31 @@ import (
 // options (shellcmd.GitSplit), as policy's effects and matchers do (their
 // TestGitSubcommandAgrees runs the same lines).
 func TestGitSubcommandAgrees(t *testing.T) {
-	for _, line := range []string{
-		"git push --force origin main",
-		"git --namespace foo push --force origin main",
-		"git --super-prefix sub/ push --force",
-		"git -C web push --force",
-		"git -Cweb push --force",
-		"git --git-dir .git --work-tree . push --force",
-		"git --git-dir=.git push --force",
-		"git --no-pager -P --bare push --force",
-		"git -c user.name=x push --force",
-		"git --config-env core.x=V push --force",
-		"git --exec-path=/usr/lib/git-core push --force",
-		"git --no-optional-locks --literal-pathspecs push --force",
-	} {
+	for _, line := range gitPushSpellings(t) {
 		argv := strings.Fields(line)
 		_, sub, _ := shellcmd.GitSplit(argv[1:])
 		if got, _ := gitSubcommand(argv[1:]); got != sub || got != "push" {
 			t.Errorf("%q: the guard reads %q, GitSplit %q", line, got, sub)
 		}
 	}
+}
+
+// gitPushSpellings reads the lines of ../shellcmd/testdata/git-push-spellings.txt: one push behind each of git's
+// global options.
+func gitPushSpellings(t *testing.T) []string {
+	t.Helper()
+	data, err := os.ReadFile("../shellcmd/testdata/git-push-spellings.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, l := range strings.Split(string(data), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) < 10 {
+		t.Fatalf("%d spellings: the file is not the one the test needs", len(lines))
+	}
+	return lines
 }
