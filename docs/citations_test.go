@@ -39,7 +39,11 @@ func TestCitationsResolve(t *testing.T) {
 		rel, _ := filepath.Rel(root, path)
 		text := url.ReplaceAllString(comment, "")
 		resolved := false
-		for _, name := range mdName.FindAllString(text, -1) {
+		for _, at := range mdName.FindAllStringIndex(text, -1) {
+			if at[0] > 0 && text[at[0]-1] == '*' {
+				continue // a file pattern (.claude/skills/*/SKILL.md), not a citation
+			}
+			name := text[at[0]:at[1]]
 			name = strings.TrimPrefix(name, "./")
 			if exists(filepath.Join(root, filepath.FromSlash(name))) || exists(filepath.Join(filepath.Dir(path), filepath.FromSlash(name))) {
 				resolved = true

@@ -599,7 +599,8 @@ func (g *guarder) globUnder(base, prefix, pattern string) []string {
 		}
 		return g.globUnder(filepath.Join(base, first), join(first), rest)
 	}
-	// A pattern, or a name whose case may differ (SKILL.md for skill.md).
+	// A pattern, or a name whose case may differ (a skill file named in
+	// capitals, matched by its lower-case pattern).
 	if !g.spend() {
 		return nil
 	}
