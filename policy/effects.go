@@ -58,9 +58,9 @@ var effectsTable = map[string]effectClass{
 	"shred": classWriter, "unlink": classWriter, "tee": classWriter, "sed": classWriter,
 	"dd": classWriter, "mkfs": classWriter, "ln": classWriter,
 
-	"cp": classCopier, "mv": classCopier, "install": classCopier, "rsync": classCopier,
+	"cp": classCopier, "mv": classCopier, "install": classCopier, "rsync": classCopier, "scp": classCopier,
 
-	"curl": classNetwork, "wget": classNetwork, "ssh": classNetwork, "scp": classNetwork,
+	"curl": classNetwork, "wget": classNetwork, "ssh": classNetwork,
 	"sftp": classNetwork, "nc": classNetwork, "ncat": classNetwork, "netcat": classNetwork,
 	"telnet": classNetwork, "ftp": classNetwork, "http": classNetwork, "gh": classNetwork,
 	"ping": classNetwork, "dig": classNetwork, "nslookup": classNetwork,
@@ -161,7 +161,7 @@ func commandEffects(argv []string, c *shellcmd.Command, cwd string) []string {
 	}
 	class, listed := effectsTable[argv[0]]
 	var p shellcmd.Args // the arguments as the table shared with the guard and Canonical reads them
-	if class == classReader || class == classWriter || class == classCopier || argv[0] == "curl" {
+	if class == classReader || class == classWriter || argv[0] == "curl" {
 		p = shellcmd.ProgramOptions(argv[0]).Split(argv[1:])
 	}
 	args := p.Operands
@@ -199,23 +199,18 @@ func commandEffects(argv []string, c *shellcmd.Command, cwd string) []string {
 			break
 		}
 		addPaths(EffectWrite, args)
-	case class == classCopier && argv[0] != "rsync" && p.Has("t", "target-directory"):
-		// cp -t DIR SRC...: every operand is a source.
-		dirs := p.Values("t", "target-directory")
-		addPaths(EffectRead, args)
-		addPaths(EffectWrite, dirs[len(dirs)-1:])
-		if argv[0] == "mv" {
-			addPaths(EffectWrite, args)
-		}
 	case class == classCopier:
-		if len(args) > 0 {
-			addPaths(EffectRead, args[:len(args)-1])
-			addPaths(EffectWrite, args[len(args)-1:])
-			if argv[0] == "mv" {
-				addPaths(EffectWrite, args[:len(args)-1])
-			}
+		// The roles the guard reads too: -t, install -d, a remote rsync.
+		c := shellcmd.CopyRoles(argv[0], argv[1:])
+		addPaths(EffectRead, c.LocalSources())
+		if c.Dest != "" {
+			addPaths(EffectWrite, []string{c.Dest})
 		}
-		if argv[0] == "rsync" {
+		addPaths(EffectWrite, c.Creates)
+		if argv[0] == "mv" {
+			addPaths(EffectWrite, c.Sources)
+		}
+		if argv[0] == "rsync" || argv[0] == "scp" {
 			add(EffectNetwork)
 		}
 	case class == classNetwork:

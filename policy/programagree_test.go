@@ -55,6 +55,11 @@ func TestEffectsSettledArities(t *testing.T) {
 		{"grep -e pat f", []string{"read:/r/f"}, []string{"read:/r/pat"}},
 		{"touch -d yesterday f", []string{"write:/r/f"}, []string{"write:/r/yesterday"}},
 		{"curl -so out https://example.com/", []string{"write:/r/out"}, nil},
+		// Copy roles, shellcmd.CopyRoles as the guard reads them too.
+		{"install -d a b", []string{"write:/r/a", "write:/r/b"}, []string{"read:/r/a"}},
+		{"rsync -a src/ host:backup/", []string{"read:/r/src", "network"}, []string{"write:/r/host:backup"}},
+		{"rsync -a host:backup/ dst", []string{"write:/r/dst", "network"}, []string{"read:/r/host:backup"}},
+		{"mv -t /dst a b", []string{"write:/dst", "write:/r/a", "write:/r/b"}, nil},
 	} {
 		argv := strings.Fields(c.line)
 		got := commandEffects(argv, &shellcmd.Command{Argv: argv}, "/r")

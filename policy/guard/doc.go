@@ -38,8 +38,10 @@
 // matched against the files that exist, as the shell would. An operand
 // that holds a protected path counts for removals, moves, permission
 // changes, find -delete/-exec and recursive copies (for a copy, only where
-// its source holds the part below). A path outside the root and the home
-// is not protected (it is another repository).
+// its source holds the part below; for rsync, scp -r and git clone from
+// another host, whose folder may hold anything, wherever a protected path
+// could land, whether it exists yet or not). A path outside the root and
+// the home is not protected (it is another repository).
 //
 // What is NOT caught (the policy's own rules and its unknown handling are
 // the line there):

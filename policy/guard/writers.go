@@ -163,7 +163,7 @@ func (g *guarder) layerOps(argv []string, cwds []string, underFind bool) *Denial
 				}
 			}
 		}
-	case "mv", "cp", "install", "rsync", "ln":
+	case "mv", "cp", "install", "rsync", "scp", "ln":
 		return g.copyOps(prog, args, cwds, check)
 	case "git":
 		return g.gitOps(args, cwds)
@@ -213,40 +213,23 @@ func (g *guarder) layerOps(argv []string, cwds []string, underFind bool) *Denial
 // destination, or each source's name in a destination folder), what mv
 // takes away (its sources), and what a link points to.
 func (g *guarder) copyOps(prog string, args []string, cwds []string, check func(guardOp) *Denial) *Denial {
-	p := opts(prog).Split(args)
-	ops := p.Operands
-	if prog == "rsync" {
-		var local []string
-		for _, o := range ops {
-			if !remoteRsync(o) {
-				local = append(local, o)
-			}
-		}
-		if len(local) < len(ops) && len(ops) > 0 && remoteRsync(ops[len(ops)-1]) {
-			return nil // to another host
-		}
-		ops = local
+	c := shellcmd.CopyRoles(prog, args)
+	p := c.Args
+	if c.ToRemote {
+		return nil // to another host
+	}
+	if len(c.Creates) > 0 {
+		return g.eachCheck(c.Creates, guardOp{verb: "creates"}, check)
 	}
 	recursive := prog == "mv" || p.Has("r", "R", "a", "recursive", "archive")
-	if prog == "install" && p.Has("d", "directory") {
-		return g.eachCheck(ops, guardOp{verb: "creates"}, check)
-	}
-	target := p.Values("t", "target-directory")
-	var sources []string
-	var dest string
-	toDir := false
+	sources, dest, toDir := c.Sources, c.Dest, c.ToDir
 	switch {
-	case len(target) > 0:
-		sources, dest, toDir = ops, target[len(target)-1], true
-	case prog == "ln" && len(ops) == 1:
-		sources, dest, toDir = ops, ".", true
-	case len(ops) >= 2:
-		sources, dest = ops[:len(ops)-1], ops[len(ops)-1]
-		toDir = len(sources) > 1 || strings.HasSuffix(dest, "/") || (!p.Has("T", "no-target-directory") && g.isDirAnywhere(dest))
-	case len(ops) == 1 && prog == "mv":
-		return check(guardOp{word: ops[0], verb: "moves", tree: true, removal: true})
-	default:
+	case dest == "" && prog == "mv" && len(sources) == 1:
+		return check(guardOp{word: sources[0], verb: "moves", tree: true, removal: true})
+	case dest == "":
 		return nil
+	case !toDir:
+		toDir = strings.HasSuffix(dest, "/") || (!c.NoTargetDir && g.isDirAnywhere(dest))
 	}
 	if prog == "mv" || prog == "rsync" && p.Has("remove-source-files") {
 		if d := g.eachCheck(sources, guardOp{verb: "moves", tree: prog == "mv", removal: true}, check); d != nil {
@@ -286,13 +269,20 @@ func (g *guarder) copyOps(prog string, args []string, cwds []string, check func(
 		verb = "makes a link at"
 	}
 	for _, s := range sources {
+		name, remote := shellcmd.Remote(s) // another host's: its name is known, not what it holds
+		if !remote {
+			name = s
+		}
 		w := dest
 		contents := prog == "rsync" && strings.HasSuffix(s, "/") || prog == "cp" && (strings.HasSuffix(s, "/.") || s == ".")
 		if toDir && !contents {
-			w = strings.TrimSuffix(dest, "/") + "/" + path.Base(strings.TrimSuffix(s, "/"))
+			w = strings.TrimSuffix(dest, "/") + "/" + path.Base(strings.TrimSuffix(name, "/"))
 		}
 		op := guardOp{word: w, verb: verb, follow: prog != "ln" && prog != "mv", removal: true}
-		if recursive && prog != "ln" && !shellcmd.DynamicWord(s) {
+		switch {
+		case recursive && remote:
+			op.tree, op.unknown = true, true
+		case recursive && prog != "ln" && !shellcmd.DynamicWord(s):
 			op.tree = true
 			op.src = s
 		}
@@ -352,11 +342,6 @@ func (g *guarder) isDirAnywhere(word string) bool {
 	return false
 }
 
-func remoteRsync(s string) bool {
-	i := strings.IndexByte(s, ':')
-	return i > 0 && !strings.Contains(s[:i], "/")
-}
-
 // gitSubcommand finds git's subcommand after its global options (the one
 // table of them, shellcmd.GitSplit), and the index of the word after it.
 func gitSubcommand(args []string) (string, int) {
@@ -401,6 +386,13 @@ func (g *guarder) gitOps(args []string, cwds []string) *Denial {
 			specs = spec.Split(rest).Operands
 		}
 		return g.eachCheck(specs, guardOp{verb: "restores", follow: true, removal: true}, check)
+	case "clone":
+		// The new folder holds what the other repository holds.
+		p := shellcmd.GitOptions(sub).Split(rest)
+		if len(p.Operands) < 2 {
+			return nil // into a new folder named after the repository
+		}
+		return check(guardOp{word: p.Operands[1], verb: "clones a repository into", tree: true, unknown: true, removal: true})
 	case "rm":
 		p := shellcmd.GitOptions(sub).Split(rest)
 		return g.eachCheck(p.Operands, guardOp{verb: "removes", tree: p.Has("r"), removal: true}, check)

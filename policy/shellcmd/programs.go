@@ -66,6 +66,8 @@ func ProgramOptions(prog string) *Options {
 		return &installOpts
 	case "rsync":
 		return &rsyncOpts
+	case "scp":
+		return &scpOpts
 	case "chmod":
 		return &chmodOpts
 	case "chown", "chgrp":
@@ -205,6 +207,8 @@ func GitOptions(sub string) *Options {
 		return &gitRebaseOpts
 	case "fetch":
 		return &gitFetchOpts
+	case "clone":
+		return &gitCloneOpts
 	case "tag":
 		return &gitTagOpts
 	case "apply", "am":
@@ -269,6 +273,7 @@ var (
 			"archive:a recursive:r remove-source-files delete delete-before delete-during delete-after " +
 			"delete-delay del delete-excluded dry-run:n verbose:v quiet:q",
 	}
+	scpOpts = Options{flags: "346ABCOpqRrTv", args: "cDFiJloPSX", noAbbrev: true}
 	// chmod's modes look like flags (-w, -rwx): only these letters are
 	// flags, and Canonical keeps a cluster with any other letter as it is.
 	chmodOpts = Options{flags: "cfvR",
@@ -445,6 +450,14 @@ var (
 			"update-head-ok progress show-forced-updates no-show-forced-updates ipv4 ipv6 keep filter= " +
 			"negotiation-tip= negotiate-only write-fetch-head no-write-fetch-head porcelain auto-maintenance " +
 			"auto-gc no-auto-gc",
+	}
+	gitCloneOpts = Options{flags: "lsqvn", args: "objucj",
+		long: "local:l no-hardlinks shared:s quiet:q verbose:v progress no-checkout:n bare mirror origin=:o " +
+			"branch=:b upload-pack=:u reference= reference-if-able= dissociate separate-git-dir= depth= " +
+			"shallow-since= shallow-exclude= single-branch no-single-branch no-tags recurse-submodules? " +
+			"shallow-submodules no-shallow-submodules remote-submodules no-remote-submodules jobs=:j " +
+			"template= config=:c filter= also-filter-submodules sparse reject-shallow no-reject-shallow " +
+			"bundle-uri= server-option= ref-format= revision=",
 	}
 	gitTagOpts = Options{flags: "adfsvlei", args: "Fmu", opt: "n",
 		long: "annotate:a delete:d force:f sign:s verify:v message=:m file=:F local-user=:u list:l sort= " +
