@@ -320,17 +320,22 @@ func (g *guarder) checkDynamic(word string, op guardOp, bases []string) *Denial 
 	for _, b := range bases {
 		for _, p := range g.expand(dir, b, true) {
 			for _, c := range g.candidates(p, true) {
-				for _, rb := range g.roots() {
-					rel, ok := within(rb, c)
-					if !ok {
-						continue
-					}
-					for k := range rootGuarded.Get() {
-						e := &rootGuarded.Get()[k]
-						if e.kind == guardTree && under(strings.ToLower(rel), e.path) {
-							target := rel + "/" + rest
-							if d := g.denyPath(e, target, op.verb); d != nil {
-								return d
+				for _, area := range []struct {
+					bases []string
+					list  []guardedPath
+					show  string
+				}{{g.roots(), rootGuarded.Get(), ""}, {g.homes(), homeGuarded.Get(), "~/"}} {
+					for _, rb := range area.bases {
+						rel, ok := within(rb, c)
+						if !ok {
+							continue
+						}
+						for k := range area.list {
+							e := &area.list[k]
+							if dynamicReaches(strings.ToLower(rel), e) {
+								if d := g.denyPath(e, area.show+rel+"/"+rest, op.verb); d != nil {
+									return d
+								}
 							}
 						}
 					}
@@ -339,6 +344,23 @@ func (g *guarder) checkDynamic(word string, op guardOp, bases []string) *Denial 
 		}
 	}
 	return nil
+}
+
+// dynamicReaches reports whether a path whose static folder is dir (root-
+// relative, lower case) and whose rest is known only at run time may be the
+// protected entry e: dir lies in a protected folder, or in the folder of a
+// registration's files (.claude for settings.json, .claude/agents for
+// agents/*, .claude/skills for skills/*/SKILL.md), except the root itself,
+// where every file would be.
+func dynamicReaches(dir string, e *guardedPath) bool {
+	if e.kind == guardTree {
+		return under(dir, e.path)
+	}
+	folder := path.Dir(e.path)
+	if i := strings.IndexAny(folder, "*?["); i >= 0 {
+		folder = path.Dir(folder[:i])
+	}
+	return folder != "." && under(dir, folder)
 }
 
 // candidates are the paths a path may really be: as written (cleaned),

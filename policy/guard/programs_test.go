@@ -127,3 +127,30 @@ func TestGuardCopyFromAnotherHost(t *testing.T) {
 		}
 	}
 }
+
+// A registration is reached by the spellings that name it indirectly: cp
+// --parents, a name known only at run time in a registration's folder, a
+// work tree checked out into one.
+func TestGuardRegistrationsReachedIndirectly(t *testing.T) {
+	root, _ := guardRoot(t)
+	for _, cmd := range []string{
+		"cp --parents skills/x/SKILL.md .claude/",
+		"cp --parents agents/a.md .claude",
+		"echo x > .claude/agents/$(date +%s).md",
+		"X=evil; echo x > .claude/agents/$X.md",
+		"cp evil.js .opencode/plugins/$NAME",
+		"echo x > ~/.claude/agents/$N.md",
+		"mkdir -p .claude/skills/$S && cp evil .claude/skills/$S/SKILL.md",
+		"git worktree add .claude/skills/w",
+		"git worktree add -b evil .opencode/plugins/wt main",
+	} {
+		if g := Command(root, root, cmd, nil); g == nil || g.Guard != HookRegistration {
+			t.Errorf("%q: %+v, want a hook-registration deny", cmd, g)
+		}
+	}
+	for _, cmd := range []string{"echo x > out/$X.txt", "cp --parents src/a.go build/", "git worktree add ../wt", "echo x > ./$OUT"} {
+		if g := Command(root, root, cmd, nil); g != nil {
+			t.Errorf("%q: %+v, want no deny", cmd, g)
+		}
+	}
+}

@@ -275,7 +275,10 @@ func (g *guarder) copyOps(prog string, args []string, cwds []string, check func(
 		}
 		w := dest
 		contents := prog == "rsync" && strings.HasSuffix(s, "/") || prog == "cp" && (strings.HasSuffix(s, "/.") || s == ".")
-		if toDir && !contents {
+		switch {
+		case c.Parents && !path.IsAbs(name):
+			w = strings.TrimSuffix(dest, "/") + "/" + path.Clean(name) // cp --parents a/b/c d writes d/a/b/c
+		case toDir && !contents:
 			w = strings.TrimSuffix(dest, "/") + "/" + path.Base(strings.TrimSuffix(name, "/"))
 		}
 		op := guardOp{word: w, verb: verb, follow: prog != "ln" && prog != "mv", removal: true}
@@ -393,6 +396,16 @@ func (g *guarder) gitOps(args []string, cwds []string) *Denial {
 			return nil // into a new folder named after the repository
 		}
 		return check(guardOp{word: p.Operands[1], verb: "clones a repository into", tree: true, unknown: true, removal: true})
+	case "worktree":
+		// git worktree add PATH: the new folder holds a checkout.
+		if len(rest) == 0 || rest[0] != "add" {
+			return nil
+		}
+		p := shellcmd.GitOptions("worktree add").Split(rest[1:])
+		if len(p.Operands) == 0 {
+			return nil
+		}
+		return check(guardOp{word: p.Operands[0], verb: "checks a work tree out into", tree: true, unknown: true, removal: true})
 	case "rm":
 		p := shellcmd.GitOptions(sub).Split(rest)
 		return g.eachCheck(p.Operands, guardOp{verb: "removes", tree: p.Has("r"), removal: true}, check)

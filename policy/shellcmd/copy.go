@@ -18,6 +18,9 @@ type Copy struct {
 	// (-t, ln with one operand, several sources). Otherwise Dest may still
 	// be a folder at run time, unless NoTargetDir (-T) says it is not.
 	ToDir, NoTargetDir bool
+	// Parents (cp --parents) says each source lands at its whole path
+	// under Dest, not at its name.
+	Parents bool
 	// Creates are the folders install -d makes.
 	Creates []string
 	// ToRemote says rsync or scp copies to another host: nothing is
@@ -28,7 +31,7 @@ type Copy struct {
 // CopyRoles reads the roles of a copying program's operands.
 func CopyRoles(prog string, args []string) Copy {
 	p := ProgramOptions(prog).Split(args)
-	c := Copy{Args: p, NoTargetDir: p.Has("T", "no-target-directory")}
+	c := Copy{Args: p, NoTargetDir: p.Has("T", "no-target-directory"), Parents: prog == "cp" && p.Has("parents")}
 	ops := p.Operands
 	if (prog == "rsync" || prog == "scp") && len(ops) > 0 {
 		if _, remote := Remote(ops[len(ops)-1]); remote {

@@ -17,6 +17,7 @@ func TestCopyRoles(t *testing.T) {
 		{"cp --target-directory=dir a", Copy{Sources: []string{"a"}, Dest: "dir", ToDir: true}},
 		{"cp -T a b", Copy{Sources: []string{"a"}, Dest: "b", NoTargetDir: true}},
 		{"mv a", Copy{Sources: []string{"a"}}},
+		{"cp --parents a/b/c dir", Copy{Sources: []string{"a/b/c"}, Dest: "dir", Parents: true}},
 		{"ln -s /etc/x", Copy{Sources: []string{"/etc/x"}, Dest: ".", ToDir: true}},
 		{"install -d a b", Copy{Creates: []string{"a", "b"}}},
 		{"rsync -a src/ host:dst/", Copy{Sources: []string{"src/"}, ToRemote: true}},

@@ -178,7 +178,8 @@ func wrapperOptions(prog string) *Options {
 	return nil
 }
 
-// GitOptions returns the option table of a git subcommand, or nil.
+// GitOptions returns the option table of a git subcommand (or of a
+// subcommand and its own, "worktree add"), or nil.
 func GitOptions(sub string) *Options {
 	switch sub {
 	case "push":
@@ -209,6 +210,8 @@ func GitOptions(sub string) *Options {
 		return &gitFetchOpts
 	case "clone":
 		return &gitCloneOpts
+	case "worktree add":
+		return &gitWorktreeAddOpts
 	case "tag":
 		return &gitTagOpts
 	case "apply", "am":
@@ -458,6 +461,9 @@ var (
 			"shallow-submodules no-shallow-submodules remote-submodules no-remote-submodules jobs=:j " +
 			"template= config=:c filter= also-filter-submodules sparse reject-shallow no-reject-shallow " +
 			"bundle-uri= server-option= ref-format= revision=",
+	}
+	gitWorktreeAddOpts = Options{flags: "fdq", args: "bB",
+		long: "force:f detach:d checkout no-checkout lock reason= orphan track no-track guess-remote no-guess-remote quiet:q",
 	}
 	gitTagOpts = Options{flags: "adfsvlei", args: "Fmu", opt: "n",
 		long: "annotate:a delete:d force:f sign:s verify:v message=:m file=:F local-user=:u list:l sort= " +
