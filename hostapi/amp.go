@@ -225,8 +225,8 @@ func (Amp) Describe() Descriptor {
 		Markers:           []Marker{{Path: ".amp"}, {Env: EnvMarker{Name: "AGENT", Value: "amp"}}},
 		Installs:          []string{AmpSettingsFile, AmpDelegate},
 		InstallNote:       "amp's rule in " + AmpSettingsFile + " holds this checkout's absolute path: every checkout runs agent-shell init itself",
-		Registrations:     []Registration{{AmpSettingsFile, "Amp's delegate registration"}},
-		HomeRegistrations: []Registration{{".config/amp/settings.json", "Amp's user settings"}},
+		Registrations:     []Registration{{AmpSettingsFile, "Amp's delegate registration", ""}},
+		HomeRegistrations: []Registration{{".config/amp/settings.json", "Amp's user settings", ""}},
 		NoSandbox:         "Amp's delegate protocol cannot rewrite a command",
 	}
 }

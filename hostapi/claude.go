@@ -291,18 +291,18 @@ func (Claude) Describe() Descriptor {
 		Markers:  []Marker{{Path: ".claude"}},
 		Installs: []string{ClaudeSettingsFile},
 		Registrations: []Registration{
-			{ClaudeSettingsFile, "Claude Code's hook registration"},
-			{".claude/settings.local.json", "Claude Code's hook registration"},
+			{ClaudeSettingsFile, "Claude Code's hook registration", ""},
+			{".claude/settings.local.json", "Claude Code's hook registration", `"hooks"`},
 			// Subagents and skills carry hooks in their frontmatter, which
 			// run beside agent-shell's and could rewrite a command it judged.
-			{".claude/agents/*", "a Claude Code subagent, whose frontmatter can register hooks"},
-			{".claude/skills/*/SKILL.md", "a Claude Code skill, whose frontmatter can register hooks"},
+			{".claude/agents/*", "a Claude Code subagent, whose frontmatter can register hooks", "hooks:"},
+			{".claude/skills/*/SKILL.md", "a Claude Code skill, whose frontmatter can register hooks", "hooks:"},
 		},
 		HomeRegistrations: []Registration{
-			{".claude/settings.json", "Claude Code's user settings, which register hooks"},
-			{".claude/agents/*", "a Claude Code user subagent, whose frontmatter can register hooks"},
-			{".claude/skills/*/SKILL.md", "a Claude Code user skill, whose frontmatter can register hooks"},
-			{".claude/plugins/**", "Claude Code's plugins, whose hooks/hooks.json register hooks"},
+			{".claude/settings.json", "Claude Code's user settings, which register hooks", `"hooks"`},
+			{".claude/agents/*", "a Claude Code user subagent, whose frontmatter can register hooks", "hooks:"},
+			{".claude/skills/*/SKILL.md", "a Claude Code user skill, whose frontmatter can register hooks", "hooks:"},
+			{".claude/plugins/**", "Claude Code's plugins, whose hooks/hooks.json register hooks", ""},
 		},
 		ProjectDirEnv: "CLAUDE_PROJECT_DIR",
 		Sandbox:       SandboxTrackCwd,

@@ -234,12 +234,12 @@ func (Codex) Describe() Descriptor {
 		Markers:  []Marker{{Path: ".codex"}},
 		Installs: []string{CodexHooksFile},
 		Registrations: []Registration{
-			{CodexHooksFile, "Codex's hook registration"},
-			{".codex/config.toml", "Codex's configuration, which can register hooks"},
+			{CodexHooksFile, "Codex's hook registration", ""},
+			{".codex/config.toml", "Codex's configuration, which can register hooks", "[hooks"},
 		},
 		HomeRegistrations: []Registration{
-			{".codex/hooks.json", "Codex's user hook registration"},
-			{".codex/config.toml", "Codex's user configuration, which can register hooks"},
+			{".codex/hooks.json", "Codex's user hook registration", HooksAlways},
+			{".codex/config.toml", "Codex's user configuration, which can register hooks", "[hooks"},
 		},
 		Sandbox: SandboxPlain,
 	}

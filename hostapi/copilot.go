@@ -262,13 +262,13 @@ func (Copilot) Describe() Descriptor {
 		Markers:  []Marker{{Path: ".github/hooks", Besides: "agent-shell"}, {Path: CopilotHooksFile}},
 		Installs: []string{CopilotHooksFile},
 		Registrations: []Registration{
-			{".github/hooks/*.json", "Copilot's hook registration"},
-			{".github/copilot/settings.json", "Copilot CLI's settings, which can register hooks inline"},
-			{".github/copilot/settings.local.json", "Copilot CLI's local settings, which can register hooks inline"},
+			{".github/hooks/*.json", "Copilot's hook registration", HooksAlways}, // agent-shell's is in agent-shell/
+			{".github/copilot/settings.json", "Copilot CLI's settings, which can register hooks inline", `"hooks"`},
+			{".github/copilot/settings.local.json", "Copilot CLI's local settings, which can register hooks inline", `"hooks"`},
 		},
 		HomeRegistrations: []Registration{
-			{".copilot/hooks/*.json", "Copilot's user hook registration"},
-			{".copilot/settings.json", "Copilot CLI's user settings, which can register hooks inline"},
+			{".copilot/hooks/*.json", "Copilot's user hook registration", HooksAlways},
+			{".copilot/settings.json", "Copilot CLI's user settings, which can register hooks inline", `"hooks"`},
 		},
 		NoSandbox: "Copilot CLI's rewrite (modifiedArgs) is not confirmed on every version, and its shell " +
 			"sessions keep state between commands",

@@ -315,8 +315,8 @@ func (Cursor) Describe() Descriptor {
 		ActorEnv:          []EnvMarker{{Name: "CURSOR_AGENT"}, {Name: "CURSOR_EXTENSION_HOST_ROLE", Value: "agent-exec"}},
 		Markers:           []Marker{{Path: ".cursor"}},
 		Installs:          []string{CursorHooksFile},
-		Registrations:     []Registration{{CursorHooksFile, "Cursor's hook registration"}},
-		HomeRegistrations: []Registration{{".cursor/hooks.json", "Cursor's user hook registration"}},
+		Registrations:     []Registration{{CursorHooksFile, "Cursor's hook registration", ""}},
+		HomeRegistrations: []Registration{{".cursor/hooks.json", "Cursor's user hook registration", HooksAlways}},
 		NoSandbox:         "Cursor runs commands in a terminal that keeps state between commands",
 	}
 }

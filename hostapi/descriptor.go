@@ -81,7 +81,17 @@ type Registration struct {
 	// or [; a whole folder when it ends in /** (plugins that carry hooks).
 	Path string
 	What string // what it is, for the guard's reasons: "Claude Code's hook registration"
+	// Beside says how a file here is seen to register hooks beside
+	// agent-shell's, for status: HooksAlways for every file (a plugin, a
+	// hooks file), other text for a file that holds it ("hooks:" in a
+	// frontmatter), "" for none looked at (agent-shell's own file, a
+	// folder of plugins).
+	Beside string
 }
+
+// HooksAlways is a Registration.Beside: every file there runs beside
+// agent-shell's.
+const HooksAlways = "*"
 
 // descriptors are every registered host's, in Names' order; built on
 // first use.

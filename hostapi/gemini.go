@@ -295,12 +295,12 @@ func (Gemini) Describe() Descriptor {
 		Markers:  []Marker{{Path: ".gemini"}},
 		Installs: []string{GeminiSettingsFile},
 		Registrations: []Registration{
-			{GeminiSettingsFile, "Gemini CLI's hook registration"},
-			{".gemini/extensions/**", "Gemini CLI's workspace extensions, which can register hooks"},
+			{GeminiSettingsFile, "Gemini CLI's hook registration", ""},
+			{".gemini/extensions/**", "Gemini CLI's workspace extensions, which can register hooks", ""},
 		},
 		HomeRegistrations: []Registration{
-			{".gemini/settings.json", "Gemini CLI's user settings, which register hooks"},
-			{".gemini/extensions/**", "Gemini CLI's extensions, which can register hooks"},
+			{".gemini/settings.json", "Gemini CLI's user settings, which register hooks", `"hooks"`},
+			{".gemini/extensions/**", "Gemini CLI's extensions, which can register hooks", ""},
 		},
 		NoSandbox: "Gemini CLI reports the jobs a command leaves running with &, which end with the sandbox",
 	}

@@ -198,17 +198,17 @@ func (Opencode) Describe() Descriptor {
 		// tool's arguments after it has judged them, so the plugin folders
 		// and the configuration that lists npm plugins are registrations.
 		Registrations: []Registration{
-			{OpencodePluginFile, "agent-shell's opencode plugin"},
-			{".opencode/plugins/*", "an opencode plugin, which can change a command after agent-shell judged it"},
-			{".opencode/plugin/*", "an opencode plugin (the older folder)"},
-			{"opencode.json", "opencode's configuration, whose plugin list loads npm plugins"},
-			{"opencode.jsonc", "opencode's configuration, whose plugin list loads npm plugins"},
+			{OpencodePluginFile, "agent-shell's opencode plugin", ""},
+			{".opencode/plugins/*", "an opencode plugin, which can change a command after agent-shell judged it", HooksAlways},
+			{".opencode/plugin/*", "an opencode plugin (the older folder)", HooksAlways},
+			{"opencode.json", "opencode's configuration, whose plugin list loads npm plugins", `"plugin"`},
+			{"opencode.jsonc", "opencode's configuration, whose plugin list loads npm plugins", `"plugin"`},
 		},
 		HomeRegistrations: []Registration{
-			{".config/opencode/plugins/*", "a user-wide opencode plugin, which can change a command after agent-shell judged it"},
-			{".config/opencode/plugin/*", "a user-wide opencode plugin (the older folder)"},
-			{".config/opencode/opencode.json", "opencode's user configuration, whose plugin list loads npm plugins"},
-			{".config/opencode/opencode.jsonc", "opencode's user configuration, whose plugin list loads npm plugins"},
+			{".config/opencode/plugins/*", "a user-wide opencode plugin, which can change a command after agent-shell judged it", HooksAlways},
+			{".config/opencode/plugin/*", "a user-wide opencode plugin (the older folder)", HooksAlways},
+			{".config/opencode/opencode.json", "opencode's user configuration, whose plugin list loads npm plugins", `"plugin"`},
+			{".config/opencode/opencode.jsonc", "opencode's user configuration, whose plugin list loads npm plugins", `"plugin"`},
 		},
 		NoSandbox: "opencode's plugin rewrite of the bash tool's arguments is not verified",
 	}

@@ -279,6 +279,12 @@ func (r *statusReport) hosts(root string, au policy.Authorization) {
 		case ag.Registered:
 			r.ok("host %s: %s runs agent-shell", name, file)
 			r.info("enforcement %s: %s", name, r.enforcementOf(name))
+			if d, ok := hostapi.Describe(name); ok {
+				if beside := d.HooksBeside(root, r.a.getenv("HOME")); len(beside) > 0 {
+					r.info("host %s: hooks run beside agent-shell's, and one that runs after it can change a command it judged: %s",
+						name, termtext.Escape(strings.Join(beside, ", ")))
+				}
+			}
 		case recorded:
 			r.fail("host %s: %s no longer runs agent-shell for every event (it did when the configuration was authorized; `agent-shell hook install --agent=%s` registers it again)", name, file, name)
 		default:
