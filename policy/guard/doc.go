@@ -21,7 +21,9 @@
 //     per-command overrides --script-shell and npm_config_script_shell);
 //   - agentshell-env: a command that sets AGENTSHELL_PASSTHROUGH,
 //     AGENTSHELL_POLICY_PATH, AGENTSHELL_LOG_DIR, AGENTSHELL_ACTOR or
-//     AGENTSHELL_RECORD_FD (or writes one into a shell startup file).
+//     AGENTSHELL_RECORD_FD (or writes one into a shell startup file, or
+//     sources a file that sets one), or that exports or sets a variable
+//     whose name is known only at run time (export $V=1).
 //
 // Reads stay allowed. A write is seen through an edit or write tool (by the
 // path fields of its input, or the headers of an apply_patch patch) or

@@ -179,3 +179,30 @@ func TestGuardPrechecksAgreeWithRegexps(t *testing.T) {
 		}
 	}
 }
+
+// A guarded variable set by a name known only at run time, or by a file
+// the command sources, is set all the same.
+func TestGuardDynamicVariableNames(t *testing.T) {
+	root, _ := guardRoot(t)
+	writeGuardFile(t, root, "evil.env", "X=1\nAGENTSHELL_PASSTHROUGH=1\n")
+	writeGuardFile(t, root, "ok.env", "NODE_ENV=production\n")
+	for _, cmd := range []string{
+		"V=AGENTSHELL_PASSTHROUGH; export $V=1",
+		`V=AGENTSHELL_PASSTHROUGH; export "$V"`,
+		`declare -x "${V}=1"`,
+		`typeset -x $(echo AGENTSHELL_ACTOR)=me`,
+		`printf -v "$V" 1`,
+		"for v in AGENTSHELL_PASSTHROUGH; do export $v=1; done",
+		"set -a; . ./evil.env; npm test",
+		"source evil.env && npm test",
+	} {
+		if g := Command(root, root, cmd, nil); g == nil || g.Guard != AgentShellEnv {
+			t.Errorf("%q: %+v, want an agentshell-env deny", cmd, g)
+		}
+	}
+	for _, cmd := range []string{"set -a; . ./ok.env; npm test", "export PATH=$PATH:/x", "export NODE_ENV=production", `printf -v out "%s" x`, "source ./missing.env"} {
+		if g := Command(root, root, cmd, nil); g != nil {
+			t.Errorf("%q: %+v, want no deny", cmd, g)
+		}
+	}
+}

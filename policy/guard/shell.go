@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -174,6 +175,42 @@ func (g *guarder) checkAssign(a, how string) *Denial {
 	}
 	if up == "NPM_CONFIG_SCRIPT_SHELL" || up == "NPM_CONFIG_SCRIPT-SHELL" {
 		return g.denyNpm("npm_config_script_shell", how+" "+name+", which overrides script-shell")
+	}
+	return nil
+}
+
+// checkDynamicName checks a word that names a variable (NAME or
+// NAME=value) for a name known only at run time: V=AGENTSHELL_PASSTHROUGH;
+// export $V=1 switches recording off as the written name would, so a
+// variable of unknown name may not be exported or set this way.
+func (g *guarder) checkDynamicName(word, verb string) *Denial {
+	name, _, _ := strings.Cut(word, "=")
+	if !shellcmd.DynamicWord(name) {
+		return nil
+	}
+	return g.deny(AgentShellEnv, name, fmt.Sprintf(
+		"agent-shell guard %s: %s %s a variable whose name, %s, is known only when it runs: it may be one that switches agent-shell off or moves what it records. Name the variable as written.",
+		AgentShellEnv, g.subject, verb, name))
+}
+
+// checkSourced checks a file a command sources: its assignments of the
+// guarded variables are set in the shell that runs the command.
+func (g *guarder) checkSourced(file string, cwds []string) *Denial {
+	if shellcmd.DynamicWord(file) {
+		return nil // the policy's unknown handling judges it
+	}
+	for _, cwd := range cwds {
+		p := file
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(cwd, p)
+		}
+		b, ok := g.readRegular(p, guardMaxNpmrc)
+		if !ok {
+			continue
+		}
+		if m := envWriteRE().FindStringSubmatch(string(b)); m != nil {
+			return g.denyEnv(m[1], "sources "+file+", which sets")
+		}
 	}
 	return nil
 }

@@ -51,6 +51,13 @@ func (g *guarder) layerOps(argv []string, cwds []string, underFind bool) *Denial
 			if strings.HasPrefix(a, "-") || strings.HasPrefix(a, "+") {
 				continue
 			}
+			verb := "sets"
+			if prog == "export" || p.Has("x") {
+				verb = "exports"
+			}
+			if d := g.checkDynamicName(a, verb); d != nil {
+				return d
+			}
 			if d := g.checkAssign(a, "sets"); d != nil {
 				return d
 			}
@@ -60,8 +67,18 @@ func (g *guarder) layerOps(argv []string, cwds []string, underFind bool) *Denial
 				}
 			}
 		}
+	case "source", ".":
+		// A file sourced sets what it assigns in this shell.
+		if len(args) > 0 {
+			return g.checkSourced(args[0], cwds)
+		}
 	case "read", "mapfile", "readarray", "printf", "getopts", "let":
-		for _, a := range args {
+		for i, a := range args {
+			if prog == "printf" && a == "-v" && i+1 < len(args) {
+				if d := g.checkDynamicName(args[i+1], "sets"); d != nil {
+					return d
+				}
+			}
 			name := a
 			if i := strings.IndexAny(name, "+=["); i >= 0 {
 				name = name[:i]
