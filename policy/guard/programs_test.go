@@ -154,3 +154,45 @@ func TestGuardRegistrationsReachedIndirectly(t *testing.T) {
 		}
 	}
 }
+
+// An agent may not have agent-shell change its own configuration or a hook
+// registration for it: what the guard denies as a write, it denies as a
+// run of agent-shell that makes the write. Reading and the hook's own call
+// stay allowed.
+func TestGuardAgentShellChangingItsSetup(t *testing.T) {
+	root, _ := guardRoot(t)
+	writeGuardFile(t, root, ".github/hooks/agent-shell/agent-shell.toml", "version = 1\n")
+	for _, cmd := range []string{
+		"agent-shell hook uninstall --agent claude",
+		"agent-shell hook --agent claude install",
+		"agent-shell init --agent claude --yes",
+		"agent-shell pack remove safety",
+		"agent-shell pack add ./evil",
+		"agent-shell pack update safety --rev main",
+		"agent-shell policy --init --write --yes",
+		"env X=1 agent-shell pack remove safety",
+	} {
+		if g := Command(root, root, cmd, nil); g == nil {
+			t.Errorf("%q: not denied", cmd)
+		}
+	}
+	for _, cmd := range []string{
+		"agent-shell hook --agent claude < payload.json",
+		"agent-shell policy --init",
+		"agent-shell pack list",
+		"agent-shell pack show safety",
+		"agent-shell status",
+		"agent-shell log --last 1h",
+		"agent-shell policy explain 'rm -rf /'",
+	} {
+		if g := Command(root, root, cmd, nil); g != nil {
+			t.Errorf("%q: %+v, want no deny", cmd, g)
+		}
+	}
+	// Where no manifest exists, policy --init writes one.
+	bare := t.TempDir()
+	writeGuardFile(t, bare, ".git/HEAD", "ref: refs/heads/main\n")
+	if g := Command(bare, bare, "agent-shell policy --init", nil); g == nil {
+		t.Error("policy --init without a manifest: not denied")
+	}
+}

@@ -3,8 +3,10 @@ package guard
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
+	"github.com/agent-shell/agent-shell/internal/project"
 	"github.com/agent-shell/agent-shell/policy/shellcmd"
 )
 
@@ -14,7 +16,10 @@ import (
 // terminal and refuses in an agent's session. The guard denies an agent's
 // run of it beforehand, and any run whose subcommand it cannot read: a
 // variable or substitution (agent-shell $A), what xargs, parallel or find
-// -exec add at run time, or a word that is no subcommand name. A program
+// -exec add at run time, or a word that is no subcommand name. A run that
+// makes agent-shell write its own configuration or a hook registration
+// (init, hook install and uninstall, pack add, update and remove, policy
+// --init writing a manifest) is denied as the write itself would be. A program
 // is agent-shell by its name, or, under another name, when its path is the
 // running binary (a link to it). A copy under another name is not seen
 // here; authorize refuses it itself.
@@ -42,6 +47,14 @@ func (g *guarder) agentShellRun(c *shellcmd.Command, cwds []string, depth int) *
 		case sub == "uninstall" && g.runsAgentShell(layer[0], innermost, c.Path, cwds):
 			return g.deny(Authorize, "agent-shell uninstall", "agent-shell guard "+Authorize+
 				": an agent may not remove agent-shell's hook registrations. A human runs 'agent-shell uninstall' in their own terminal.")
+		case sub != "" && g.changesSetup(layer[1:]) != "" && g.runsAgentShell(layer[0], innermost, c.Path, cwds):
+			what := g.changesSetup(layer[1:])
+			guard, target := AgentShellFiles, project.ConfigDir+"/agent-shell.toml"
+			if strings.HasPrefix(what, "agent-shell hook") {
+				guard, target = HookRegistration, what
+			}
+			return g.deny(guard, target, "agent-shell guard "+guard+": '"+what+"' changes agent-shell's "+
+				"configuration or an agent's hook registration, which an agent may not change. A human runs it in their own terminal.")
 		case (sub == "" && c.Dynamic || sub != "" && !subcommandName(sub)) && g.runsAgentShell(layer[0], innermost, c.Path, cwds):
 			what := sub
 			if what == "" {
@@ -52,6 +65,47 @@ func (g *guarder) agentShellRun(c *shellcmd.Command, cwds []string, depth int) *
 		}
 	}
 	return nil
+}
+
+// changesSetup names the run of agent-shell (its arguments after the
+// program) that writes its configuration or a hook registration, as the
+// user would type it, "" for one that does not: init, hook install and
+// uninstall, pack add, update and remove, policy --init writing a manifest
+// (--write, or where none exists). Reading, checking, the hook's own call
+// and the shim stay allowed.
+func (g *guarder) changesSetup(args []string) string {
+	var words []string
+	proposes, write := false, false
+	for _, a := range args {
+		switch {
+		case a == "--init":
+			proposes = true
+		case a == "--write" || a == "--yes":
+			write = true
+		case len(a) > 1 && a[0] == '-':
+		default:
+			words = append(words, a)
+		}
+	}
+	if len(words) == 0 {
+		return ""
+	}
+	switch sub := words[0]; {
+	case sub == "init":
+		return "agent-shell init"
+	case sub == "hook":
+		// hook --agent NAME is the hook's own call; its value is a word too.
+		for _, w := range words[1:] {
+			if w == "install" || w == "uninstall" {
+				return "agent-shell hook " + w
+			}
+		}
+	case sub == "pack" && len(words) > 1 && (words[1] == "add" || words[1] == "update" || words[1] == "remove"):
+		return "agent-shell pack " + words[1]
+	case sub == "policy" && proposes && (write || !g.exists(filepath.Join(g.root, filepath.FromSlash(project.ConfigDir), "agent-shell.toml"))):
+		return "agent-shell policy --init"
+	}
+	return ""
 }
 
 // agentShellSubcommand is the first argument that is not a flag: the
