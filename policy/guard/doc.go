@@ -57,9 +57,9 @@
 //     project folder variable, $CLAUDE_PROJECT_DIR/..., are resolved);
 //   - git operations that rewrite the work tree as a whole: a branch
 //     checkout, `git checkout .`/`git restore .` (only pathspecs that name
-//     a protected path count), reset, stash, merge, pull, rebase, switch,
-//     and git clean without -x (it keeps ignored files; untracked new files
-//     in .github/hooks/agent-shell/ would go);
+//     a protected path count), reset, stash without --all, merge, pull,
+//     rebase, switch, and git clean without -x (both keep ignored files;
+//     untracked new files in .github/hooks/agent-shell/ would go);
 //   - a link made earlier in the same command line (`ln -s .github g && rm
 //     -rf g/hooks`: the ln itself is denied only when it points at a
 //     protected path, not at a folder holding one); hard links made before

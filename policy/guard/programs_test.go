@@ -196,3 +196,19 @@ func TestGuardAgentShellChangingItsSetup(t *testing.T) {
 		t.Error("policy --init without a manifest: not denied")
 	}
 }
+
+// git stash --all takes ignored files away, as git clean -x does:
+// agent-shell's folders are among them.
+func TestGuardGitStashAll(t *testing.T) {
+	root, _ := guardRoot(t)
+	for _, cmd := range []string{"git stash --all", "git stash push -a -m wip", "git stash -ua", "git stash push --all -- .agent-shell", "git stash save -a"} {
+		if g := Command(root, root, cmd, nil); g == nil {
+			t.Errorf("%q: not denied", cmd)
+		}
+	}
+	for _, cmd := range []string{"git stash", "git stash -u", "git stash push -m all", "git stash pop", "git stash list", "git stash push -a -- src/", "git stash -m a"} {
+		if g := Command(root, root, cmd, nil); g != nil {
+			t.Errorf("%q: %+v, want no deny", cmd, g)
+		}
+	}
+}

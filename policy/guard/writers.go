@@ -413,6 +413,41 @@ func (g *guarder) gitOps(args []string, cwds []string) *Denial {
 			return nil // into a new folder named after the repository
 		}
 		return check(guardOp{word: p.Operands[1], verb: "clones a repository into", tree: true, unknown: true, removal: true})
+	case "stash":
+		// git stash --all stashes ignored files away too, as git clean -x
+		// removes them: agent-shell's own folders are ignored files.
+		all, specs := false, []string(nil)
+		words := rest
+		if len(words) > 0 && (words[0] == "push" || words[0] == "save") {
+			words = words[1:]
+		} else if len(words) > 0 && !strings.HasPrefix(words[0], "-") {
+			return nil // list, show, pop, apply, drop...
+		}
+		for i := 0; i < len(words); i++ {
+			switch w := words[i]; {
+			case w == "--":
+				specs = append(specs, words[i+1:]...)
+				i = len(words)
+			case w == "--all":
+				all = true
+			case w == "-m" || w == "--message" || w == "--pathspec-from-file":
+				i++
+			case strings.HasPrefix(w, "--"):
+			case strings.HasPrefix(w, "-"):
+				// A cluster (-ua); -m ends it and takes the rest as its value.
+				before, _, _ := strings.Cut(w[1:], "m")
+				all = all || strings.Contains(before, "a")
+			default:
+				specs = append(specs, w)
+			}
+		}
+		if !all {
+			return nil
+		}
+		if len(specs) == 0 {
+			specs = []string{"."}
+		}
+		return g.eachCheck(specs, guardOp{verb: "stashes away (with ignored files)", tree: true, removal: true}, check)
 	case "worktree":
 		// git worktree add PATH: the new folder holds a checkout.
 		if len(rest) == 0 || rest[0] != "add" {
