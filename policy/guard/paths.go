@@ -6,8 +6,10 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/user"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -132,8 +134,21 @@ func (g *guarder) expand(word, base string, literal bool) []string {
 			return nil
 		}
 		word = g.home + word[1:]
+	case strings.HasPrefix(word, "~+/") || word == "~+":
+		// ~+ is the shell's $PWD: the folder the word is read from.
+		if base == "" {
+			return nil
+		}
+		word = base + word[2:]
 	case strings.HasPrefix(word, "~"):
-		return nil // another user's home
+		// ~NAME is NAME's home: protected when it is this user's own
+		// (~root for root), another user's otherwise.
+		name, rest, _ := strings.Cut(word[1:], "/")
+		u, err := user.Lookup(name)
+		if err != nil || !slices.ContainsFunc(g.homes(), func(h string) bool { return sameDir(h, u.HomeDir) }) {
+			return nil
+		}
+		word = filepath.Join(u.HomeDir, rest)
 	}
 	raw := word
 	if !filepath.IsAbs(word) {
@@ -150,6 +165,16 @@ func (g *guarder) expand(word, base string, literal bool) []string {
 }
 
 func hasGlobMeta(w string) bool { return strings.ContainsAny(w, "*?[") }
+
+// sameDir reports whether a and b are one folder, as written or resolved.
+func sameDir(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	ra, errA := filepath.EvalSymlinks(a)
+	rb, errB := filepath.EvalSymlinks(b)
+	return errA == nil && errB == nil && ra == rb
+}
 
 // glob lists the existing paths an absolute pattern matches, as bash does
 // by default: a leading dot must be matched explicitly (unless dotglob),

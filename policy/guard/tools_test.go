@@ -1,7 +1,9 @@
 package guard
 
 import (
+	"os/user"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -223,5 +225,28 @@ func TestGuardEveryHostsShellTool(t *testing.T) {
 		if d := Check(root, ev, nil); d == nil || d.Guard != HookRegistration {
 			t.Errorf("%s: got %+v", tt.host, d)
 		}
+	}
+}
+
+// ~+ is the folder the word is read from, and ~NAME the home of NAME: a
+// path under this user's own (~root, for root) is under the home.
+func TestGuardTildeForms(t *testing.T) {
+	root, _ := guardRoot(t)
+	if g := Command(root, root, "echo x > ~+/.claude/settings.json", nil); g == nil || g.Guard != HookRegistration {
+		t.Errorf("~+/: %+v", g)
+	}
+	u, err := user.Current()
+	if err != nil || u.Username == "" || u.HomeDir == "" {
+		t.Fatalf("the current user: %+v, %v", u, err)
+	}
+	saved := userHome
+	userHome = func() string { return u.HomeDir }
+	t.Cleanup(func() { userHome = saved })
+	g := newGuarder(root, root, nil)
+	if got := g.expand("~"+u.Username+"/.claude/settings.json", root, true); !slices.Contains(got, filepath.Join(u.HomeDir, ".claude/settings.json")) {
+		t.Errorf("~%s/: %q", u.Username, got)
+	}
+	if got := g.expand("~no-such-user-here/x", root, true); got != nil {
+		t.Errorf("another user's home: %q", got)
 	}
 }
