@@ -1,11 +1,11 @@
 package policy
 
 import (
-	"os"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/agent-shell/agent-shell/internal/corpustsv"
 	"github.com/agent-shell/agent-shell/policy/shellcmd"
 )
 
@@ -28,7 +28,13 @@ match = { git_subcommand = "push", argument = "--force" }
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, line := range gitPushSpellings(t) {
+	// One push behind each of git's global options.
+	rows, err := corpustsv.Read("shellcmd/testdata/git-push-spellings.tsv")
+	if err != nil || len(rows) < 10 {
+		t.Fatalf("%d spellings: %v", len(rows), err)
+	}
+	for _, row := range rows {
+		line := row.Fields[0]
 		argv := strings.Fields(line)
 		_, sub, _ := shellcmd.GitSplit(argv[1:])
 		if sub != "push" {
@@ -58,24 +64,4 @@ match = { git_subcommand = "push", argument = "--force" }
 	if d := e.Decide("git -C web -C app commit -m x", "/repo"); !slices.Contains(d.Effects, "write:/repo/web/app") {
 		t.Errorf("git -C web -C app commit: effects %v", d.Effects)
 	}
-}
-
-// gitPushSpellings reads the lines of shellcmd/testdata/git-push-spellings.txt: one push behind each of git's
-// global options.
-func gitPushSpellings(t *testing.T) []string {
-	t.Helper()
-	data, err := os.ReadFile("shellcmd/testdata/git-push-spellings.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var lines []string
-	for _, l := range strings.Split(string(data), "\n") {
-		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
-			lines = append(lines, l)
-		}
-	}
-	if len(lines) < 10 {
-		t.Fatalf("%d spellings: the file is not the one the test needs", len(lines))
-	}
-	return lines
 }

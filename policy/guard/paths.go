@@ -145,7 +145,7 @@ func (g *guarder) expand(word, base string, literal bool) []string {
 		// (~root for root), another user's otherwise.
 		name, rest, _ := strings.Cut(word[1:], "/")
 		u, err := user.Lookup(name)
-		if err != nil || !slices.ContainsFunc(g.homes(), func(h string) bool { return sameDir(h, u.HomeDir) }) {
+		if err != nil || !slices.Contains(g.homes(), filepath.Clean(u.HomeDir)) && !slices.Contains(g.homes(), g.realpath(u.HomeDir)) {
 			return nil
 		}
 		word = filepath.Join(u.HomeDir, rest)
@@ -165,16 +165,6 @@ func (g *guarder) expand(word, base string, literal bool) []string {
 }
 
 func hasGlobMeta(w string) bool { return strings.ContainsAny(w, "*?[") }
-
-// sameDir reports whether a and b are one folder, as written or resolved.
-func sameDir(a, b string) bool {
-	if filepath.Clean(a) == filepath.Clean(b) {
-		return true
-	}
-	ra, errA := filepath.EvalSymlinks(a)
-	rb, errB := filepath.EvalSymlinks(b)
-	return errA == nil && errB == nil && ra == rb
-}
 
 // glob lists the existing paths an absolute pattern matches, as bash does
 // by default: a leading dot must be matched explicitly (unless dotglob),
@@ -378,14 +368,10 @@ func (g *guarder) checkDynamic(word string, op guardOp, bases []string) *Denial 
 // agents/*, .claude/skills for skills/*/SKILL.md), except the root itself,
 // where every file would be.
 func dynamicReaches(dir string, e *guardedPath) bool {
-	if e.kind == guardTree {
-		return under(dir, e.path)
+	if e.kind != guardTree && path.Dir(e.path) == "." {
+		return false
 	}
-	folder := path.Dir(e.path)
-	if i := strings.IndexAny(folder, "*?["); i >= 0 {
-		folder = path.Dir(folder[:i])
-	}
-	return folder != "." && under(dir, folder)
+	return under(dir, mountPath(*e))
 }
 
 // candidates are the paths a path may really be: as written (cleaned),

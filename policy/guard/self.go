@@ -32,6 +32,11 @@ func (g *guarder) agentShellRun(c *shellcmd.Command, cwds []string, depth int) *
 		}
 		innermost := li == len(c.Layers)-1
 		sub, body, shim := agentShellSubcommand(layer[1:])
+		var setup string // what the run changes of agent-shell's setup, read only for the subcommands that may
+		switch sub {
+		case "init", "hook", "pack", "policy":
+			setup = g.changesSetup(layer[1:])
+		}
 		switch {
 		case shim && layer[0] == "agent-shell":
 			// The npm shim form runs a command line: read it as sh -c's.
@@ -47,13 +52,12 @@ func (g *guarder) agentShellRun(c *shellcmd.Command, cwds []string, depth int) *
 		case sub == "uninstall" && g.runsAgentShell(layer[0], innermost, c.Path, cwds):
 			return g.deny(Authorize, "agent-shell uninstall", "agent-shell guard "+Authorize+
 				": an agent may not remove agent-shell's hook registrations. A human runs 'agent-shell uninstall' in their own terminal.")
-		case sub != "" && g.changesSetup(layer[1:]) != "" && g.runsAgentShell(layer[0], innermost, c.Path, cwds):
-			what := g.changesSetup(layer[1:])
+		case setup != "" && g.runsAgentShell(layer[0], innermost, c.Path, cwds):
 			guard, target := AgentShellFiles, project.ConfigDir+"/agent-shell.toml"
-			if strings.HasPrefix(what, "agent-shell hook") {
-				guard, target = HookRegistration, what
+			if strings.HasPrefix(setup, "agent-shell hook") {
+				guard, target = HookRegistration, setup
 			}
-			return g.deny(guard, target, "agent-shell guard "+guard+": '"+what+"' changes agent-shell's "+
+			return g.deny(guard, target, "agent-shell guard "+guard+": '"+setup+"' changes agent-shell's "+
 				"configuration or an agent's hook registration, which an agent may not change. A human runs it in their own terminal.")
 		case (sub == "" && c.Dynamic || sub != "" && !subcommandName(sub)) && g.runsAgentShell(layer[0], innermost, c.Path, cwds):
 			what := sub

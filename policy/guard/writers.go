@@ -416,34 +416,17 @@ func (g *guarder) gitOps(args []string, cwds []string) *Denial {
 	case "stash":
 		// git stash --all stashes ignored files away too, as git clean -x
 		// removes them: agent-shell's own folders are ignored files.
-		all, specs := false, []string(nil)
 		words := rest
 		if len(words) > 0 && (words[0] == "push" || words[0] == "save") {
 			words = words[1:]
 		} else if len(words) > 0 && !strings.HasPrefix(words[0], "-") {
 			return nil // list, show, pop, apply, drop...
 		}
-		for i := 0; i < len(words); i++ {
-			switch w := words[i]; {
-			case w == "--":
-				specs = append(specs, words[i+1:]...)
-				i = len(words)
-			case w == "--all":
-				all = true
-			case w == "-m" || w == "--message" || w == "--pathspec-from-file":
-				i++
-			case strings.HasPrefix(w, "--"):
-			case strings.HasPrefix(w, "-"):
-				// A cluster (-ua); -m ends it and takes the rest as its value.
-				before, _, _ := strings.Cut(w[1:], "m")
-				all = all || strings.Contains(before, "a")
-			default:
-				specs = append(specs, w)
-			}
-		}
-		if !all {
+		p := shellcmd.GitOptions("stash push").Split(words)
+		if !p.Has("a", "all") {
 			return nil
 		}
+		specs := p.Operands
 		if len(specs) == 0 {
 			specs = []string{"."}
 		}

@@ -212,6 +212,8 @@ func GitOptions(sub string) *Options {
 		return &gitCloneOpts
 	case "worktree add":
 		return &gitWorktreeAddOpts
+	case "stash push":
+		return &gitStashPushOpts
 	case "tag":
 		return &gitTagOpts
 	case "apply", "am":
@@ -461,6 +463,10 @@ var (
 			"shallow-submodules no-shallow-submodules remote-submodules no-remote-submodules jobs=:j " +
 			"template= config=:c filter= also-filter-submodules sparse reject-shallow no-reject-shallow " +
 			"bundle-uri= server-option= ref-format= revision=",
+	}
+	gitStashPushOpts = Options{flags: "pSkuaq", args: "m",
+		long: "patch:p staged:S keep-index:k no-keep-index include-untracked:u all:a quiet:q message=:m " +
+			"pathspec-from-file= pathspec-file-nul",
 	}
 	gitWorktreeAddOpts = Options{flags: "fdq", args: "bB",
 		long: "force:f detach:d checkout no-checkout lock reason= orphan track no-track guess-remote no-guess-remote quiet:q",
