@@ -201,7 +201,7 @@ func TestGuardAgentShellChangingItsSetup(t *testing.T) {
 // agent-shell's folders are among them.
 func TestGuardGitStashAll(t *testing.T) {
 	root, _ := guardRoot(t)
-	for _, cmd := range []string{"git stash --all", "git stash push -a -m wip", "git stash -ua", "git stash push --all -- .agent-shell", "git stash save -a"} {
+	for _, cmd := range []string{"git stash --all", "git stash push -a -m wip", "git stash -ua", "git stash push --all -- .agent-shell", "git stash save -a", "git stash save -a wip"} {
 		if g := Command(root, root, cmd, nil); g == nil {
 			t.Errorf("%q: not denied", cmd)
 		}

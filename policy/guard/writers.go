@@ -416,8 +416,8 @@ func (g *guarder) gitOps(args []string, cwds []string) *Denial {
 	case "stash":
 		// git stash --all stashes ignored files away too, as git clean -x
 		// removes them: agent-shell's own folders are ignored files.
-		words := rest
-		if len(words) > 0 && (words[0] == "push" || words[0] == "save") {
+		words, save := rest, len(rest) > 0 && rest[0] == "save"
+		if len(words) > 0 && (words[0] == "push" || save) {
 			words = words[1:]
 		} else if len(words) > 0 && !strings.HasPrefix(words[0], "-") {
 			return nil // list, show, pop, apply, drop...
@@ -427,6 +427,9 @@ func (g *guarder) gitOps(args []string, cwds []string) *Denial {
 			return nil
 		}
 		specs := p.Operands
+		if save {
+			specs = nil // git stash save's words are its message, not pathspecs
+		}
 		if len(specs) == 0 {
 			specs = []string{"."}
 		}
