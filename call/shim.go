@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/agent-shell/agent-shell/internal/spawn"
 	"github.com/agent-shell/agent-shell/runtime"
 	"github.com/agent-shell/agent-shell/telemetry"
 )
@@ -66,7 +67,7 @@ func (p *Process) Shim(args []string) int {
 	}
 
 	cmd := exec.Command(shell, append([]string{"-c"}, si.args(args)...)...)
-	startCmd := cmd.Start
+	var startCmd func() error // the child group's own start
 	// With [enforce] mode = "sandbox", the script runs where agent-shell's
 	// files are read-only (Process.Sandbox, agent-shell exec's sandbox).
 	sb, err := p.shimSandbox(cmd.Args)
@@ -89,11 +90,9 @@ func (p *Process) Shim(args []string) int {
 	}
 	// While the script runs, get everything ready to record it.
 	rec := si.recording(p)
-	err = si.wait(cmd)
+	code, sig := group.Wait(func() error { return si.wait(cmd) })
 	elapsed := time.Since(start)
 	group.Done()
-
-	code, sig := ExitStatus(cmd.ProcessState, err)
 	if sb != nil {
 		sig = sb.Finish()
 	}
@@ -151,6 +150,8 @@ type ChildGroup struct {
 	cmd        *exec.Cmd
 	foreground bool
 	sigs       chan os.Signal
+	direct     []*os.File // the child's streams, when started by spawn
+	pid        int
 }
 
 func NewChildGroup(cmd *exec.Cmd) *ChildGroup {
@@ -166,16 +167,32 @@ func NewChildGroup(cmd *exec.Cmd) *ChildGroup {
 	return g
 }
 
-// start starts the child with startCmd and passes signals on to its group.
-// Signals stay caught and passed on until we exit: stopping them costs
-// time, and a signal after the child must not cut the recording short.
+// Start starts the child with startCmd, or with nil its own way: by fork
+// and exec directly (spawn) when its streams are files, as npm's and a
+// terminal's are, else with cmd.Start (which copies other streams). It
+// passes signals on to the child's group. Signals stay caught and passed on
+// until we exit: stopping them costs time, and a signal after the child
+// must not cut the recording short.
 func (g *ChildGroup) Start(startCmd func() error) error {
 	signal.Notify(g.sigs, forwardedSignals...)
+	if startCmd == nil {
+		g.direct = streamFiles(g.cmd)
+		startCmd = g.cmd.Start
+		if g.direct != nil {
+			startCmd = func() (err error) {
+				g.pid, err = spawn.Start(g.cmd.Path, g.cmd.Args, g.cmd.Environ(), g.direct, g.cmd.SysProcAttr)
+				return err
+			}
+		}
+	}
 	if err := startCmd(); err != nil {
 		signal.Stop(g.sigs)
 		return err
 	}
-	pgid := g.cmd.Process.Pid
+	if g.direct == nil {
+		g.pid = g.cmd.Process.Pid
+	}
+	pgid := g.pid
 	go func() {
 		for s := range g.sigs {
 			_ = syscall.Kill(-pgid, s.(syscall.Signal))
@@ -184,7 +201,32 @@ func (g *ChildGroup) Start(startCmd func() error) error {
 	return nil
 }
 
-// done takes the terminal back once the child has ended.
+// Wait waits for the child, with wait (the command's Wait, or one around
+// it) unless Start started it by spawn, and says how it ended.
+func (g *ChildGroup) Wait(wait func() error) (code int, signal string) {
+	if g.direct == nil {
+		return ExitStatus(g.cmd.ProcessState, wait())
+	}
+	_, ws, err := spawn.Wait(g.pid)
+	if err != nil {
+		return 1, ""
+	}
+	return spawn.Status(ws)
+}
+
+// streamFiles is cmd's stdin, stdout and stderr when all three are files
+// and it passes no others, else nil.
+func streamFiles(cmd *exec.Cmd) []*os.File {
+	in, ok0 := cmd.Stdin.(*os.File)
+	out, ok1 := cmd.Stdout.(*os.File)
+	errs, ok2 := cmd.Stderr.(*os.File)
+	if !ok0 || !ok1 || !ok2 || in == nil || out == nil || errs == nil || len(cmd.ExtraFiles) > 0 || cmd.Err != nil {
+		return nil
+	}
+	return []*os.File{in, out, errs}
+}
+
+// Done takes the terminal back once the child has ended.
 func (g *ChildGroup) Done() {
 	if g.foreground {
 		reclaimTerminal()

@@ -11,6 +11,8 @@ import (
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	"golang.org/x/sys/unix"
+
+	"github.com/agent-shell/agent-shell/internal/spawn"
 )
 
 // LandlockABI is the Landlock ABI version of the running kernel, 0 when it
@@ -162,7 +164,7 @@ func Enter() {
 	// because the first process of a PID namespace is not stopped by a
 	// signal it does not handle; the command starts with the defaults.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
-	p, err := os.StartProcess(path, argv, &os.ProcAttr{Files: files})
+	child, err := spawn.Start(path, argv, os.Environ(), files, nil)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "agent-shell: %v\n", err)
 		os.Exit(126)
@@ -171,22 +173,16 @@ func Enter() {
 		f.Close() // the command's now: the recorder sees the end of its relay when the command's processes are gone
 	}
 	for {
-		var ws unix.WaitStatus
-		pid, err := unix.Wait4(-1, &ws, 0, nil)
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
+		pid, ws, err := spawn.Wait(-1)
 		if err != nil {
 			os.Exit(126)
 		}
-		if pid != p.Pid {
+		if pid != child {
 			continue // an orphan of the command, reaped
 		}
-		if ws.Signaled() {
-			status.WriteString(unix.SignalName(ws.Signal()))
-			os.Exit(128 + int(ws.Signal()))
-		}
-		os.Exit(ws.ExitStatus())
+		code, sig := spawn.Status(ws)
+		status.WriteString(sig)
+		os.Exit(code)
 	}
 }
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"os/exec"
 
 	"github.com/agent-shell/agent-shell/call"
@@ -41,14 +40,10 @@ func (r *recording) close()                           { r.Close() }
 // childGroup is a child in a process group of its own (call.ChildGroup).
 type childGroup struct{ *call.ChildGroup }
 
-func newChildGroup(cmd *exec.Cmd) *childGroup           { return &childGroup{call.NewChildGroup(cmd)} }
-func (g *childGroup) start(startCmd func() error) error { return g.Start(startCmd) }
-func (g *childGroup) done()                             { g.Done() }
-
-// exitStatus maps how a child ended to a shell exit code and signal name.
-func exitStatus(ps *os.ProcessState, waitErr error) (int, string) {
-	return call.ExitStatus(ps, waitErr)
-}
+func newChildGroup(cmd *exec.Cmd) *childGroup              { return &childGroup{call.NewChildGroup(cmd)} }
+func (g *childGroup) start(startCmd func() error) error    { return g.Start(startCmd) }
+func (g *childGroup) wait(wait func() error) (int, string) { return g.Wait(wait) }
+func (g *childGroup) done()                                { g.Done() }
 
 // sandboxed prepares argv to run in the sandbox of root's [enforce] under
 // e, for the shim (call.Process.Sandbox).

@@ -124,10 +124,9 @@ func (a *app) runSandboxed(argv []string, command, request, session, cwdFile str
 		return 126
 	}
 	rec := a.startRecording(session)
-	err = cmd.Wait()
+	code, _ := group.wait(cmd.Wait)
 	elapsed := time.Since(start)
 	group.done()
-	code, _ := exitStatus(cmd.ProcessState, err)
 	rec.write(&telemetry.Event{
 		Event:      telemetry.EventCommandEnd,
 		Command:    command,

@@ -14,6 +14,8 @@ import (
 
 	"github.com/creack/pty"
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/agent-shell/agent-shell/call"
 )
 
 // codeRE finds the code authorize asks for on its terminal.
@@ -66,7 +68,7 @@ func onTerminal(dir string, env []string, answer string, argv ...string) (string
 	select {
 	case s := <-screen:
 		err := cmd.Wait()
-		status, _ := exitStatus(cmd.ProcessState, err)
+		status, _ := call.ExitStatus(cmd.ProcessState, err)
 		return s, status, nil
 	case <-time.After(30 * time.Second):
 		_ = cmd.Process.Kill()
