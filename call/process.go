@@ -59,13 +59,13 @@ type Process struct {
 	hereErr  error
 }
 
-// Sandboxed is a command about to run in the sandbox: Start starts it,
-// and Finish, after Cmd's Wait, returns the signal that ended it ("" when
-// none did).
+// Sandboxed is a command about to run in the sandbox: Started is called
+// once its start was tried (with the error, if it failed), and Finish,
+// after it ended, returns the signal that ended it ("" when none did).
 type Sandboxed struct {
-	Cmd    *exec.Cmd
-	Start  func() error
-	Finish func() string
+	Cmd     *exec.Cmd
+	Started func(error)
+	Finish  func() string
 }
 
 // New is a Process on the given streams and the real environment and clock.

@@ -67,7 +67,7 @@ func (p *Process) Shim(args []string) int {
 	}
 
 	cmd := exec.Command(shell, append([]string{"-c"}, si.args(args)...)...)
-	var startCmd func() error // the child group's own start
+	var started func(error)
 	// With [enforce] mode = "sandbox", the script runs where agent-shell's
 	// files are read-only (Process.Sandbox, agent-shell exec's sandbox).
 	sb, err := p.shimSandbox(cmd.Args)
@@ -77,13 +77,13 @@ func (p *Process) Shim(args []string) int {
 		return 126
 	}
 	if sb != nil {
-		cmd, startCmd = sb.Cmd, sb.Start
+		cmd, started = sb.Cmd, sb.Started
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = p.Stdin, p.Stdout, p.Stderr
 	si.capture(cmd)
 	group := NewChildGroup(cmd)
 	start := time.Now()
-	if err := group.Start(startCmd); err != nil {
+	if err := group.Start(started); err != nil {
 		p.errorf("start %s: %v", shell, err)
 		si.recording(p).Write(append(si.recorded(), &telemetry.Event{Event: telemetry.EventShimError, Command: command, Error: "start " + shell + ": " + err.Error()})...)
 		return 127
@@ -167,30 +167,21 @@ func NewChildGroup(cmd *exec.Cmd) *ChildGroup {
 	return g
 }
 
-// Start starts the child with startCmd, or with nil its own way: by fork
-// and exec directly (spawn) when its streams are files, as npm's and a
-// terminal's are, else with cmd.Start (which copies other streams). It
-// passes signals on to the child's group. Signals stay caught and passed on
-// until we exit: stopping them costs time, and a signal after the child
-// must not cut the recording short.
-func (g *ChildGroup) Start(startCmd func() error) error {
+// Start starts the child: by fork and exec directly (spawn) when its
+// streams are files, as npm's and a terminal's are, else with cmd.Start
+// (which copies other streams). started, when not nil, is called once the
+// start was tried. Start passes signals on to the child's group. Signals
+// stay caught and passed on until we exit: stopping them costs time, and a
+// signal after the child must not cut the recording short.
+func (g *ChildGroup) Start(started func(error)) error {
 	signal.Notify(g.sigs, forwardedSignals...)
-	if startCmd == nil {
-		g.direct = streamFiles(g.cmd)
-		startCmd = g.cmd.Start
-		if g.direct != nil {
-			startCmd = func() (err error) {
-				g.pid, err = spawn.Start(g.cmd.Path, g.cmd.Args, g.cmd.Environ(), g.direct, g.cmd.SysProcAttr)
-				return err
-			}
-		}
+	err := g.start()
+	if started != nil {
+		started(err)
 	}
-	if err := startCmd(); err != nil {
+	if err != nil {
 		signal.Stop(g.sigs)
 		return err
-	}
-	if g.direct == nil {
-		g.pid = g.cmd.Process.Pid
 	}
 	pgid := g.pid
 	go func() {
@@ -198,6 +189,18 @@ func (g *ChildGroup) Start(startCmd func() error) error {
 			_ = syscall.Kill(-pgid, s.(syscall.Signal))
 		}
 	}()
+	return nil
+}
+
+func (g *ChildGroup) start() (err error) {
+	if g.direct = streamFiles(g.cmd); g.direct != nil {
+		g.pid, err = spawn.Start(g.cmd.Path, g.cmd.Args, g.cmd.Environ(), g.direct, g.cmd.SysProcAttr)
+		return err
+	}
+	if err := g.cmd.Start(); err != nil {
+		return err
+	}
+	g.pid = g.cmd.Process.Pid
 	return nil
 }
 
@@ -214,16 +217,16 @@ func (g *ChildGroup) Wait(wait func() error) (code int, signal string) {
 	return spawn.Status(ws)
 }
 
-// streamFiles is cmd's stdin, stdout and stderr when all three are files
-// and it passes no others, else nil.
+// streamFiles is cmd's stdin, stdout and stderr, then its extra files,
+// when the three streams are files, else nil.
 func streamFiles(cmd *exec.Cmd) []*os.File {
 	in, ok0 := cmd.Stdin.(*os.File)
 	out, ok1 := cmd.Stdout.(*os.File)
 	errs, ok2 := cmd.Stderr.(*os.File)
-	if !ok0 || !ok1 || !ok2 || in == nil || out == nil || errs == nil || len(cmd.ExtraFiles) > 0 || cmd.Err != nil {
+	if !ok0 || !ok1 || !ok2 || in == nil || out == nil || errs == nil || cmd.Err != nil {
 		return nil
 	}
-	return []*os.File{in, out, errs}
+	return append([]*os.File{in, out, errs}, cmd.ExtraFiles...)
 }
 
 // Done takes the terminal back once the child has ended.

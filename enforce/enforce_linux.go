@@ -102,14 +102,20 @@ func Command(plan Plan, argv []string, inherit ...*os.File) (*Cmd, error) {
 	return &Cmd{Cmd: c, status: r}, nil
 }
 
-// Start starts the sandbox and lets go of the write end of its report (and
-// of the descriptors it passed on).
+// Start starts the sandbox with os/exec and calls Started.
 func (c *Cmd) Start() error {
 	err := c.Cmd.Start()
+	c.Started()
+	return err
+}
+
+// Started, once the sandbox's start was tried (by Start, or by another
+// start of Cmd's fields), lets go of the write end of its report and of
+// the descriptors it passed on.
+func (c *Cmd) Started() {
 	for _, f := range c.ExtraFiles {
 		f.Close()
 	}
-	return err
 }
 
 // Run starts the sandbox and waits for it.

@@ -25,6 +25,9 @@ func Command(Plan, []string, ...*os.File) (*Cmd, error) { return nil, errNotLinu
 // Signal is "".
 func (c *Cmd) Signal() string { return "" }
 
+// Started does nothing: no sandbox starts.
+func (c *Cmd) Started() {}
+
 // Enter fails.
 func Enter() {
 	os.Stderr.WriteString("agent-shell: sandbox: " + errNotLinux.Error() + "\n")

@@ -41,7 +41,7 @@ func (r *recording) close()                           { r.Close() }
 type childGroup struct{ *call.ChildGroup }
 
 func newChildGroup(cmd *exec.Cmd) *childGroup              { return &childGroup{call.NewChildGroup(cmd)} }
-func (g *childGroup) start(startCmd func() error) error    { return g.Start(startCmd) }
+func (g *childGroup) start(started func(error)) error      { return g.Start(started) }
 func (g *childGroup) wait(wait func() error) (int, string) { return g.Wait(wait) }
 func (g *childGroup) done()                                { g.Done() }
 
@@ -52,7 +52,7 @@ func (a *app) sandboxed(root string, e *policy.Engine, argv []string) (*call.San
 	if err != nil {
 		return nil, err
 	}
-	return &call.Sandboxed{Cmd: sb.cmd.Cmd, Start: sb.start, Finish: sb.finish}, nil
+	return &call.Sandboxed{Cmd: sb.cmd.Cmd, Started: sb.started, Finish: sb.finish}, nil
 }
 
 // here is the current directory and the project around it, read once per

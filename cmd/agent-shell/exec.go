@@ -118,7 +118,7 @@ func (a *app) runSandboxed(argv []string, command, request, session, cwdFile str
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	group := newChildGroup(cmd)
 	start := time.Now()
-	if err := group.start(sb.start); err != nil {
+	if err := group.start(sb.started); err != nil {
 		a.errorf("sandbox: %v", err)
 		a.record(&telemetry.Event{Event: telemetry.EventShimError, Command: command, RequestID: request, Error: "sandbox: " + err.Error()}, session)
 		return 126
@@ -167,17 +167,18 @@ func (a *app) sandboxCommand(plan enforce.Plan, argv []string) (*sandboxRun, err
 	return &sandboxRun{a: a, cmd: cmd, relayed: relayed, served: make(chan struct{})}, nil
 }
 
-// start starts the sandbox and the relay's recorder.
-func (s *sandboxRun) start() error {
-	if err := s.cmd.Start(); err != nil {
+// started, once the sandbox's start was tried, lets go of what it passed
+// on and, when it started, serves the relay.
+func (s *sandboxRun) started(err error) {
+	s.cmd.Started()
+	if err != nil {
 		s.relayed.Close()
-		return err
+		return
 	}
 	go func() {
 		s.a.serveRelay(s.relayed)
 		close(s.served)
 	}()
-	return nil
 }
 
 // finish, after Wait, waits for the relay to end (the sandbox's processes
