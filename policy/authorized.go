@@ -3,7 +3,6 @@ package policy
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,8 +11,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agent-shell/agent-shell/authority"
 	"github.com/agent-shell/agent-shell/hostapi"
@@ -59,12 +60,7 @@ func ConfigDigest(pf *PolicyFile, m *Manifest) string {
 	if pf == nil {
 		io.WriteString(h, "policy.json none\n")
 	} else {
-		canon, _ := json.Marshal(struct {
-			Allow    []string `json:"allow"`
-			HasAllow bool     `json:"has_allow"`
-			Deny     []string `json:"deny"`
-		}{pf.Allow, pf.HasAllow, pf.Deny})
-		sum := sha256.Sum256(canon)
+		sum := sha256.Sum256(policyFileCanon(pf))
 		fmt.Fprintf(h, "policy.json %x\n", sum)
 	}
 	if m == nil {
@@ -73,6 +69,88 @@ func ConfigDigest(pf *PolicyFile, m *Manifest) string {
 		fmt.Fprintf(h, "manifest %s\n", m.Digest)
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// policyFileCanon is policy.json's lists as encoding/json marshals
+// {"allow": [...], "has_allow": ..., "deny": [...]}, byte for byte (the
+// digests of configurations authorized before depend on it), written by
+// hand: json.Marshal builds its encoder for the type by reflection on first
+// use, 1.5% of a hook call.
+func policyFileCanon(pf *PolicyFile) []byte {
+	b := append(make([]byte, 0, 256), `{"allow":`...)
+	b = appendJSONStrings(b, pf.Allow)
+	b = append(b, `,"has_allow":`...)
+	b = strconv.AppendBool(b, pf.HasAllow)
+	b = append(b, `,"deny":`...)
+	b = appendJSONStrings(b, pf.Deny)
+	return append(b, '}')
+}
+
+// appendJSONStrings appends list as encoding/json encodes a []string: null
+// when nil, each string with its HTML-safe escaping.
+func appendJSONStrings(b []byte, list []string) []byte {
+	if list == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	for i, s := range list {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, s)
+	}
+	return append(b, ']')
+}
+
+// appendJSONString appends s as encoding/json's appendString does with
+// escapeHTML set: <, > and & as \u escapes, \b \f \n \r \t by name, other
+// control bytes as \u00XX, invalid UTF-8 as \ufffd, U+2028 and U+2029
+// escaped.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(append(b, s[start:i]...), `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(append(b, s[start:i]...), '\\', 'u', '2', '0', '2', hex[r&0xf])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	return append(append(b, s[start:]...), '"')
 }
 
 // LoadFrom reads the policy under root, as Load does, but keeps script
