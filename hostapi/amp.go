@@ -218,17 +218,17 @@ func init() {
 
 // Describe: Amp keeps its settings in the home as often as in the
 // repository, so AGENT=amp in init's environment says it is used too.
-func (Amp) Describe() Descriptor {
-	return Descriptor{
-		Name: "amp", Actor: "amp",
-		ActorEnv:          []EnvMarker{{Name: "AGENT", Value: "amp"}, {Name: "AMP_CURRENT_THREAD_ID"}, {Name: "AMP_THREAD_ID"}},
-		Markers:           []Marker{{Path: ".amp"}, {Env: EnvMarker{Name: "AGENT", Value: "amp"}}},
-		Installs:          []string{AmpSettingsFile, AmpDelegate},
-		InstallNote:       "amp's rule in " + AmpSettingsFile + " holds this checkout's absolute path: every checkout runs agent-shell init itself",
-		Registrations:     []Registration{{AmpSettingsFile, "Amp's delegate registration", ""}},
-		HomeRegistrations: []Registration{{".config/amp/settings.json", "Amp's user settings", ""}},
-		NoSandbox:         "Amp's delegate protocol cannot rewrite a command",
-	}
+func (Amp) Describe() Descriptor { return ampDescriptor }
+
+var ampDescriptor = Descriptor{
+	Name: "amp", Actor: "amp",
+	ActorEnv:          []EnvMarker{{Name: "AGENT", Value: "amp"}, {Name: "AMP_CURRENT_THREAD_ID"}, {Name: "AMP_THREAD_ID"}},
+	Markers:           []Marker{{Path: ".amp"}, {Env: EnvMarker{Name: "AGENT", Value: "amp"}}},
+	Installs:          []string{AmpSettingsFile, AmpDelegate},
+	InstallNote:       "amp's rule in " + AmpSettingsFile + " holds this checkout's absolute path: every checkout runs agent-shell init itself",
+	Registrations:     []Registration{{AmpSettingsFile, "Amp's delegate registration", ""}},
+	HomeRegistrations: []Registration{{".config/amp/settings.json", "Amp's user settings", ""}},
+	NoSandbox:         "Amp's delegate protocol cannot rewrite a command",
 }
 
 // AmpSettingsFile is the workspace settings file agent-shell registers its

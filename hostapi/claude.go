@@ -284,28 +284,28 @@ func init() {
 
 // Describe: Claude Code also reads hooks from settings.local.json, and
 // evals each command in a shell whose folder it keeps.
-func (Claude) Describe() Descriptor {
-	return Descriptor{
-		Name: "claude", Actor: "claude-code",
-		ActorEnv: []EnvMarker{{Name: "CLAUDECODE"}, {Name: "CLAUDE_CODE"}},
-		Markers:  []Marker{{Path: ".claude"}},
-		Installs: []string{ClaudeSettingsFile},
-		Registrations: []Registration{
-			{ClaudeSettingsFile, "Claude Code's hook registration", ""},
-			{".claude/settings.local.json", "Claude Code's hook registration", `"hooks"`},
-			// Subagents and skills carry hooks in their frontmatter, which
-			// run beside agent-shell's and could rewrite a command it judged.
-			{".claude/agents/*", "a Claude Code subagent, whose frontmatter can register hooks", "hooks:"},
-			{".claude/skills/*/SKILL.md", "a Claude Code skill, whose frontmatter can register hooks", "hooks:"},
-		},
-		HomeRegistrations: []Registration{
-			{".claude/settings.json", "Claude Code's user settings, which register hooks", `"hooks"`},
-			{".claude/agents/*", "a Claude Code user subagent, whose frontmatter can register hooks", "hooks:"},
-			{".claude/skills/*/SKILL.md", "a Claude Code user skill, whose frontmatter can register hooks", "hooks:"},
-			{".claude/plugins/**", "Claude Code's plugins, whose hooks/hooks.json register hooks", ""},
-		},
-		ProjectDirEnv: "CLAUDE_PROJECT_DIR",
-		Sandbox:       SandboxTrackCwd,
-		SandboxCaveat: "a Claude Code version that drops updatedInput runs the command with the text guard only",
-	}
+func (Claude) Describe() Descriptor { return claudeDescriptor }
+
+var claudeDescriptor = Descriptor{
+	Name: "claude", Actor: "claude-code",
+	ActorEnv: []EnvMarker{{Name: "CLAUDECODE"}, {Name: "CLAUDE_CODE"}},
+	Markers:  []Marker{{Path: ".claude"}},
+	Installs: []string{ClaudeSettingsFile},
+	Registrations: []Registration{
+		{ClaudeSettingsFile, "Claude Code's hook registration", ""},
+		{".claude/settings.local.json", "Claude Code's hook registration", `"hooks"`},
+		// Subagents and skills carry hooks in their frontmatter, which
+		// run beside agent-shell's and could rewrite a command it judged.
+		{".claude/agents/*", "a Claude Code subagent, whose frontmatter can register hooks", "hooks:"},
+		{".claude/skills/*/SKILL.md", "a Claude Code skill, whose frontmatter can register hooks", "hooks:"},
+	},
+	HomeRegistrations: []Registration{
+		{".claude/settings.json", "Claude Code's user settings, which register hooks", `"hooks"`},
+		{".claude/agents/*", "a Claude Code user subagent, whose frontmatter can register hooks", "hooks:"},
+		{".claude/skills/*/SKILL.md", "a Claude Code user skill, whose frontmatter can register hooks", "hooks:"},
+		{".claude/plugins/**", "Claude Code's plugins, whose hooks/hooks.json register hooks", ""},
+	},
+	ProjectDirEnv: "CLAUDE_PROJECT_DIR",
+	Sandbox:       SandboxTrackCwd,
+	SandboxCaveat: "a Claude Code version that drops updatedInput runs the command with the text guard only",
 }

@@ -227,20 +227,20 @@ func init() {
 }
 
 // Describe: Codex's config.toml can register hooks too.
-func (Codex) Describe() Descriptor {
-	return Descriptor{
-		Name: "codex", Actor: "codex",
-		ActorEnv: []EnvMarker{{Name: "CODEX_THREAD_ID"}, {Name: "CODEX_CI"}, {Name: "CODEX_SANDBOX"}, {Name: "CODEX_SANDBOX_NETWORK_DISABLED"}},
-		Markers:  []Marker{{Path: ".codex"}},
-		Installs: []string{CodexHooksFile},
-		Registrations: []Registration{
-			{CodexHooksFile, "Codex's hook registration", ""},
-			{".codex/config.toml", "Codex's configuration, which can register hooks", "[hooks"},
-		},
-		HomeRegistrations: []Registration{
-			{".codex/hooks.json", "Codex's user hook registration", HooksAlways},
-			{".codex/config.toml", "Codex's user configuration, which can register hooks", "[hooks"},
-		},
-		Sandbox: SandboxPlain,
-	}
+func (Codex) Describe() Descriptor { return codexDescriptor }
+
+var codexDescriptor = Descriptor{
+	Name: "codex", Actor: "codex",
+	ActorEnv: []EnvMarker{{Name: "CODEX_THREAD_ID"}, {Name: "CODEX_CI"}, {Name: "CODEX_SANDBOX"}, {Name: "CODEX_SANDBOX_NETWORK_DISABLED"}},
+	Markers:  []Marker{{Path: ".codex"}},
+	Installs: []string{CodexHooksFile},
+	Registrations: []Registration{
+		{CodexHooksFile, "Codex's hook registration", ""},
+		{".codex/config.toml", "Codex's configuration, which can register hooks", "[hooks"},
+	},
+	HomeRegistrations: []Registration{
+		{".codex/hooks.json", "Codex's user hook registration", HooksAlways},
+		{".codex/config.toml", "Codex's user configuration, which can register hooks", "[hooks"},
+	},
+	Sandbox: SandboxPlain,
 }

@@ -255,24 +255,24 @@ func init() {
 // Describe: Copilot reads every .json file in .github/hooks/, where init
 // also writes agent-shell's own folder for any host: that folder alone
 // does not say Copilot is used.
-func (Copilot) Describe() Descriptor {
-	return Descriptor{
-		Name: "copilot", Actor: "copilot",
-		ActorEnv: []EnvMarker{{Name: "COPILOT_AGENT"}, {Name: "COPILOT_CLI"}, {Name: "COPILOT_CLI_BINARY_VERSION"}},
-		Markers:  []Marker{{Path: ".github/hooks", Besides: "agent-shell"}, {Path: CopilotHooksFile}},
-		Installs: []string{CopilotHooksFile},
-		Registrations: []Registration{
-			{".github/hooks/*.json", "Copilot's hook registration", HooksAlways}, // agent-shell's is in agent-shell/
-			{".github/copilot/settings.json", "Copilot CLI's settings, which can register hooks inline", `"hooks"`},
-			{".github/copilot/settings.local.json", "Copilot CLI's local settings, which can register hooks inline", `"hooks"`},
-		},
-		HomeRegistrations: []Registration{
-			{".copilot/hooks/*.json", "Copilot's user hook registration", HooksAlways},
-			{".copilot/settings.json", "Copilot CLI's user settings, which can register hooks inline", `"hooks"`},
-		},
-		NoSandbox: "Copilot CLI's rewrite (modifiedArgs) is not confirmed on every version, and its shell " +
-			"sessions keep state between commands",
-	}
+func (Copilot) Describe() Descriptor { return copilotDescriptor }
+
+var copilotDescriptor = Descriptor{
+	Name: "copilot", Actor: "copilot",
+	ActorEnv: []EnvMarker{{Name: "COPILOT_AGENT"}, {Name: "COPILOT_CLI"}, {Name: "COPILOT_CLI_BINARY_VERSION"}},
+	Markers:  []Marker{{Path: ".github/hooks", Besides: "agent-shell"}, {Path: CopilotHooksFile}},
+	Installs: []string{CopilotHooksFile},
+	Registrations: []Registration{
+		{".github/hooks/*.json", "Copilot's hook registration", HooksAlways}, // agent-shell's is in agent-shell/
+		{".github/copilot/settings.json", "Copilot CLI's settings, which can register hooks inline", `"hooks"`},
+		{".github/copilot/settings.local.json", "Copilot CLI's local settings, which can register hooks inline", `"hooks"`},
+	},
+	HomeRegistrations: []Registration{
+		{".copilot/hooks/*.json", "Copilot's user hook registration", HooksAlways},
+		{".copilot/settings.json", "Copilot CLI's user settings, which can register hooks inline", `"hooks"`},
+	},
+	NoSandbox: "Copilot CLI's rewrite (modifiedArgs) is not confirmed on every version, and its shell " +
+		"sessions keep state between commands",
 }
 
 func (Copilot) Events() []string {

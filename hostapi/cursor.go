@@ -309,14 +309,14 @@ func init() {
 // Describe: Cursor is recognised only by its agent's markers:
 // CURSOR_TRACE_ID is set in every terminal of the editor, including the
 // ones a human types in.
-func (Cursor) Describe() Descriptor {
-	return Descriptor{
-		Name: "cursor", Actor: "cursor",
-		ActorEnv:          []EnvMarker{{Name: "CURSOR_AGENT"}, {Name: "CURSOR_EXTENSION_HOST_ROLE", Value: "agent-exec"}},
-		Markers:           []Marker{{Path: ".cursor"}},
-		Installs:          []string{CursorHooksFile},
-		Registrations:     []Registration{{CursorHooksFile, "Cursor's hook registration", ""}},
-		HomeRegistrations: []Registration{{".cursor/hooks.json", "Cursor's user hook registration", HooksAlways}},
-		NoSandbox:         "Cursor runs commands in a terminal that keeps state between commands",
-	}
+func (Cursor) Describe() Descriptor { return cursorDescriptor }
+
+var cursorDescriptor = Descriptor{
+	Name: "cursor", Actor: "cursor",
+	ActorEnv:          []EnvMarker{{Name: "CURSOR_AGENT"}, {Name: "CURSOR_EXTENSION_HOST_ROLE", Value: "agent-exec"}},
+	Markers:           []Marker{{Path: ".cursor"}},
+	Installs:          []string{CursorHooksFile},
+	Registrations:     []Registration{{CursorHooksFile, "Cursor's hook registration", ""}},
+	HomeRegistrations: []Registration{{".cursor/hooks.json", "Cursor's user hook registration", HooksAlways}},
+	NoSandbox:         "Cursor runs commands in a terminal that keeps state between commands",
 }

@@ -96,8 +96,9 @@ const HooksAlways = "*"
 // descriptors are every registered host's, in Names' order; built on
 // first use.
 var descriptors = lazy.Value[[]Descriptor]{New: func() []Descriptor {
-	var out []Descriptor
-	for _, name := range Names() {
+	names := Names()
+	out := make([]Descriptor, 0, len(names))
+	for _, name := range names {
 		ad, _ := ByName(name, noEnv)
 		out = append(out, ad.Describe())
 	}

@@ -288,20 +288,20 @@ func init() {
 	register("gemini", func(func(string) string) Adapter { return Gemini{} })
 }
 
-func (Gemini) Describe() Descriptor {
-	return Descriptor{
-		Name: "gemini", Actor: "gemini-cli",
-		ActorEnv: []EnvMarker{{Name: "GEMINI_CLI"}},
-		Markers:  []Marker{{Path: ".gemini"}},
-		Installs: []string{GeminiSettingsFile},
-		Registrations: []Registration{
-			{GeminiSettingsFile, "Gemini CLI's hook registration", ""},
-			{".gemini/extensions/**", "Gemini CLI's workspace extensions, which can register hooks", ""},
-		},
-		HomeRegistrations: []Registration{
-			{".gemini/settings.json", "Gemini CLI's user settings, which register hooks", `"hooks"`},
-			{".gemini/extensions/**", "Gemini CLI's extensions, which can register hooks", ""},
-		},
-		NoSandbox: "Gemini CLI reports the jobs a command leaves running with &, which end with the sandbox",
-	}
+func (Gemini) Describe() Descriptor { return geminiDescriptor }
+
+var geminiDescriptor = Descriptor{
+	Name: "gemini", Actor: "gemini-cli",
+	ActorEnv: []EnvMarker{{Name: "GEMINI_CLI"}},
+	Markers:  []Marker{{Path: ".gemini"}},
+	Installs: []string{GeminiSettingsFile},
+	Registrations: []Registration{
+		{GeminiSettingsFile, "Gemini CLI's hook registration", ""},
+		{".gemini/extensions/**", "Gemini CLI's workspace extensions, which can register hooks", ""},
+	},
+	HomeRegistrations: []Registration{
+		{".gemini/settings.json", "Gemini CLI's user settings, which register hooks", `"hooks"`},
+		{".gemini/extensions/**", "Gemini CLI's extensions, which can register hooks", ""},
+	},
+	NoSandbox: "Gemini CLI reports the jobs a command leaves running with &, which end with the sandbox",
 }

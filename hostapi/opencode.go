@@ -188,30 +188,30 @@ func init() {
 	register("opencode", func(func(string) string) Adapter { return Opencode{} })
 }
 
-func (Opencode) Describe() Descriptor {
-	return Descriptor{
-		Name: "opencode", Actor: "opencode",
-		ActorEnv: []EnvMarker{{Name: "OPENCODE"}},
-		Markers:  []Marker{{Path: ".opencode"}, {Path: "opencode.json"}},
-		Installs: []string{OpencodePluginFile},
-		// Every plugin runs in-process beside agent-shell's and may change a
-		// tool's arguments after it has judged them, so the plugin folders
-		// and the configuration that lists npm plugins are registrations.
-		Registrations: []Registration{
-			{OpencodePluginFile, "agent-shell's opencode plugin", ""},
-			{".opencode/plugins/*", "an opencode plugin, which can change a command after agent-shell judged it", HooksAlways},
-			{".opencode/plugin/*", "an opencode plugin (the older folder)", HooksAlways},
-			{"opencode.json", "opencode's configuration, whose plugin list loads npm plugins", `"plugin"`},
-			{"opencode.jsonc", "opencode's configuration, whose plugin list loads npm plugins", `"plugin"`},
-		},
-		HomeRegistrations: []Registration{
-			{".config/opencode/plugins/*", "a user-wide opencode plugin, which can change a command after agent-shell judged it", HooksAlways},
-			{".config/opencode/plugin/*", "a user-wide opencode plugin (the older folder)", HooksAlways},
-			{".config/opencode/opencode.json", "opencode's user configuration, whose plugin list loads npm plugins", `"plugin"`},
-			{".config/opencode/opencode.jsonc", "opencode's user configuration, whose plugin list loads npm plugins", `"plugin"`},
-		},
-		NoSandbox: "opencode's plugin rewrite of the bash tool's arguments is not verified",
-	}
+func (Opencode) Describe() Descriptor { return opencodeDescriptor }
+
+var opencodeDescriptor = Descriptor{
+	Name: "opencode", Actor: "opencode",
+	ActorEnv: []EnvMarker{{Name: "OPENCODE"}},
+	Markers:  []Marker{{Path: ".opencode"}, {Path: "opencode.json"}},
+	Installs: []string{OpencodePluginFile},
+	// Every plugin runs in-process beside agent-shell's and may change a
+	// tool's arguments after it has judged them, so the plugin folders
+	// and the configuration that lists npm plugins are registrations.
+	Registrations: []Registration{
+		{OpencodePluginFile, "agent-shell's opencode plugin", ""},
+		{".opencode/plugins/*", "an opencode plugin, which can change a command after agent-shell judged it", HooksAlways},
+		{".opencode/plugin/*", "an opencode plugin (the older folder)", HooksAlways},
+		{"opencode.json", "opencode's configuration, whose plugin list loads npm plugins", `"plugin"`},
+		{"opencode.jsonc", "opencode's configuration, whose plugin list loads npm plugins", `"plugin"`},
+	},
+	HomeRegistrations: []Registration{
+		{".config/opencode/plugins/*", "a user-wide opencode plugin, which can change a command after agent-shell judged it", HooksAlways},
+		{".config/opencode/plugin/*", "a user-wide opencode plugin (the older folder)", HooksAlways},
+		{".config/opencode/opencode.json", "opencode's user configuration, whose plugin list loads npm plugins", `"plugin"`},
+		{".config/opencode/opencode.jsonc", "opencode's user configuration, whose plugin list loads npm plugins", `"plugin"`},
+	},
+	NoSandbox: "opencode's plugin rewrite of the bash tool's arguments is not verified",
 }
 
 // OpencodePluginFile is where Install writes the plugin; opencode loads every
