@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/agent-shell/agent-shell/internal/atomicfile"
+	"github.com/agent-shell/agent-shell/internal/plainfile"
 )
 
 // FileName is the store's file in the configuration directory.
@@ -268,7 +269,7 @@ func readStore(path string) (*storeFile, error) {
 // readFileNoFollow reads a regular file that is not a symbolic link, up to
 // max bytes.
 func readFileNoFollow(path string, max int64) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	f, err := plainfile.Open(path, syscall.O_RDONLY|syscall.O_NOFOLLOW, 0)
 	if err != nil {
 		if errors.Is(err, syscall.ELOOP) {
 			return nil, fmt.Errorf("%s is a symbolic link", path)

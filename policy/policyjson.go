@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"unicode/utf8"
+
+	"github.com/agent-shell/agent-shell/internal/plainfile"
 )
 
 // Limits on policy.json, as in the reference tool.
@@ -94,7 +96,7 @@ func readConfined(root, path string, maxBytes int64) ([]byte, error) {
 			size = fi.Size()
 		}
 	}
-	f, err := os.Open(cur)
+	f, err := plainfile.Open(cur, syscall.O_RDONLY, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -11,7 +11,6 @@ import (
 	"io"
 	"io/fs"
 	"maps"
-	"os"
 	"path/filepath"
 	"runtime/debug"
 	"slices"
@@ -21,6 +20,7 @@ import (
 	"github.com/agent-shell/agent-shell/internal/lazy"
 
 	"github.com/agent-shell/agent-shell/internal/atomicfile"
+	"github.com/agent-shell/agent-shell/internal/plainfile"
 )
 
 // snapshotState is what a manifest knows of its snapshot.
@@ -96,7 +96,7 @@ func readSnapshot(opts RuntimeOptions, key, path string, data []byte) *Manifest 
 	if opts.CachePins != nil && !pinned {
 		return nil // nothing authorized to compare it with
 	}
-	f, err := os.OpenFile(snapshotPath(opts.CacheDir, key), os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	f, err := plainfile.Open(snapshotPath(opts.CacheDir, key), syscall.O_RDONLY|syscall.O_NOFOLLOW, 0)
 	if err != nil {
 		return nil
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/agent-shell/agent-shell/internal/plainfile"
 	"github.com/agent-shell/agent-shell/internal/project"
 )
 
@@ -139,20 +140,15 @@ func OpenSessionRead(path string) (*os.File, error) {
 // stays out of Go's poller, whose setup (epoll, eventfd) a one-event
 // process would pay for nothing.
 func openSessionFile(path string, flags int) (*os.File, error) {
-	fd, err := syscall.Open(path, flags|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0o644)
+	f, err := plainfile.Open(path, flags|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o644)
 	if errors.Is(err, syscall.ELOOP) {
 		if fi, lerr := os.Lstat(path); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
 			return nil, &NotRegularError{Path: path, Mode: fs.ModeSymlink}
 		}
 	}
 	if err != nil {
-		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+		return nil, err
 	}
-	if err := syscall.SetNonblock(fd, false); err != nil {
-		syscall.Close(fd)
-		return nil, &os.PathError{Op: "fcntl", Path: path, Err: err}
-	}
-	f := os.NewFile(uintptr(fd), path)
 	fi, err := f.Stat()
 	if err != nil {
 		f.Close()
