@@ -34,54 +34,41 @@ const (
 	classGit                            // depends on the subcommand
 )
 
-// effectsTable lists common programs by basename. A program that is not
-// listed gets arbitrary_code and unknown: nothing is assumed about it.
-var effectsTable = map[string]effectClass{
-	"echo": classNone, "printf": classNone, "true": classNone, "false": classNone, "cd": classNone,
-	"pwd": classNone, "export": classNone, "test": classNone, "[": classNone, "sleep": classNone,
-	"date": classNone, "whoami": classNone, "which": classNone, "type": classNone, "env": classNone,
-	"uname": classNone, "hostname": classNone, "id": classNone, "basename": classNone, "dirname": classNone,
-	"set": classNone, "unset": classNone, "exit": classNone, "return": classNone, ":": classNone,
-
-	"cat": classReader, "less": classReader, "more": classReader, "head": classReader, "tail": classReader,
-	"grep": classReader, "egrep": classReader, "fgrep": classReader, "rg": classReader, "ag": classReader,
-	"ls": classReader, "wc": classReader, "sort": classReader, "uniq": classReader, "diff": classReader,
-	"cmp": classReader, "stat": classReader, "file": classReader, "jq": classReader, "yq": classReader,
-	"tree": classReader, "du": classReader, "df": classReader, "find": classReader, "fd": classReader,
-	"cut": classReader, "tr": classReader, "column": classReader, "nl": classReader, "od": classReader,
-	"xxd": classReader, "hexdump": classReader, "strings": classReader, "md5sum": classReader,
-	"sha256sum": classReader, "sha1sum": classReader, "realpath": classReader, "readlink": classReader,
-	"bat": classReader, "comm": classReader, "paste": classReader, "join": classReader,
-
-	"rm": classWriter, "rmdir": classWriter, "touch": classWriter, "mkdir": classWriter,
-	"chmod": classWriter, "chown": classWriter, "chgrp": classWriter, "truncate": classWriter,
-	"shred": classWriter, "unlink": classWriter, "tee": classWriter, "sed": classWriter,
-	"dd": classWriter, "mkfs": classWriter, "ln": classWriter,
-
-	"cp": classCopier, "mv": classCopier, "install": classCopier, "rsync": classCopier, "scp": classCopier,
-
-	"curl": classNetwork, "wget": classNetwork, "ssh": classNetwork,
-	"sftp": classNetwork, "nc": classNetwork, "ncat": classNetwork, "netcat": classNetwork,
-	"telnet": classNetwork, "ftp": classNetwork, "http": classNetwork, "gh": classNetwork,
-	"ping": classNetwork, "dig": classNetwork, "nslookup": classNetwork,
-
-	"python": classInterpreter, "python3": classInterpreter, "node": classInterpreter,
-	"ruby": classInterpreter, "perl": classInterpreter, "php": classInterpreter,
-	"bash": classInterpreter, "sh": classInterpreter, "zsh": classInterpreter,
-	"dash": classInterpreter, "ksh": classInterpreter, "fish": classInterpreter,
-	"deno": classInterpreter, "lua": classInterpreter, "awk": classInterpreter,
-	"gawk": classInterpreter, "eval": classInterpreter, "source": classInterpreter, ".": classInterpreter,
-	"xargs": classInterpreter, "make": classInterpreter, "npx": classInterpreter,
-
-	"npm": classPackager, "pnpm": classPackager, "yarn": classPackager, "bun": classPackager,
-	"pip": classPackager, "pip3": classPackager, "uv": classPackager, "cargo": classPackager,
-	"go": classPackager, "gem": classPackager, "bundle": classPackager, "apt": classPackager,
-	"apt-get": classPackager, "brew": classPackager, "mvn": classPackager, "gradle": classPackager,
-	"poetry": classPackager, "docker": classPackager, "kubectl": classPackager, "terraform": classPackager,
-
-	"sudo": classPrivilege, "doas": classPrivilege, "su": classPrivilege, "pkexec": classPrivilege,
-
-	"git": classGit,
+// programClass is the class of a common program, by basename; ok is false
+// for a program that is not listed, which gets arbitrary_code and unknown:
+// nothing is assumed about it. A switch, not a map: it needs nothing built
+// when the process starts.
+func programClass(name string) (class effectClass, ok bool) {
+	switch name {
+	case "echo", "printf", "true", "false", "cd", "pwd", "export", "test", "[", "sleep", "date",
+		"whoami", "which", "type", "env", "uname", "hostname", "id", "basename", "dirname", "set",
+		"unset", "exit", "return", ":":
+		return classNone, true
+	case "cat", "less", "more", "head", "tail", "grep", "egrep", "fgrep", "rg", "ag", "ls", "wc",
+		"sort", "uniq", "diff", "cmp", "stat", "file", "jq", "yq", "tree", "du", "df", "find", "fd",
+		"cut", "tr", "column", "nl", "od", "xxd", "hexdump", "strings", "md5sum", "sha256sum", "sha1sum",
+		"realpath", "readlink", "bat", "comm", "paste", "join":
+		return classReader, true
+	case "rm", "rmdir", "touch", "mkdir", "chmod", "chown", "chgrp", "truncate", "shred", "unlink",
+		"tee", "sed", "dd", "mkfs", "ln":
+		return classWriter, true
+	case "cp", "mv", "install", "rsync", "scp":
+		return classCopier, true
+	case "curl", "wget", "ssh", "sftp", "nc", "ncat", "netcat", "telnet", "ftp", "http", "gh", "ping",
+		"dig", "nslookup":
+		return classNetwork, true
+	case "python", "python3", "node", "ruby", "perl", "php", "bash", "sh", "zsh", "dash", "ksh",
+		"fish", "deno", "lua", "awk", "gawk", "eval", "source", ".", "xargs", "make", "npx":
+		return classInterpreter, true
+	case "npm", "pnpm", "yarn", "bun", "pip", "pip3", "uv", "cargo", "go", "gem", "bundle", "apt",
+		"apt-get", "brew", "mvn", "gradle", "poetry", "docker", "kubectl", "terraform":
+		return classPackager, true
+	case "sudo", "doas", "su", "pkexec":
+		return classPrivilege, true
+	case "git":
+		return classGit, true
+	}
+	return 0, false
 }
 
 // gitReadOnly are git subcommands that only read the repository.
@@ -159,7 +146,7 @@ func commandEffects(argv []string, c *shellcmd.Command, cwd string) []string {
 	if len(argv) == 0 {
 		return out
 	}
-	class, listed := effectsTable[argv[0]]
+	class, listed := programClass(argv[0])
 	var p shellcmd.Args // the arguments as the table shared with the guard and Canonical reads them
 	if class == classReader || class == classWriter || argv[0] == "curl" {
 		p = shellcmd.ProgramOptions(argv[0]).Split(argv[1:])
