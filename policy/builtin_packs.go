@@ -23,7 +23,7 @@ var builtinPackFiles = map[string]func() *PackFile{
 				Action: "deny",
 				Reason: "run git stash first (or git stash push -- PATH) and retry, or ask a human",
 				Match: &Matcher{
-					GitSubcommand: stringList{"reset", "checkout", "restore", "clean", "switch", "worktree", "config"},
+					GitSubcommand: stringList{"reset", "checkout", "restore", "clean", "switch", "worktree", "config", "read-tree", "checkout-index"},
 					Script:        "git-discard",
 				},
 				Examples: Examples{
@@ -35,7 +35,7 @@ var builtinPackFiles = map[string]func() *PackFile{
 				Action: "deny",
 				Reason: "push with --force-with-lease instead of --force, delete merged branches with git branch -d, and leave remote branches, tags and stashes to a human",
 				Match: &Matcher{
-					GitSubcommand: stringList{"push", "branch", "tag", "stash", "config"},
+					GitSubcommand: stringList{"push", "branch", "tag", "stash", "config", "update-ref"},
 					Script:        "git-history",
 				},
 				Examples: Examples{
