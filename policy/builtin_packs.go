@@ -187,7 +187,7 @@ var builtinPackFiles = map[string]func() *PackFile{
 				Action: "deny",
 				Reason: "download it to a file (curl -fsSLo install.sh URL), show it, then run the file",
 				Match: &Matcher{
-					CommandName: stringList{"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "python*", "node", "nodejs", "perl", "ruby", "php", "source", ".", "eval"},
+					CommandName: stringList{"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "csh", "tcsh", "yash", "python*", "node", "nodejs", "perl", "ruby", "php", "source", ".", "eval"},
 					Script:      "download-run",
 				},
 				Examples: Examples{

@@ -45,7 +45,7 @@ type bodyResult struct {
 
 func isShell(name string) bool {
 	switch name {
-	case "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "lksh",
+	case "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "lksh", "csh", "tcsh",
 		"fish": // not POSIX, but its simple commands read the same; what does not parse is unknown
 		return true
 	}

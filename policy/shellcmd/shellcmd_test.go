@@ -140,6 +140,8 @@ var parseTests = []struct {
 	{"alias ll='ls -la'", []string{"alias \"ll=ls -la\"", "ls -la @1 ~dyn"}},
 	{"caffeinate -w 123", []string{"caffeinate -w 123"}},
 	{"fish -c 'rm -rf ~'", []string{"fish -c \"rm -rf ~\"", "rm -rf ~ @1"}},
+	{"csh -c 'rm -rf ~'", []string{"csh -c \"rm -rf ~\"", "rm -rf ~ @1"}}, // passed: csh was no shell
+	{"tcsh -c 'rm -rf ~'", []string{"tcsh -c \"rm -rf ~\"", "rm -rf ~ @1"}},
 	{"timeout 5 rm -rf /", []string{"rm -rf /"}},
 	{"timeout -s KILL -k 10 5m rm -rf /", []string{"rm -rf /"}},
 	{"timeout --signal=TERM --preserve-status 5 rm -rf /", []string{"rm -rf /"}},
