@@ -47,6 +47,23 @@ var indirectTests = []struct {
 	{`git config user.email "$E"`, []string{`git config user.email $E ~dyn`}},
 	{`git config "$K" v`, []string{`git config $K v !unknown ~dyn`}},
 	{`git config alias.x "$V"`, []string{`git config alias.x $V !unknown ~dyn`}},
+	// git subcommands that run a command they are given (these passed).
+	{`git submodule foreach 'rm -rf ~'`, []string{`git submodule foreach "rm -rf ~"`, `rm -rf ~ @1`}},
+	{`git submodule --quiet foreach --recursive git reset --hard`, []string{`git submodule --quiet foreach --recursive git reset --hard`, `git reset --hard @1`}},
+	{`git bisect run rm -rf ~`, []string{`git bisect run rm -rf ~`, `rm -rf ~ @1`}},
+	{`git rebase -x 'git push -f' main`, []string{`git rebase -x "git push -f" main`, `git push -f @1`}},
+	{`git rebase -ix 'rm -rf ~' main`, []string{`git rebase -ix "rm -rf ~" main`, `rm -rf ~ @1`}},
+	{`git rebase --exec='rm -rf ~' main`, []string{`git rebase "--exec=rm -rf ~" main`, `rm -rf ~ @1`}},
+	{`git rebase -Xsubtree=x/y main`, []string{`git rebase -Xsubtree=x/y main`}},
+	{`git rebase -x "$C" main`, []string{`git rebase -x $C main !unknown ~dyn`}},
+	{`git difftool -x 'rm -rf ~' HEAD`, []string{`git difftool -x "rm -rf ~" HEAD`, `rm -rf ~ @1 ~dyn`}},
+	{`git fetch --upload-pack='rm -rf ~;' origin`, []string{`git fetch "--upload-pack=rm -rf ~;" origin`, `rm -rf ~ @1 ~dyn`}},
+	{`git clone -u 'rm -rf ~;' host:x`, []string{`git clone -u "rm -rf ~;" host:x`, `rm -rf ~ @1 ~dyn`}},
+	{`git push --receive-pack='rm -rf ~;' origin`, []string{`git push "--receive-pack=rm -rf ~;" origin`, `rm -rf ~ @1 ~dyn`}},
+	{`git -c remote.origin.uploadpack='rm -rf ~;' fetch origin`, []string{`git -c "remote.origin.uploadpack=rm -rf ~;" fetch origin`, `rm -rf ~ @1 ~dyn`}},
+	{`EDITOR='rm -rf ~' git commit`, []string{`git commit`, `rm -rf ~ @1 ~dyn`}},
+	{`PAGER='rm -rf ~' git log`, []string{`git log`, `rm -rf ~ @1 ~dyn`}},
+	{`EDITOR=vim git commit`, []string{`git commit`, `vim @1 ~dyn`}},
 	// Plumbing that pushes.
 	{`git send-pack --force origin main`, []string{`git send-pack --force origin main`, `git push --force origin main =implied`}},
 	// tar's commands.
