@@ -201,9 +201,9 @@ var builtinPackFiles = map[string]func() *PackFile{
 				Match: &Matcher{
 					Script: "secret-files",
 					Any: []*Matcher{{
-						CommandName: stringList{"cat", "tac", "nl", "less", "more", "head", "tail", "bat", "batcat", "xxd", "od", "hexdump", "strings", "base64", "base32", "cp", "scp", "rsync", "grep", "egrep", "fgrep", "rg", "zcat", "pr", "fold", "cut", "awk", "gawk", "sed", "sort", "uniq", "paste", "column", "jq", "yq", "diff", "tar", "zip", "gzip", "bzip2", "xz", "zstd", "7z", "dd", "nc", "netcat", "ncat", "socat", "curl", "wget", "telnet", "ssh"},
+						CommandName: stringList{"cat", "tac", "nl", "less", "more", "head", "tail", "bat", "batcat", "xxd", "od", "hexdump", "strings", "base64", "base32", "cp", "scp", "rsync", "grep", "egrep", "fgrep", "rg", "zcat", "pr", "fold", "cut", "awk", "gawk", "sed", "sort", "uniq", "paste", "column", "jq", "yq", "diff", "tar", "zip", "gzip", "bzip2", "xz", "zstd", "7z", "dd", "nc", "netcat", "ncat", "socat", "curl", "wget", "telnet", "ssh", "rev", "fmt", "expand", "unexpand", "iconv", "install", "tee", "tr", "gh"},
 					}, {
-						GitSubcommand: stringList{"show", "cat-file"},
+						GitSubcommand: stringList{"show", "cat-file", "diff"},
 					}},
 				},
 				Examples: Examples{
