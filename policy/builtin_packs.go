@@ -136,8 +136,12 @@ var builtinPackFiles = map[string]func() *PackFile{
 				Action: "deny",
 				Reason: "write to a regular file instead (dd of=disk.img), or ask a human",
 				Match: &Matcher{
-					Effect: stringList{"write:/dev/**"},
 					Script: "disk-write",
+					Any: []*Matcher{{
+						Effect: stringList{"write:/dev/**"},
+					}, {
+						Effect: stringList{"write:/proc/*/root/dev/**"},
+					}},
 				},
 				Examples: Examples{
 					Match:    []string{"dd if=x.img of=/dev/sda", "cat x > /dev/nvme0n1"},
@@ -148,7 +152,7 @@ var builtinPackFiles = map[string]func() *PackFile{
 				Action: "deny",
 				Reason: "ask a human to format, partition or wipe disks",
 				Match: &Matcher{
-					CommandName: stringList{"mkfs*", "mke2fs", "mkswap", "mkntfs", "mkdosfs", "shred", "wipefs", "fdisk", "sfdisk", "parted", "sgdisk", "gdisk", "cfdisk"},
+					CommandName: stringList{"mkfs*", "mke2fs", "mkswap", "mkntfs", "mkdosfs", "shred", "wipefs", "fdisk", "sfdisk", "parted", "sgdisk", "gdisk", "cfdisk", "blkdiscard", "cryptsetup", "badblocks", "nvme", "hdparm"},
 					Script:      "disk-tools",
 				},
 				Examples: Examples{
