@@ -313,6 +313,8 @@ var parseTests = []struct {
 	{"echo $(rm -rf /)", []string{`echo "$(rm -rf /)" +subst ~dyn`, "rm -rf /"}},
 	{"echo `rm -rf /`", []string{"echo \"`rm -rf /`\" +subst ~dyn", "rm -rf /"}},
 	{`echo "$(rm -rf /)"`, []string{`echo "$(rm -rf /)" +subst ~dyn`, "rm -rf /"}},
+	// $(< FILE) reads FILE as cat would (it passed unseen).
+	{`echo "$(<.env)"`, []string{`echo $(<.env) +subst ~dyn`, "cat r:.env"}},
 	{"diff <(rm -rf /) x", []string{`diff "<(rm -rf /)" x +subst ~dyn`, "rm -rf /"}},
 	{"tee >(rm -rf /)", []string{`tee ">(rm -rf /)" +subst ~dyn`, "rm -rf /"}},
 	{"echo ${X:-$(rm -rf /)}", []string{`echo "${X:-$(rm -rf /)}" +subst ~dyn`, "rm -rf /"}},
