@@ -114,6 +114,16 @@ func bodies(name string, l []word) bodyResult {
 		return vimBodies(name, l)
 	case name == "make" || name == "gmake":
 		return makeBodies(l)
+	case name == "ssh" || name == "scp" || name == "sftp":
+		return sshBodies(name, l)
+	case name == "rsync":
+		return rsyncBodies(l)
+	case name == "man":
+		return manBodies(l)
+	case name == "zip":
+		return zipBodies(l)
+	case name == "sed" || name == "gsed":
+		return sedBodies(l)
 	}
 	return bodyResult{}
 }

@@ -64,6 +64,20 @@ var indirectTests = []struct {
 	{`EDITOR='rm -rf ~' git commit`, []string{`git commit`, `rm -rf ~ @1 ~dyn`}},
 	{`PAGER='rm -rf ~' git log`, []string{`git log`, `rm -rf ~ @1 ~dyn`}},
 	{`EDITOR=vim git commit`, []string{`git commit`, `vim @1 ~dyn`}},
+	// Commands other programs run on this machine (these passed).
+	{`ssh -o ProxyCommand='rm -rf ~' host`, []string{`ssh -o "ProxyCommand=rm -rf ~" host`, `rm -rf ~ @1 ~dyn`}},
+	{`ssh -o 'LocalCommand rm -rf ~' host ls`, []string{`ssh -o "LocalCommand rm -rf ~" host ls`, `rm -rf ~ @1 ~dyn`}},
+	{`ssh host 'rm -rf x'`, []string{`ssh host "rm -rf x"`}},
+	{`scp -o ProxyCommand='rm -rf ~' a host:b`, []string{`scp -o "ProxyCommand=rm -rf ~" a host:b`, `rm -rf ~ @1 ~dyn`}},
+	{`rsync -ae 'rm -rf ~;' a host:b`, []string{`rsync -ae "rm -rf ~;" a host:b`, `rm -rf ~ @1 ~dyn`}},
+	{`rsync -e ssh a host:b`, []string{`rsync -e ssh a host:b`, `ssh @1 ~dyn`}},
+	{`man -P 'rm -rf ~' ls`, []string{`man -P "rm -rf ~" ls`, `rm -rf ~ @1`}},
+	{`zip -T -TT 'rm -rf ~;' x.zip f`, []string{`zip -T -TT "rm -rf ~;" x.zip f`, `rm -rf ~ @1 ~dyn`}},
+	{`sed -n '1e rm -rf ~' f`, []string{`sed -n "1e rm -rf ~" f`, `rm -rf ~ @1`}},
+	{`sed ':a;N;$!ba;e rm -rf ~' f`, []string{`sed ":a;N;$!ba;e rm -rf ~" f`, `rm -rf ~ @1`}},
+	{`sed 's/.*/rm -rf ~/e' f`, []string{`sed "s/.*/rm -rf ~/e" f !unknown`}},
+	{`sed ':a;N;$!ba;s/\n/ /g' f`, []string{`sed ":a;N;$!ba;s/\\n/ /g" f`}},
+	{`sed -e 's/e/E/g' -e '/^$/d' f`, []string{`sed -e s/e/E/g -e /^$/d f`}},
 	// Plumbing that pushes.
 	{`git send-pack --force origin main`, []string{`git send-pack --force origin main`, `git push --force origin main =implied`}},
 	// tar's commands.
