@@ -64,7 +64,7 @@ var builtinPackFiles = map[string]func() *PackFile{
 				Match: &Matcher{
 					Script: "rm-recursive",
 					Any: []*Matcher{{
-						CommandName: stringList{"rm"},
+						CommandName: stringList{"rm", "rsync"},
 					}, {
 						GitSubcommand: stringList{"rm"},
 					}},
