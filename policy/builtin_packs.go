@@ -74,6 +74,18 @@ var builtinPackFiles = map[string]func() *PackFile{
 					NotMatch: []string{"rm -rf dist", "rm -rf node_modules", "rm file.txt"},
 				},
 			}, {
+				ID:     "move-protected",
+				Action: "deny",
+				Reason: "moving or linking HOME, /, a top-level folder, the project or .git lets a later rm -rf delete it under another name; ask a human",
+				Match: &Matcher{
+					CommandName: stringList{"mv", "ln"},
+					Script:      "move-protected",
+				},
+				Examples: Examples{
+					Match:    []string{"mv .git old", "mv ~ /tmp/h", "ln -s ~ h"},
+					NotMatch: []string{"mv a.txt b.txt", "mv dist/app /tmp/app", "ln -s ../lib/x.js x.js"},
+				},
+			}, {
 				ID:     "rm-files-outside",
 				Action: "deny",
 				Reason: "files outside the project and the temporary folders are not the agent's to delete; ask a human",
@@ -281,6 +293,11 @@ var builtinPackFiles = map[string]func() *PackFile{
 				Kind:     "shell_matcher",
 				Src:      "rules/rm.star",
 				Function: "r3",
+			}, {
+				ID:       "move-protected",
+				Kind:     "shell_matcher",
+				Src:      "rules/rm.star",
+				Function: "moves",
 			}, {
 				ID:       "rm-files-outside",
 				Kind:     "shell_matcher",
