@@ -23,7 +23,7 @@ var builtinPackFiles = map[string]func() *PackFile{
 				Action: "deny",
 				Reason: "run git stash first (or git stash push -- PATH) and retry, or ask a human",
 				Match: &Matcher{
-					GitSubcommand: stringList{"reset", "checkout", "restore", "clean", "switch", "worktree", "config"},
+					GitSubcommand: stringList{"reset", "checkout", "restore", "clean", "switch", "worktree", "config", "read-tree", "checkout-index"},
 					Script:        "git-discard",
 				},
 				Examples: Examples{
@@ -35,7 +35,7 @@ var builtinPackFiles = map[string]func() *PackFile{
 				Action: "deny",
 				Reason: "push with --force-with-lease instead of --force, delete merged branches with git branch -d, and leave remote branches, tags and stashes to a human",
 				Match: &Matcher{
-					GitSubcommand: stringList{"push", "branch", "tag", "stash", "config"},
+					GitSubcommand: stringList{"push", "branch", "tag", "stash", "config", "update-ref"},
 					Script:        "git-history",
 				},
 				Examples: Examples{
@@ -64,7 +64,7 @@ var builtinPackFiles = map[string]func() *PackFile{
 				Match: &Matcher{
 					Script: "rm-recursive",
 					Any: []*Matcher{{
-						CommandName: stringList{"rm"},
+						CommandName: stringList{"rm", "rsync"},
 					}, {
 						GitSubcommand: stringList{"rm"},
 					}},
@@ -72,6 +72,18 @@ var builtinPackFiles = map[string]func() *PackFile{
 				Examples: Examples{
 					Match:    []string{"rm -rf /", "rm -rf ~", "rm -rf ..", "rm -rf .git", "sudo rm -r /etc"},
 					NotMatch: []string{"rm -rf dist", "rm -rf node_modules", "rm file.txt"},
+				},
+			}, {
+				ID:     "move-protected",
+				Action: "deny",
+				Reason: "moving or linking HOME, /, a top-level folder, the project or .git lets a later rm -rf delete it under another name; ask a human",
+				Match: &Matcher{
+					CommandName: stringList{"mv", "ln"},
+					Script:      "move-protected",
+				},
+				Examples: Examples{
+					Match:    []string{"mv .git old", "mv ~ /tmp/h", "ln -s ~ h"},
+					NotMatch: []string{"mv a.txt b.txt", "mv dist/app /tmp/app", "ln -s ../lib/x.js x.js"},
 				},
 			}, {
 				ID:     "rm-files-outside",
@@ -136,8 +148,12 @@ var builtinPackFiles = map[string]func() *PackFile{
 				Action: "deny",
 				Reason: "write to a regular file instead (dd of=disk.img), or ask a human",
 				Match: &Matcher{
-					Effect: stringList{"write:/dev/**"},
 					Script: "disk-write",
+					Any: []*Matcher{{
+						Effect: stringList{"write:/dev/**"},
+					}, {
+						Effect: stringList{"write:/proc/*/root/dev/**"},
+					}},
 				},
 				Examples: Examples{
 					Match:    []string{"dd if=x.img of=/dev/sda", "cat x > /dev/nvme0n1"},
@@ -148,7 +164,7 @@ var builtinPackFiles = map[string]func() *PackFile{
 				Action: "deny",
 				Reason: "ask a human to format, partition or wipe disks",
 				Match: &Matcher{
-					CommandName: stringList{"mkfs*", "mke2fs", "mkswap", "mkntfs", "mkdosfs", "shred", "wipefs", "fdisk", "sfdisk", "parted", "sgdisk", "gdisk", "cfdisk"},
+					CommandName: stringList{"mkfs*", "mke2fs", "mkswap", "mkntfs", "mkdosfs", "shred", "wipefs", "fdisk", "sfdisk", "parted", "sgdisk", "gdisk", "cfdisk", "blkdiscard", "cryptsetup", "badblocks", "nvme", "hdparm"},
 					Script:      "disk-tools",
 				},
 				Examples: Examples{
@@ -187,7 +203,7 @@ var builtinPackFiles = map[string]func() *PackFile{
 				Action: "deny",
 				Reason: "download it to a file (curl -fsSLo install.sh URL), show it, then run the file",
 				Match: &Matcher{
-					CommandName: stringList{"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "python*", "node", "nodejs", "perl", "ruby", "php", "source", ".", "eval"},
+					CommandName: stringList{"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "csh", "tcsh", "yash", "python*", "node", "nodejs", "perl", "ruby", "php", "source", ".", "eval"},
 					Script:      "download-run",
 				},
 				Examples: Examples{
@@ -201,9 +217,9 @@ var builtinPackFiles = map[string]func() *PackFile{
 				Match: &Matcher{
 					Script: "secret-files",
 					Any: []*Matcher{{
-						CommandName: stringList{"cat", "tac", "nl", "less", "more", "head", "tail", "bat", "batcat", "xxd", "od", "hexdump", "strings", "base64", "base32", "cp", "scp", "rsync", "grep", "egrep", "fgrep", "rg", "zcat", "pr", "fold", "cut", "awk", "gawk", "sed", "sort", "uniq", "paste", "column", "jq", "yq", "diff", "tar", "zip", "gzip", "bzip2", "xz", "zstd", "7z", "dd", "nc", "netcat", "ncat", "socat", "curl", "wget", "telnet", "ssh"},
+						CommandName: stringList{"cat", "tac", "nl", "less", "more", "head", "tail", "bat", "batcat", "xxd", "od", "hexdump", "strings", "base64", "base32", "cp", "scp", "rsync", "grep", "egrep", "fgrep", "rg", "zcat", "pr", "fold", "cut", "awk", "gawk", "sed", "sort", "uniq", "paste", "column", "jq", "yq", "diff", "tar", "zip", "gzip", "bzip2", "xz", "zstd", "7z", "dd", "nc", "netcat", "ncat", "socat", "curl", "wget", "telnet", "ssh", "rev", "fmt", "expand", "unexpand", "iconv", "install", "tee", "tr", "gh"},
 					}, {
-						GitSubcommand: stringList{"show", "cat-file"},
+						GitSubcommand: stringList{"show", "cat-file", "diff"},
 					}},
 				},
 				Examples: Examples{
@@ -277,6 +293,11 @@ var builtinPackFiles = map[string]func() *PackFile{
 				Kind:     "shell_matcher",
 				Src:      "rules/rm.star",
 				Function: "r3",
+			}, {
+				ID:       "move-protected",
+				Kind:     "shell_matcher",
+				Src:      "rules/rm.star",
+				Function: "moves",
 			}, {
 				ID:       "rm-files-outside",
 				Kind:     "shell_matcher",

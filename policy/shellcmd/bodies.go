@@ -45,7 +45,7 @@ type bodyResult struct {
 
 func isShell(name string) bool {
 	switch name {
-	case "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "lksh",
+	case "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "lksh", "csh", "tcsh",
 		"fish": // not POSIX, but its simple commands read the same; what does not parse is unknown
 		return true
 	}
@@ -114,6 +114,16 @@ func bodies(name string, l []word) bodyResult {
 		return vimBodies(name, l)
 	case name == "make" || name == "gmake":
 		return makeBodies(l)
+	case name == "ssh" || name == "scp" || name == "sftp":
+		return sshBodies(name, l)
+	case name == "rsync":
+		return rsyncBodies(l)
+	case name == "man":
+		return manBodies(l)
+	case name == "zip":
+		return zipBodies(l)
+	case name == "sed" || name == "gsed":
+		return sedBodies(l)
 	}
 	return bodyResult{}
 }

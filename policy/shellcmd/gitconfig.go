@@ -72,11 +72,143 @@ func (w *walker) gitIndirect(idx int, l []word) {
 		if why != "" {
 			w.st.line.Commands[idx].Unknown = why
 		}
+	default:
+		w.gitRuns(idx, sub.s, rest)
 	case "send-pack", "http-push":
 		// Plumbing that pushes: --force, --mirror and +refspecs as push's.
 		implied := Command{Assigns: c.Assigns, Redirects: c.Redirects, Substitution: c.Substitution, Depth: c.Depth,
 			Implied: "git " + sub.s + " pushes"}
 		w.simple(append([]word{{s: "git"}, {s: "push"}}, rest...), implied, outerLayers{}, nil)
+	}
+}
+
+// gitRuns walks the shell commands a git subcommand is given on its
+// command line and runs: git submodule foreach CMD (in each submodule),
+// git bisect run CMD ARGS, git rebase -x/--exec CMD, git difftool
+// -x/--extcmd CMD, and the programs run in place of git-upload-pack and
+// git-receive-pack (--upload-pack, clone -u, --receive-pack, --exec),
+// which get arguments at run time. A command that is not static makes the
+// git command unknown.
+func (w *walker) gitRuns(idx int, sub string, rest []word) {
+	var scripts []script
+	elsewhere := false
+	why := ""
+	add := func(what string, v word, runtime bool) {
+		if why != "" {
+			return
+		}
+		if v.dyn {
+			why = fmt.Sprintf("git %s: the command %q is not static", what, v.s)
+			return
+		}
+		sc := script{src: v.s}
+		if runtime {
+			sc.runtime, sc.appendBy = true, "git"
+		}
+		scripts = append(scripts, sc)
+	}
+	// opt finds the options named (a short letter, long names that may be
+	// abbreviated to at least minLong letters) whose value is a command; a
+	// short cluster ends at the first of valueLetters, which takes the rest
+	// of the word or the next one.
+	opt := func(what string, short byte, valueLetters string, minLong int, runtime bool, longs ...string) {
+		for i := 0; i < len(rest); i++ {
+			x := rest[i]
+			if x.s == "--" && !x.dyn {
+				return
+			}
+			if strings.HasPrefix(x.s, "--") {
+				name, v, eq := strings.Cut(x.s[2:], "=")
+				for _, l := range longs {
+					if name == l || len(name) >= minLong && strings.HasPrefix(l, name) {
+						val := word{s: v, dyn: x.dyn}
+						if !eq && i+1 < len(rest) {
+							i++
+							val = rest[i]
+						}
+						add(what+" --"+l, val, runtime)
+						break
+					}
+				}
+				continue
+			}
+			if short == 0 || len(x.s) < 2 || x.s[0] != '-' {
+				continue
+			}
+			for j := 1; j < len(x.s); j++ {
+				c := x.s[j]
+				if c != short && strings.IndexByte(valueLetters, c) < 0 {
+					continue
+				}
+				v := word{s: x.s[j+1:], dyn: x.dyn}
+				if v.s == "" && i+1 < len(rest) {
+					i++
+					v = rest[i]
+				}
+				if c == short {
+					add(what+" -"+string(short), v, runtime)
+				}
+				break
+			}
+		}
+	}
+	switch sub {
+	case "submodule":
+		// git submodule [--quiet] foreach [--recursive] CMD...: one word is
+		// shell text, more are joined.
+		for i, x := range rest {
+			if x.s != "foreach" || x.dyn {
+				continue
+			}
+			j := i + 1
+			for j < len(rest) && strings.HasPrefix(rest[j].s, "-") && !rest[j].dyn {
+				if rest[j].s == "--" {
+					j++
+					break
+				}
+				j++
+			}
+			if j < len(rest) {
+				if r := allStatic("git submodule foreach", rest[j:]); r != "" {
+					why = r
+				} else {
+					scripts = append(scripts, script{src: join(rest[j:])})
+				}
+			}
+			elsewhere = true // in each submodule's folder
+			break
+		}
+	case "bisect":
+		if len(rest) > 1 && rest[0].s == "run" && !rest[0].dyn {
+			if r := allStatic("git bisect run", rest[1:]); r != "" {
+				why = r
+			} else {
+				scripts = append(scripts, script{src: joinQuoted(rest[1:], true)})
+			}
+		}
+	case "rebase":
+		opt("rebase", 'x', "sXCS", 3, false, "exec")
+	case "difftool", "mergetool":
+		opt(sub, 'x', "tO", 3, true, "extcmd")
+	case "fetch", "pull", "ls-remote":
+		opt(sub, 0, "", 3, true, "upload-pack")
+	case "clone":
+		opt(sub, 'u', "obcj", 3, true, "upload-pack")
+	case "archive":
+		opt(sub, 0, "", 3, true, "exec")
+	case "push":
+		opt(sub, 0, "", 3, true, "receive-pack", "exec")
+	}
+	c := &w.st.line.Commands[idx]
+	if why != "" {
+		c.Unknown = why
+		return
+	}
+	if elsewhere && len(scripts) > 0 {
+		c.Dirs, c.DirUnknown = nil, true
+	}
+	for _, sc := range scripts {
+		w.body(idx, sc)
 	}
 }
 
@@ -145,8 +277,11 @@ func gitRunsValue(section, subsection, name string) bool {
 	case "core.sshcommand", "core.pager", "core.editor", "core.askpass", "core.fsmonitor", "core.gitproxy",
 		"sequence.editor", "diff.external", "diff.textconv", "diff.command", "filter.clean", "filter.smudge",
 		"filter.process", "merge.driver", "mergetool.cmd", "difftool.cmd", "credential.helper", "gpg.program",
-		"uploadpack.packobjectshook":
+		"uploadpack.packobjectshook", "core.alternaterefscommand", "interactive.difffilter":
 		return true
+	}
+	if section == "remote" && subsection != "" && (name == "uploadpack" || name == "receivepack") {
+		return true // the program run in place of git-upload-pack, -receive-pack
 	}
 	return section == "pager" && subsection == ""
 }
@@ -271,7 +406,10 @@ func settingOf(kv word, where string) gitSetting {
 // GIT_CONFIG name files to read, as an include does. A value holding an
 // expansion is not static.
 func gitEnvSettings(assigns []string) []gitSetting {
-	if !slices.ContainsFunc(assigns, func(a string) bool { return strings.HasPrefix(a, "GIT_") }) {
+	if !slices.ContainsFunc(assigns, func(a string) bool {
+		name, _, _ := strings.Cut(a, "=")
+		return strings.HasPrefix(a, "GIT_") || gitEnvKey(name) != ""
+	}) {
 		return nil
 	}
 	keys, values := map[int]string{}, map[int]string{}
@@ -329,6 +467,12 @@ func gitEnvKey(name string) string {
 		return "sequence.editor"
 	case "GIT_EXTERNAL_DIFF":
 		return "diff.external"
+	case "EDITOR", "VISUAL": // git's editor when neither GIT_EDITOR nor core.editor is set
+		return "core.editor"
+	case "PAGER": // its pager likewise
+		return "core.pager"
+	case "SSH_ASKPASS":
+		return "core.askPass"
 	}
 	return ""
 }

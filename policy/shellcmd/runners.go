@@ -409,3 +409,318 @@ func recipe(line string) script {
 	line = strings.TrimLeft(line, " \t@-+")
 	return script{src: strings.ReplaceAll(line, "$$", "$")}
 }
+
+// sshBodies finds the commands ssh, scp and sftp run on this machine:
+// the -o ProxyCommand, LocalCommand and KnownHostsCommand options (shell
+// text, with %h-style tokens filled in at run time), and scp's and sftp's
+// -S PROGRAM, run in place of ssh with arguments added. What runs on the
+// remote host is not this machine's.
+func sshBodies(name string, l []word) bodyResult {
+	var r bodyResult
+	args := "BbcDEeFIiJLlmOoPpQRSWw" // ssh's short options with a value
+	if name != "ssh" {
+		args = "BbcDFiJlloPRSsX"
+	}
+	add := func(v word, appended bool) {
+		if r.why != "" {
+			return
+		}
+		if v.dyn {
+			r.why = fmt.Sprintf("%s: the command %q is not static", name, v.s)
+			return
+		}
+		sc := script{src: v.s, runtime: true}
+		if appended {
+			sc.appendBy = name
+		}
+		r.scripts = append(r.scripts, sc)
+	}
+	option := func(v word) {
+		key, val, ok := strings.Cut(v.s, "=")
+		if !ok {
+			key, val, _ = strings.Cut(strings.TrimLeft(v.s, " \t"), " ")
+		}
+		key = strings.ToLower(strings.TrimSpace(key))
+		val = strings.TrimSpace(val)
+		switch key {
+		case "proxycommand", "localcommand", "knownhostscommand":
+			if strings.EqualFold(val, "none") || val == "" && !v.dyn {
+				return
+			}
+			if v.dyn {
+				r.why = fmt.Sprintf("%s: option %q is not static", name, v.s)
+				return
+			}
+			add(word{s: strings.TrimPrefix(val, "exec ")}, false)
+		}
+	}
+	for i := 1; i < len(l); i++ {
+		x := l[i]
+		if x.s == "--" && !x.dyn || !strings.HasPrefix(x.s, "-") || len(x.s) < 2 {
+			if name == "ssh" {
+				break // the destination: what follows runs remotely
+			}
+			continue // scp's and sftp's operands; options may follow
+		}
+		for j := 1; j < len(x.s); j++ {
+			c := x.s[j]
+			if strings.IndexByte(args, c) < 0 {
+				continue
+			}
+			v := word{s: x.s[j+1:], dyn: x.dyn}
+			if v.s == "" && i+1 < len(l) {
+				i++
+				v = l[i]
+			}
+			switch {
+			case c == 'o':
+				option(v)
+			case c == 'S' && name != "ssh":
+				add(v, true)
+			}
+			break
+		}
+	}
+	return r
+}
+
+// rsyncBodies finds the remote shell rsync runs on this machine (-e
+// CMD, --rsh=CMD), with the host and rsync's command added.
+func rsyncBodies(l []word) bodyResult {
+	for i := 1; i < len(l); i++ {
+		x := l[i]
+		var v word
+		switch {
+		case x.s == "--" && !x.dyn:
+			return bodyResult{}
+		case x.s == "--rsh" || x.s == "-e":
+			if i+1 >= len(l) {
+				return bodyResult{}
+			}
+			i++
+			v = l[i]
+		case strings.HasPrefix(x.s, "--rsh="):
+			v = word{s: x.s[len("--rsh="):], dyn: x.dyn}
+		case strings.HasPrefix(x.s, "-") && !strings.HasPrefix(x.s, "--") && strings.HasSuffix(x.s, "e") && !strings.ContainsAny(x.s[1:len(x.s)-1], "eTfBM"):
+			if i+1 >= len(l) {
+				return bodyResult{}
+			}
+			i++
+			v = l[i]
+		default:
+			continue
+		}
+		if v.dyn {
+			return bodyResult{why: fmt.Sprintf("rsync: the remote shell %q is not static", v.s)}
+		}
+		return bodyResult{scripts: []script{{src: v.s, runtime: true, appendBy: "rsync"}}}
+	}
+	return bodyResult{}
+}
+
+// manBodies finds the pager man runs with a shell (-P PAGER, --pager).
+func manBodies(l []word) bodyResult {
+	for i := 1; i < len(l); i++ {
+		x := l[i]
+		var v word
+		switch {
+		case x.s == "--" && !x.dyn:
+			return bodyResult{}
+		case x.s == "-P" || x.s == "--pager":
+			if i+1 >= len(l) {
+				return bodyResult{}
+			}
+			i++
+			v = l[i]
+		case strings.HasPrefix(x.s, "--pager="):
+			v = word{s: x.s[len("--pager="):], dyn: x.dyn}
+		case strings.HasPrefix(x.s, "-P") && len(x.s) > 2:
+			v = word{s: x.s[2:], dyn: x.dyn}
+		default:
+			continue
+		}
+		return oneBody("man -P", v)
+	}
+	return bodyResult{}
+}
+
+// zipBodies finds the command zip -T runs to test the archive (-TT CMD,
+// --unzip-command CMD), with the archive's name added.
+func zipBodies(l []word) bodyResult {
+	for i := 1; i < len(l); i++ {
+		x := l[i]
+		var v word
+		switch {
+		case x.s == "-TT" || x.s == "--unzip-command":
+			if i+1 >= len(l) {
+				return bodyResult{}
+			}
+			i++
+			v = l[i]
+		case strings.HasPrefix(x.s, "--unzip-command="):
+			v = word{s: x.s[len("--unzip-command="):], dyn: x.dyn}
+		default:
+			continue
+		}
+		if v.dyn {
+			return bodyResult{why: fmt.Sprintf("zip: the test command %q is not static", v.s)}
+		}
+		return bodyResult{scripts: []script{{src: strings.ReplaceAll(v.s, "{}", "x.zip"), runtime: true, appendBy: "zip"}}}
+	}
+	return bodyResult{}
+}
+
+// sedBodies finds the shell commands a GNU sed script runs: the e command
+// (e CMD runs CMD; e alone runs the pattern space) and the e flag of s
+// (runs what the substitution leaves in the pattern space). A command
+// that is the text being edited is not known here. Script files (-f) are
+// not read.
+func sedBodies(l []word) bodyResult {
+	var texts []word
+	op := 0
+	for i := 1; i < len(l); i++ {
+		x := l[i]
+		switch {
+		case x.s == "--" && !x.dyn:
+			i = len(l)
+		case x.s == "-e" || x.s == "--expression":
+			if i+1 < len(l) {
+				i++
+				texts = append(texts, l[i])
+			}
+		case strings.HasPrefix(x.s, "--expression="):
+			texts = append(texts, word{s: x.s[len("--expression="):], dyn: x.dyn})
+		case strings.HasPrefix(x.s, "-e") && len(x.s) > 2:
+			texts = append(texts, word{s: x.s[2:], dyn: x.dyn})
+		case x.s == "-f" || x.s == "--file" || x.s == "-l" || x.s == "--line-length":
+			if x.s == "-f" || x.s == "--file" {
+				texts = append(texts, word{}) // a script file: any program
+			}
+			i++
+		case strings.HasPrefix(x.s, "-f") || strings.HasPrefix(x.s, "--file="):
+			texts = append(texts, word{})
+		case strings.HasPrefix(x.s, "-") && len(x.s) > 1:
+			// a cluster such as -ne SCRIPT
+			if k := strings.IndexByte(x.s, 'e'); k > 0 && !strings.HasPrefix(x.s, "--") {
+				v := word{s: x.s[k+1:], dyn: x.dyn}
+				if v.s == "" && i+1 < len(l) {
+					i++
+					v = l[i]
+				}
+				texts = append(texts, v)
+			}
+		default:
+			if op == 0 {
+				op = i
+			}
+		}
+	}
+	if len(texts) == 0 && op > 0 {
+		texts = append(texts, l[op])
+	}
+	var r bodyResult
+	for _, t := range texts {
+		cmds, pattern := sedExecs(t.s)
+		switch {
+		case pattern:
+			return bodyResult{why: "sed: the e command runs the text being edited as a command"}
+		case len(cmds) > 0 && t.dyn:
+			return bodyResult{why: fmt.Sprintf("sed: the script %q runs commands and is not static", t.s)}
+		}
+		for _, c := range cmds {
+			r.scripts = append(r.scripts, script{src: c})
+		}
+	}
+	return r
+}
+
+// sedExecs reads a sed script for its e commands: the command lines they
+// run, and whether one runs the pattern space (e alone, or s///e).
+func sedExecs(src string) (cmds []string, pattern bool) {
+	i, n := 0, len(src)
+	toEOL := func() string {
+		start := i
+		for i < n && src[i] != '\n' {
+			i++
+		}
+		return src[start:i]
+	}
+	delimited := func(d byte) {
+		for i < n && src[i] != d {
+			if src[i] == '\\' {
+				i++
+			}
+			i++
+		}
+		i++
+	}
+	for i < n {
+		c := src[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == ';' || c == '{' || c == '}' || c == '!':
+			i++
+			continue
+		case c >= '0' && c <= '9' || c == '$' || c == ',' || c == '~' || c == '+':
+			i++
+			continue
+		case c == '/':
+			i++
+			delimited('/')
+			for i < n && (src[i] == 'I' || src[i] == 'M') {
+				i++
+			}
+			continue
+		case c == '\\' && i+1 < n:
+			d := src[i+1]
+			i += 2
+			delimited(d)
+			continue
+		}
+		i++
+		switch c {
+		case 's':
+			if i >= n {
+				return
+			}
+			d := src[i]
+			i++
+			delimited(d)
+			delimited(d)
+			for i < n && strings.IndexByte("gpiImMe0123456789w", src[i]) >= 0 {
+				if src[i] == 'w' {
+					toEOL()
+					break
+				}
+				if src[i] == 'e' {
+					pattern = true
+				}
+				i++
+			}
+		case 'y':
+			if i >= n {
+				return
+			}
+			d := src[i]
+			i++
+			delimited(d)
+			delimited(d)
+		case 'e':
+			cmd := strings.TrimSpace(toEOL())
+			if cmd == "" {
+				pattern = true
+			} else {
+				cmds = append(cmds, cmd)
+			}
+		case 'a', 'i', 'c', 'r', 'R', 'w', 'W', '#':
+			toEOL() // text or a file name: to the end of the line
+		case ':', 'b', 't', 'T', 'v':
+			for i < n && src[i] != '\n' && src[i] != ';' { // a label: GNU sed ends it at ;
+				i++
+			}
+		case 'q', 'Q', 'l', 'L', '=', 'd', 'D', 'g', 'G', 'h', 'H', 'n', 'N', 'p', 'P', 'x', 'z', 'F':
+		default:
+			return // not a sed command this reader knows: stop reading
+		}
+	}
+	return
+}

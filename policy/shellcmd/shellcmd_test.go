@@ -140,6 +140,8 @@ var parseTests = []struct {
 	{"alias ll='ls -la'", []string{"alias \"ll=ls -la\"", "ls -la @1 ~dyn"}},
 	{"caffeinate -w 123", []string{"caffeinate -w 123"}},
 	{"fish -c 'rm -rf ~'", []string{"fish -c \"rm -rf ~\"", "rm -rf ~ @1"}},
+	{"csh -c 'rm -rf ~'", []string{"csh -c \"rm -rf ~\"", "rm -rf ~ @1"}}, // passed: csh was no shell
+	{"tcsh -c 'rm -rf ~'", []string{"tcsh -c \"rm -rf ~\"", "rm -rf ~ @1"}},
 	{"timeout 5 rm -rf /", []string{"rm -rf /"}},
 	{"timeout -s KILL -k 10 5m rm -rf /", []string{"rm -rf /"}},
 	{"timeout --signal=TERM --preserve-status 5 rm -rf /", []string{"rm -rf /"}},
@@ -311,6 +313,8 @@ var parseTests = []struct {
 	{"echo $(rm -rf /)", []string{`echo "$(rm -rf /)" +subst ~dyn`, "rm -rf /"}},
 	{"echo `rm -rf /`", []string{"echo \"`rm -rf /`\" +subst ~dyn", "rm -rf /"}},
 	{`echo "$(rm -rf /)"`, []string{`echo "$(rm -rf /)" +subst ~dyn`, "rm -rf /"}},
+	// $(< FILE) reads FILE as cat would (it passed unseen).
+	{`echo "$(<.env)"`, []string{`echo $(<.env) +subst ~dyn`, "cat r:.env"}},
 	{"diff <(rm -rf /) x", []string{`diff "<(rm -rf /)" x +subst ~dyn`, "rm -rf /"}},
 	{"tee >(rm -rf /)", []string{`tee ">(rm -rf /)" +subst ~dyn`, "rm -rf /"}},
 	{"echo ${X:-$(rm -rf /)}", []string{`echo "${X:-$(rm -rf /)}" +subst ~dyn`, "rm -rf /"}},

@@ -160,7 +160,24 @@ func (w *walker) withRedirs(redirs []*syntax.Redirect) *walker {
 func (w *walker) substStmts(list []*syntax.Stmt) {
 	sub := w.scoped()
 	sub.inherited = nil
-	sub.stmts(list)
+	sub.stmts(readSubst(list))
+}
+
+// readSubst: bash reads $(< FILE) as $(cat FILE) without running cat;
+// the substitution is walked as that cat, so that what reads a file's
+// contents (echo "$(< .env)") is judged as cat < .env is.
+func readSubst(list []*syntax.Stmt) []*syntax.Stmt {
+	if len(list) != 1 || list[0] == nil || list[0].Cmd != nil || len(list[0].Redirs) == 0 {
+		return list
+	}
+	s := list[0]
+	for _, r := range s.Redirs {
+		if r == nil || r.Op != syntax.RdrIn {
+			return list
+		}
+	}
+	cat := &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{ValuePos: s.Pos(), ValueEnd: s.Pos(), Value: "cat"}}}
+	return []*syntax.Stmt{{Position: s.Position, Semicolon: s.Semicolon, Cmd: &syntax.CallExpr{Args: []*syntax.Word{cat}}, Redirs: s.Redirs}}
 }
 
 // substs walks every command or process substitution inside n, and the
