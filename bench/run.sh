@@ -18,15 +18,25 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 export CGO_ENABLED=0
 
-# Each binary is timed from a fresh copy: one run straight from the file
-# `go build -o` wrote measured up to 20% slower than a copy of the same bytes.
+# Each binary is timed from fresh copies: one run straight from the file
+# `go build -o` wrote measured up to 20% slower than a copy of the same
+# bytes, and two fresh copies of one binary differ by up to 7% here (how
+# the kernel caches each file's pages). So each binary has COPIES copies
+# (default 3), FILE, FILE.1, FILE.2 ..., and round r runs copy r mod COPIES
+# (see rotate below).
+copies=${COPIES:-3}
+fresh() { # fresh SRC DST: DST and its COPIES-1 siblings, each a new copy of SRC
+  cp "$1" "$2"
+  for ((k = 1; k < copies; k++)); do cp "$1" "$2.$k"; done
+}
 go build -o "$out/agent-shell.built" ./cmd/agent-shell
 go build -o "$out/hello.built" ./bench/hello
 # AS_BIN=FILE times that agent-shell binary instead (another revision's).
-cp "${AS_BIN:-$out/agent-shell.built}" "$out/agent-shell"
-cp "$out/hello.built" "$out/hello"
+fresh "${AS_BIN:-$out/agent-shell.built}" "$out/agent-shell"
+fresh "$out/hello.built" "$out/hello"
 rm -f "$out/agent-shell.built" "$out/hello.built"
 as=$out/agent-shell
+export BENCH_ROTATE="$out/agent-shell $out/hello" BENCH_COPIES=$copies
 
 # interleaved RUNS [OPTION...] NAME CMD [NAME CMD...]: runs each command in
 # turn, round after round, each with stdin from the file after its '<', and
@@ -64,10 +74,18 @@ while args and args[0].startswith("--"):
     else:
         sys.exit("interleaved: unknown option " + opt)
 cmds = [(args[i], args[i + 1]) for i in range(0, len(args), 2)]
+# rotate: a word naming one of the binaries in BENCH_ROTATE is, in round r,
+# its copy r mod BENCH_COPIES (the file itself, then FILE.1, FILE.2, ...).
+rotated = set(os.environ.get("BENCH_ROTATE", "").split())
+ncopies = int(os.environ.get("BENCH_COPIES", "1"))
+round_no = 0
+def rotate(word):
+    k = round_no % ncopies
+    return word if k == 0 or word not in rotated else "%s.%d" % (word, k)
 def run(name, cmd):
     if name in prepare:
         subprocess.run(prepare[name], shell=True, check=True)
-    words = shlex.split(cmd)
+    words = [rotate(w) for w in shlex.split(cmd)]
     stdin = None
     if "<" in words:
         i = words.index("<"); stdin = open(words[i + 1], "rb"); words = words[:i]
@@ -94,10 +112,10 @@ def peak(name, cmd):
     r = subprocess.run(["/usr/bin/time", "-f", "%M"] + words, stdin=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     return int(r.stderr.strip().splitlines()[-1])
 warm = max(2, min(10, runs // 10))
-for _ in range(warm):
+for round_no in range(warm):
     for n, c in cmds: run(n, c)
 times = {n: [] for n, _ in cmds}
-for _ in range(runs):
+for round_no in range(runs):
     for n, c in cmds:
         times[n].append(run(n, c))
 base = cmds[0][0]
@@ -317,8 +335,9 @@ compare() {
   # AS_OLD=FILE: another build of agent-shell, timed round after round
   # against this one on the hook, --version and the shim.
   [ -n "${AS_OLD:-}" ] || { echo "compare: set AS_OLD to the other agent-shell binary" >&2; exit 2; }
-  cp "$AS_OLD" "$out/agent-shell-old"
+  fresh "$AS_OLD" "$out/agent-shell-old"
   local old=$out/agent-shell-old
+  BENCH_ROTATE="$BENCH_ROTATE $old"
   echo "== this build against $AS_OLD on the bench policy ($runs interleaved rounds) =="
   local work; work=$(mktemp -d); mkdir -p "$work/.git" "$work/.github/hooks/agent-shell"
   cp policy/testdata/bench/policy.json policy/testdata/bench/agent-shell.toml "$work/.github/hooks/agent-shell/"
