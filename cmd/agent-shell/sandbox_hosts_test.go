@@ -121,7 +121,7 @@ func TestSandboxedHostCommands(t *testing.T) {
 		}
 		// A write the text guard lets through (the file's name is built at
 		// run time): the kernel stops it.
-		_, errOut, status = claude(wrapped(t, "claude", claudePayload(`f=.npm; cp /dev/null "${f}rc"`)))
+		_, errOut, status = claude(wrapped(t, "claude", claudePayload(`f=$(printf .npm); cp /dev/null "${f}rc"`)))
 		if status == 0 || !strings.Contains(errOut, "Read-only file system") {
 			t.Errorf("a write to .npmrc: status %d, stderr %q", status, errOut)
 		}

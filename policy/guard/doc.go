@@ -17,7 +17,7 @@
 //     ~/.copilot/hooks/*.json, ~/.config/amp/settings.json);
 //   - npm-script-shell: a change to npm's script-shell setting, which sends
 //     npm scripts through agent-shell (the script-shell line of any .npmrc
-//     under the root, `npm config set|delete script-shell`, and the
+//     under the root or of ~/.npmrc, `npm config set|delete script-shell`, and the
 //     per-command overrides --script-shell and npm_config_script_shell);
 //   - agentshell-env: a command that sets AGENTSHELL_PASSTHROUGH,
 //     AGENTSHELL_POLICY_PATH, AGENTSHELL_LOG_DIR, AGENTSHELL_ACTOR or
@@ -54,12 +54,15 @@
 //     static part already lies in .agent-shell/ or
 //     .github/hooks/agent-shell/ (.agent-shell/$X, $HOME/..., $PWD/...,
 //     $(pwd)/..., $(git rev-parse --show-toplevel)/... and a host's
-//     project folder variable, $CLAUDE_PROJECT_DIR/..., are resolved);
+//     project folder variable, $CLAUDE_PROJECT_DIR/..., are resolved, and
+//     so is a variable the line sets itself, d=.claude; echo > $d/x, with
+//     every value the line gives it, vars.go);
 //   - git operations that rewrite the work tree as a whole: a branch
-//     checkout, `git checkout .`/`git restore .` (only pathspecs that name
-//     a protected path count), reset, stash without --all, merge, pull,
-//     rebase, switch, and git clean without -x (both keep ignored files;
-//     untracked new files in .github/hooks/agent-shell/ would go);
+//     checkout, `git checkout .`/`git restore .`/`git stash` (pathspecs
+//     that name a protected path, or a folder below the root holding one,
+//     count), reset, merge, pull, rebase, switch, and git clean without -x
+//     (both keep ignored files; untracked new files in
+//     .github/hooks/agent-shell/ would go);
 //   - a link made earlier in the same command line (`ln -s .github g && rm
 //     -rf g/hooks`: the ln itself is denied only when it points at a
 //     protected path, not at a folder holding one); hard links made before
@@ -76,7 +79,7 @@
 // hostapi registry) and the list the kernel makes read-only; settings.go
 // the guarded variables and npm's script-shell; paths.go resolves and classifies paths; tools.go reads edit
 // tools' inputs and patches.go the patches they or a command apply;
-// shell.go walks a command line; writers.go knows each program's write
+// shell.go walks a command line (vars.go the variables it sets); writers.go knows each program's write
 // operands; find.go tells which finds spare the protected files; and
 // self.go guards runs of agent-shell itself.
 //

@@ -147,8 +147,9 @@ type guarder struct {
 
 	at         string // while checking an ancestor of the root or home: its path, for reasons
 	budget     int
-	rootNpmrc  int8 // 0 unknown, 1 the root .npmrc has a script-shell line, -1 not
-	patchy     bool // a command applies a patch: scan the text for its headers
+	rootNpmrc  int8                // 0 unknown, 1 the root .npmrc has a script-shell line, -1 not
+	patchy     bool                // a command applies a patch: scan the text for its headers
+	vars       map[string][]string // values the line assigns to each variable (lineVars)
 	patchFiles []patchFile
 	patchBases []string // folders a patch applies in besides the command's (patch -d)
 }

@@ -41,6 +41,11 @@ type guardOp struct {
 	unknown bool
 	literal bool // a tool's path: no globbing
 	removal bool // the file goes away (an .npmrc's script-shell line with it)
+	// pathspec, for git's restores (checkout, restore, stash), leaves out
+	// the work tree's root and what holds it: git checkout . puts back what
+	// is committed everywhere, which the safety pack judges; a folder
+	// named below it counts with everything under it.
+	pathspec bool
 }
 
 // checkOp checks one op from each candidate directory.
@@ -58,6 +63,16 @@ func (g *guarder) checkOp(op guardOp, cwds []string) *Denial {
 		return nil
 	}
 	if !op.literal && shellcmd.DynamicWord(word) {
+		for _, w := range g.withLineVars(op.word) {
+			if shellcmd.DynamicWord(g.substituteKnown(w)) {
+				continue // still dynamic: checkDynamic below judges the word
+			}
+			sub := op
+			sub.word = w
+			if d := g.checkOp(sub, cwds); d != nil {
+				return d
+			}
+		}
 		return g.checkDynamic(word, op, bases)
 	}
 	for _, b := range bases {
@@ -423,6 +438,16 @@ func (g *guarder) physical(raw string, follow bool) (string, bool) {
 }
 
 // roots are the root as given and as resolved.
+// holdsRoot reports whether c is the root or a folder above it.
+func (g *guarder) holdsRoot(c string) bool {
+	for _, rb := range g.roots() {
+		if _, ok := within(c, rb); ok {
+			return true
+		}
+	}
+	return false
+}
+
 func (g *guarder) roots() []string {
 	switch {
 	case g.root == "":
@@ -490,6 +515,9 @@ func ancestor(rel, p string) bool {
 func (g *guarder) checkPath(raw string, op guardOp) *Denial {
 	follow := op.follow || strings.HasSuffix(op.word, "/")
 	for _, c := range g.candidates(raw, follow) {
+		if op.pathspec && g.holdsRoot(c) {
+			continue
+		}
 		for _, rb := range g.roots() {
 			if rel, ok := within(rb, c); ok {
 				if d := g.classify(rb, rel, op, rootGuarded.Get(), ""); d != nil {
@@ -506,6 +534,13 @@ func (g *guarder) checkPath(raw string, op guardOp) *Denial {
 			if rel, ok := within(hb, c); ok {
 				if d := g.classify(hb, rel, op, homeGuarded.Get(), "~/"); d != nil {
 					return d
+				}
+				// npm's user configuration: where script-shell is set when
+				// the project's .npmrc is committed.
+				if strings.EqualFold(rel, ".npmrc") {
+					if d := g.checkNpmrc(hb, rel, op); d != nil {
+						return d
+					}
 				}
 			} else if d := g.classifyAncestor(c, hb, op, homeGuarded.Get(), "~/"); d != nil {
 				return d

@@ -212,3 +212,39 @@ func TestGuardGitStashAll(t *testing.T) {
 		}
 	}
 }
+
+// Spellings that passed: a variable the line itself sets to a protected
+// folder, git stash or checkout of a protected folder (or stash of a
+// protected file), the user's ~/.npmrc.
+func TestGuardLineVariablesStashAndUserNpmrc(t *testing.T) {
+	root, home := guardRoot(t)
+	for _, cmd := range []string{
+		"d=.claude; echo x > $d/settings.json", `d=.claude; cp /tmp/x "$d/settings.json"`, "d=.claude && echo x > ${d}/settings.json",
+		"f=.claude/settings.json; : > $f", "d=.c; echo x > ${d}laude/settings.json", "export d=$HOME/.claude; echo x > $d/settings.json",
+		"a=.github; b=$a/hooks; rm -rf $b",
+		"git stash -- .claude", "git stash push .claude/settings.json", "git stash push -u -- .github/hooks", "git stash push -m wip -- .claude",
+		"git checkout -- .claude", "git checkout HEAD~3 -- .github", "git restore .github/hooks", "cd .claude && git checkout .",
+	} {
+		if g := Command(root, root, cmd, nil); g == nil {
+			t.Errorf("%q: not denied", cmd)
+		}
+	}
+	for _, cmd := range []string{"d=dist; echo x > $d/out.txt", "d=.claude; echo x > $e/settings.json", "git stash -- src", "git stash push -m .claude", "git stash save .claude",
+		"git checkout .", "git checkout -- .", "git stash -- .", "git restore src", "cd src && git checkout ."} {
+		if g := Command(root, root, cmd, nil); g != nil {
+			t.Errorf("%q: %+v, want no deny", cmd, g)
+		}
+	}
+	// ~/.npmrc sends npm scripts through agent-shell when the project's
+	// .npmrc is committed (npm config set script-shell --location=user).
+	for _, cmd := range []string{"printf x > ~/.npmrc", "echo x >> ~/.npmrc", "sed -i d ~/.npmrc", "cp /tmp/x $HOME/.npmrc"} {
+		writeGuardFile(t, home, ".npmrc", "script-shell=agent-shell\n")
+		if g := Command(root, root, cmd, nil); g == nil || g.Guard != NpmScriptShell {
+			t.Errorf("%q with script-shell in ~/.npmrc: %+v", cmd, g)
+		}
+	}
+	writeGuardFile(t, home, ".npmrc", "save-exact=true\n")
+	if g := Command(root, root, "echo registry=x >> ~/.npmrc", nil); g != nil {
+		t.Errorf("a write to a ~/.npmrc without script-shell: %+v", g)
+	}
+}

@@ -405,7 +405,7 @@ func (g *guarder) gitOps(args []string, cwds []string) *Denial {
 		} else {
 			specs = spec.Split(rest).Operands
 		}
-		return g.eachCheck(specs, guardOp{verb: "restores", follow: true, removal: true}, check)
+		return g.eachCheck(specs, guardOp{verb: "restores", follow: true, tree: true, removal: true, pathspec: true}, check)
 	case "clone":
 		// The new folder holds what the other repository holds.
 		p := shellcmd.GitOptions(sub).Split(rest)
@@ -415,7 +415,8 @@ func (g *guarder) gitOps(args []string, cwds []string) *Denial {
 		return check(guardOp{word: p.Operands[1], verb: "clones a repository into", tree: true, unknown: true, removal: true})
 	case "stash":
 		// git stash --all stashes ignored files away too, as git clean -x
-		// removes them: agent-shell's own folders are ignored files.
+		// removes them: agent-shell's own folders are ignored files. The
+		// paths it is given are put back as committed.
 		words, save := rest, len(rest) > 0 && rest[0] == "save"
 		if len(words) > 0 && (words[0] == "push" || save) {
 			words = words[1:]
@@ -423,12 +424,14 @@ func (g *guarder) gitOps(args []string, cwds []string) *Denial {
 			return nil // list, show, pop, apply, drop...
 		}
 		p := shellcmd.GitOptions("stash push").Split(words)
-		if !p.Has("a", "all") {
-			return nil
-		}
 		specs := p.Operands
 		if save {
 			specs = nil // git stash save's words are its message, not pathspecs
+		}
+		if !p.Has("a", "all") {
+			// The paths named go back to their committed version (and
+			// untracked ones, with -u, away), as git checkout -- PATHS does.
+			return g.eachCheck(specs, guardOp{verb: "stashes away", follow: true, tree: true, removal: true, pathspec: true}, check)
 		}
 		if len(specs) == 0 {
 			specs = []string{"."}
