@@ -55,8 +55,8 @@
 //     .github/hooks/agent-shell/ (.agent-shell/$X, $HOME/..., $PWD/...,
 //     $(pwd)/..., $(git rev-parse --show-toplevel)/... and a host's
 //     project folder variable, $CLAUDE_PROJECT_DIR/..., are resolved, and
-//     so is a variable the line sets itself, d=.claude; echo > $d/x, with
-//     every value the line gives it, vars.go);
+//     so is a variable the line sets itself, d=.claude; echo > $d/x or
+//     for d in .claude; ..., with every value the line gives it, vars.go);
 //   - git operations that rewrite the work tree as a whole: a branch
 //     checkout, `git checkout .`/`git restore .`/`git stash` (pathspecs
 //     that name a protected path, or a folder below the root holding one,
@@ -67,7 +67,7 @@
 //     -rf g/hooks`: the ln itself is denied only when it points at a
 //     protected path, not at a folder holding one); hard links made before
 //     the call; Unicode normalization on file systems that apply it;
-//   - variables set by `for NAME in`, `source`, `set -a` with a file, or a
+//   - variables set by `source`, `set -a` with a file, or a
 //     file written now and read by a later command (except shell startup
 //     files: .bashrc, .profile, .zshrc, .envrc, .env, ...);
 //   - home-level registrations other than those listed, and system-wide

@@ -224,6 +224,7 @@ func TestGuardLineVariablesStashAndUserNpmrc(t *testing.T) {
 		"a=.github; b=$a/hooks; rm -rf $b",
 		"git stash -- .claude", "git stash push .claude/settings.json", "git stash push -u -- .github/hooks", "git stash push -m wip -- .claude",
 		"git checkout -- .claude", "git checkout HEAD~3 -- .github", "git restore .github/hooks", "cd .claude && git checkout .",
+		"for f in .claude/settings.json; do echo x > $f; done", "for d in src .github; do rm -rf $d/hooks; done",
 	} {
 		if g := Command(root, root, cmd, nil); g == nil {
 			t.Errorf("%q: not denied", cmd)

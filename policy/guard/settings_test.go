@@ -127,6 +127,7 @@ func TestGuardEnvironment(t *testing.T) {
 		"echo 'export NAME=1' >> ~/.bashrc",
 		"echo NAME=1 >> .envrc",
 		"printf 'NAME=1\\n' | tee -a ~/.zshrc",
+		"for NAME in 1; do npm test; done",
 	}
 	for name := range guardedEnv {
 		for _, f := range forms {

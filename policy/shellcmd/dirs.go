@@ -214,6 +214,7 @@ func (w *walker) compound(c syntax.Command) {
 	case *syntax.WhileClause:
 		w.loop(nil, c.Cond, c.Do)
 	case *syntax.ForClause:
+		w.loopAssigns(c.Loop)
 		w.loop(c.Loop, nil, c.Do)
 	case *syntax.CaseClause:
 		w.caseClause(c)
@@ -261,6 +262,19 @@ func (w *walker) loop(head syntax.Node, cond, body []*syntax.Stmt) {
 	w.stmts(cond)
 	w.stmts(body)
 	*w.cd = joinDirs(start, *w.cd)
+}
+
+// loopAssigns records `for NAME in WORDS` as the assignments NAME=WORD it
+// makes, one per word, among the line's Assigns: a loop sets its variable
+// for its body and after it (for PATH in /tmp/x; do npm test; done).
+func (w *walker) loopAssigns(head syntax.Loop) {
+	wi, ok := head.(*syntax.WordIter)
+	if !ok || wi.Name == nil {
+		return
+	}
+	for _, it := range wi.Items {
+		w.st.line.Assigns = append(w.st.line.Assigns, wi.Name.Value+"="+w.word(it).s)
+	}
 }
 
 func (w *walker) caseClause(c *syntax.CaseClause) {

@@ -43,9 +43,10 @@ type Line struct {
 	// Pipelines holds every pipeline of two or more stages, in source order.
 	Pipelines []Pipeline
 
-	// Assigns holds assignments that stand alone (X=1; cmd). They run
-	// nothing but change variables for the commands after them (PATH,
-	// LD_PRELOAD, IFS...). Entries are NAME=value, normalized.
+	// Assigns holds assignments that stand alone (X=1; cmd), and those a
+	// for loop makes (for X in a b: X=a and X=b). They run nothing but
+	// change variables for the commands after them (PATH, LD_PRELOAD,
+	// IFS...). Entries are NAME=value, normalized.
 	Assigns []string
 
 	// Err is non-nil when the line could not be analysed: a parse error
