@@ -63,10 +63,11 @@
 //     count), reset, merge, pull, rebase, switch, and git clean without -x
 //     (both keep ignored files; untracked new files in
 //     .github/hooks/agent-shell/ would go);
-//   - a link made earlier in the same command line (`ln -s .github g && rm
-//     -rf g/hooks`: the ln itself is denied only when it points at a
-//     protected path, not at a folder holding one); hard links made before
-//     the call; Unicode normalization on file systems that apply it;
+//   - links the line makes other than by ln -s with static words (cp -s,
+//     an interpreter, ln -s $X); those that exist when the hook runs are
+//     resolved, and one the line makes with ln -s is followed (ln -s
+//     .github g && rm -rf g/hooks, vars.go); hard links made before the
+//     call; Unicode normalization on file systems that apply it;
 //   - variables set by `source`, `set -a` with a file, or a
 //     file written now and read by a later command (except shell startup
 //     files: .bashrc, .profile, .zshrc, .envrc, .env, ...);

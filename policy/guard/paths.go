@@ -41,6 +41,7 @@ type guardOp struct {
 	unknown bool
 	literal bool // a tool's path: no globbing
 	removal bool // the file goes away (an .npmrc's script-shell line with it)
+	aliased bool // word came through a link the line makes: no further round
 	// pathspec, for git's restores (checkout, restore, stash), leaves out
 	// the work tree's root and what holds it: git checkout . puts back what
 	// is committed everywhere, which the safety pack judges; a folder
@@ -74,6 +75,15 @@ func (g *guarder) checkOp(op guardOp, cwds []string) *Denial {
 			}
 		}
 		return g.checkDynamic(word, op, bases)
+	}
+	if !op.aliased {
+		for _, w := range g.throughLinks(word) {
+			sub := op
+			sub.word, sub.aliased = w, true
+			if d := g.checkOp(sub, cwds); d != nil {
+				return d
+			}
+		}
 	}
 	for _, b := range bases {
 		for _, p := range g.expand(word, b, op.literal) {

@@ -214,8 +214,9 @@ func TestGuardGitStashAll(t *testing.T) {
 }
 
 // Spellings that passed: a variable the line itself sets to a protected
-// folder, git stash or checkout of a protected folder (or stash of a
-// protected file), the user's ~/.npmrc.
+// folder (also by a for loop), a symbolic link the line makes to one, git
+// stash or checkout of a protected folder (or stash of a protected file),
+// the user's ~/.npmrc.
 func TestGuardLineVariablesStashAndUserNpmrc(t *testing.T) {
 	root, home := guardRoot(t)
 	for _, cmd := range []string{
@@ -225,13 +226,16 @@ func TestGuardLineVariablesStashAndUserNpmrc(t *testing.T) {
 		"git stash -- .claude", "git stash push .claude/settings.json", "git stash push -u -- .github/hooks", "git stash push -m wip -- .claude",
 		"git checkout -- .claude", "git checkout HEAD~3 -- .github", "git restore .github/hooks", "cd .claude && git checkout .",
 		"for f in .claude/settings.json; do echo x > $f; done", "for d in src .github; do rm -rf $d/hooks; done",
+		"ln -s .claude c; echo x > c/settings.json", "ln -sf .github g && rm -rf g/hooks", "mkdir l && ln -s ../.claude l/c && cp /tmp/x l/c/settings.json",
+		"ln -s .github g; ln -s g/hooks h; rm -rf h/agent-shell", "ln -s $PWD/.claude c; sed -i d c/settings.json", "ln -s -t links ../.claude; echo x > links/.claude/settings.json",
 	} {
 		if g := Command(root, root, cmd, nil); g == nil {
 			t.Errorf("%q: not denied", cmd)
 		}
 	}
 	for _, cmd := range []string{"d=dist; echo x > $d/out.txt", "d=.claude; echo x > $e/settings.json", "git stash -- src", "git stash push -m .claude", "git stash save .claude",
-		"git checkout .", "git checkout -- .", "git stash -- .", "git restore src", "cd src && git checkout ."} {
+		"git checkout .", "git checkout -- .", "git stash -- .", "git restore src", "cd src && git checkout .",
+		"ln -s src s; echo x > s/out.txt", "ln -s .claude c; cat c/settings.json", "ln .claude/x y; echo > c/settings.json"} {
 		if g := Command(root, root, cmd, nil); g != nil {
 			t.Errorf("%q: %+v, want no deny", cmd, g)
 		}

@@ -16,6 +16,7 @@ import (
 // line may have changed to.
 func (g *guarder) line(l *shellcmd.Line, cwds []string, depth int) *Denial {
 	g.lineVars(l)
+	g.lineLinks(l)
 	for _, a := range l.Assigns {
 		if d := g.checkAssign(a, "sets"); d != nil {
 			return d
