@@ -17,8 +17,10 @@
 //     ~/.copilot/hooks/*.json, ~/.config/amp/settings.json);
 //   - npm-script-shell: a change to npm's script-shell setting, which sends
 //     npm scripts through agent-shell (the script-shell line of any .npmrc
-//     under the root or of ~/.npmrc, `npm config set|delete script-shell`, and the
-//     per-command overrides --script-shell and npm_config_script_shell);
+//     under the root or of ~/.npmrc, `npm config set|delete script-shell`,
+//     `npm config edit` of a file that sets it, the per-command overrides
+//     --script-shell and npm_config_script_shell, and --userconfig or
+//     npm_config_userconfig where ~/.npmrc sets it);
 //   - agentshell-env: a command that sets AGENTSHELL_PASSTHROUGH,
 //     AGENTSHELL_POLICY_PATH, AGENTSHELL_LOG_DIR, AGENTSHELL_ACTOR or
 //     AGENTSHELL_RECORD_FD (or writes one into a shell startup file, or
@@ -55,8 +57,9 @@
 //     .github/hooks/agent-shell/ (.agent-shell/$X, $HOME/..., $PWD/...,
 //     $(pwd)/..., $(git rev-parse --show-toplevel)/... and a host's
 //     project folder variable, $CLAUDE_PROJECT_DIR/..., are resolved, and
-//     so is a variable the line sets itself, d=.claude; echo > $d/x or
-//     for d in .claude; ..., with every value the line gives it, vars.go);
+//     so is a variable the line sets itself, d=.claude; echo > $d/x, an
+//     array's element, a for loop's variable or set -- .claude; echo >
+//     $1/x, with every value the line gives it, vars.go);
 //   - git operations that rewrite the work tree as a whole: a branch
 //     checkout, `git checkout .`/`git restore .`/`git stash` (pathspecs
 //     that name a protected path, or a folder below the root holding one,

@@ -753,6 +753,11 @@ func (g *guarder) checkNpmrc(base, rel string, op guardOp) *Denial {
 	return g.denyNpm(rel, op.verb+" "+rel)
 }
 
+// userNpmrcHasLine reports whether ~/.npmrc sets script-shell.
+func (g *guarder) userNpmrcHasLine() bool {
+	return g.home != "" && g.npmrcHasLine(filepath.Join(g.home, ".npmrc"))
+}
+
 func (g *guarder) rootNpmrcHasLine(base string) bool {
 	if g.rootNpmrc == 0 {
 		g.rootNpmrc = -1

@@ -227,7 +227,8 @@ func TestGuardLineVariablesStashAndUserNpmrc(t *testing.T) {
 		"git checkout -- .claude", "git checkout HEAD~3 -- .github", "git restore .github/hooks", "cd .claude && git checkout .",
 		"for f in .claude/settings.json; do echo x > $f; done", "for d in src .github; do rm -rf $d/hooks; done",
 		"ln -s .claude c; echo x > c/settings.json", "ln -sf .github g && rm -rf g/hooks", "mkdir l && ln -s ../.claude l/c && cp /tmp/x l/c/settings.json",
-		"ln -s .github g; ln -s g/hooks h; rm -rf h/agent-shell", "ln -s $PWD/.claude c; sed -i d c/settings.json", "ln -s -t links ../.claude; echo x > links/.claude/settings.json",
+		"ln -s .github g; ln -s g/hooks h; rm -rf h/agent-shell", "arr=(src .claude); echo x > ${arr[1]}/settings.json",
+		"set -- .claude; echo x > $1/settings.json", "declare -a a=(.claude); echo x > ${a[@]}/settings.json", "ln -s $PWD/.claude c; sed -i d c/settings.json", "ln -s -t links ../.claude; echo x > links/.claude/settings.json",
 	} {
 		if g := Command(root, root, cmd, nil); g == nil {
 			t.Errorf("%q: not denied", cmd)
@@ -242,14 +243,18 @@ func TestGuardLineVariablesStashAndUserNpmrc(t *testing.T) {
 	}
 	// ~/.npmrc sends npm scripts through agent-shell when the project's
 	// .npmrc is committed (npm config set script-shell --location=user).
-	for _, cmd := range []string{"printf x > ~/.npmrc", "echo x >> ~/.npmrc", "sed -i d ~/.npmrc", "cp /tmp/x $HOME/.npmrc"} {
+	for _, cmd := range []string{"printf x > ~/.npmrc", "echo x >> ~/.npmrc", "sed -i d ~/.npmrc", "cp /tmp/x $HOME/.npmrc",
+		"npm config edit", "EDITOR='sed -i d' npm config edit --location=user", "NPM_CONFIG_USERCONFIG=/tmp/x npm test",
+		"export npm_config_userconfig=/tmp/npmrc", "npm test --userconfig /tmp/x", "npm run build --userconfig=/tmp/x"} {
 		writeGuardFile(t, home, ".npmrc", "script-shell=agent-shell\n")
 		if g := Command(root, root, cmd, nil); g == nil || g.Guard != NpmScriptShell {
 			t.Errorf("%q with script-shell in ~/.npmrc: %+v", cmd, g)
 		}
 	}
 	writeGuardFile(t, home, ".npmrc", "save-exact=true\n")
-	if g := Command(root, root, "echo registry=x >> ~/.npmrc", nil); g != nil {
-		t.Errorf("a write to a ~/.npmrc without script-shell: %+v", g)
+	for _, cmd := range []string{"echo registry=x >> ~/.npmrc", "npm config edit", "npm test --userconfig /tmp/x"} {
+		if g := Command(root, root, cmd, nil); g != nil {
+			t.Errorf("%q with a ~/.npmrc without script-shell: %+v", cmd, g)
+		}
 	}
 }

@@ -178,6 +178,9 @@ func (g *guarder) checkAssign(a, how string) *Denial {
 	if up == "NPM_CONFIG_SCRIPT_SHELL" || up == "NPM_CONFIG_SCRIPT-SHELL" {
 		return g.denyNpm("npm_config_script_shell", how+" "+name+", which overrides script-shell")
 	}
+	if up == "NPM_CONFIG_USERCONFIG" && g.userNpmrcHasLine() {
+		return g.denyNpm("npm_config_userconfig", how+" "+name+", which makes npm read another user configuration than ~/.npmrc and drop its script-shell line")
+	}
 	return nil
 }
 

@@ -27,13 +27,10 @@ const (
 var declarers = map[string]bool{"export": true, "declare": true, "typeset": true, "local": true, "readonly": true}
 
 // lineVars adds the line's assignments to g.vars: those that stand alone
-// and those export, declare, typeset, local and readonly make.
+// (an array's elements each a value), those export, declare, typeset,
+// local and readonly make, and the positional parameters set -- sets.
 func (g *guarder) lineVars(l *shellcmd.Line) {
-	add := func(a string) {
-		name, value, ok := strings.Cut(a, "=")
-		if !ok || name == "" || strings.ContainsAny(name, "$[") {
-			return
-		}
+	set := func(name, value string) {
 		if g.vars == nil {
 			g.vars = map[string][]string{}
 		}
@@ -41,17 +38,40 @@ func (g *guarder) lineVars(l *shellcmd.Line) {
 			g.vars[name] = append(g.vars[name], value)
 		}
 	}
+	add := func(a string) {
+		name, value, ok := strings.Cut(a, "=")
+		if !ok || name == "" || strings.ContainsAny(name, "$[") {
+			return
+		}
+		if inner, ok := strings.CutPrefix(value, "("); ok && strings.HasSuffix(inner, ")") {
+			for _, v := range strings.Fields(strings.TrimSuffix(inner, ")")) {
+				set(name, v)
+			}
+			return
+		}
+		set(name, value)
+	}
 	for _, a := range l.Assigns {
 		add(a)
 	}
 	for i := range l.Commands {
 		argv := l.Commands[i].Argv
-		if len(argv) == 0 || !declarers[argv[0]] {
-			continue
-		}
-		for _, a := range argv[1:] {
-			if !strings.HasPrefix(a, "-") {
-				add(a)
+		switch {
+		case len(argv) > 1 && argv[0] == "set" && (argv[1] == "--" || !strings.HasPrefix(argv[1], "-") && !strings.HasPrefix(argv[1], "+")):
+			words := argv[1:]
+			if words[0] == "--" {
+				words = words[1:]
+			}
+			for n, w := range words {
+				if n < 9 {
+					set(string(rune('1'+n)), w)
+				}
+			}
+		case len(argv) > 0 && declarers[argv[0]]:
+			for _, a := range argv[1:] {
+				if !strings.HasPrefix(a, "-") {
+					add(a)
+				}
 			}
 		}
 	}
@@ -92,7 +112,8 @@ func (g *guarder) withLineVars(word string) []string {
 	return words
 }
 
-// firstVar finds the first $NAME or ${NAME} in w whose NAME is in vars.
+// firstVar finds the first $NAME, ${NAME} or ${NAME[i]} (any element of
+// an array), or $1 to $9, in w whose NAME is in vars.
 func firstVar(w string, vars map[string][]string) (name string, start, end int) {
 	for i := 0; i < len(w); i++ {
 		if w[i] != '$' || i+1 >= len(w) {
@@ -100,9 +121,19 @@ func firstVar(w string, vars map[string][]string) (name string, start, end int) 
 		}
 		if w[i+1] == '{' {
 			if j := strings.IndexByte(w[i+2:], '}'); j > 0 {
-				if n := w[i+2 : i+2+j]; vars[n] != nil {
+				n := w[i+2 : i+2+j]
+				if k := strings.IndexByte(n, '['); k > 0 && strings.HasSuffix(n, "]") {
+					n = n[:k]
+				}
+				if vars[n] != nil {
 					return n, i, i + 3 + j
 				}
+			}
+			continue
+		}
+		if c := w[i+1]; c >= '1' && c <= '9' {
+			if n := w[i+1 : i+2]; vars[n] != nil {
+				return n, i, i + 2
 			}
 			continue
 		}

@@ -579,6 +579,9 @@ func (g *guarder) npmOps(prog string, args []string) *Denial {
 		if n == "--script-shell" || strings.HasPrefix(n, "--script-shell=") {
 			return g.denyNpm("--script-shell", "overrides script-shell with "+a)
 		}
+		if (n == "--userconfig" || strings.HasPrefix(n, "--userconfig=")) && g.userNpmrcHasLine() {
+			return g.denyNpm("--userconfig", "reads another user configuration than ~/.npmrc, whose script-shell line it drops, with "+a)
+		}
 	}
 	var ops []string
 	for _, a := range args {
@@ -616,6 +619,9 @@ func (g *guarder) npmOps(prog string, args []string) *Denial {
 			if strings.Contains(a, "project") {
 				return g.denyNpm(".npmrc", fmt.Sprintf("runs %s config edit on the project's .npmrc", prog))
 			}
+		}
+		if g.userNpmrcHasLine() {
+			return g.denyNpm("~/.npmrc", fmt.Sprintf("runs %s config edit on ~/.npmrc, which sets script-shell", prog))
 		}
 	}
 	return nil
