@@ -228,7 +228,8 @@ func TestGuardLineVariablesStashAndUserNpmrc(t *testing.T) {
 		"for f in .claude/settings.json; do echo x > $f; done", "for d in src .github; do rm -rf $d/hooks; done",
 		"ln -s .claude c; echo x > c/settings.json", "ln -sf .github g && rm -rf g/hooks", "mkdir l && ln -s ../.claude l/c && cp /tmp/x l/c/settings.json",
 		"ln -s .github g; ln -s g/hooks h; rm -rf h/agent-shell", "arr=(src .claude); echo x > ${arr[1]}/settings.json",
-		"set -- .claude; echo x > $1/settings.json", "declare -a a=(.claude); echo x > ${a[@]}/settings.json", "ln -s $PWD/.claude c; sed -i d c/settings.json", "ln -s -t links ../.claude; echo x > links/.claude/settings.json",
+		"set -- .claude; echo x > $1/settings.json", "declare -a a=(.claude); echo x > ${a[@]}/settings.json",
+		"setfacl -m u:nobody:0 .claude/settings.json", "setfacl -R --set u::0 .github", "setfacl -b -M acl.txt .agent-shell", "ln -s $PWD/.claude c; sed -i d c/settings.json", "ln -s -t links ../.claude; echo x > links/.claude/settings.json",
 	} {
 		if g := Command(root, root, cmd, nil); g == nil {
 			t.Errorf("%q: not denied", cmd)
@@ -236,7 +237,8 @@ func TestGuardLineVariablesStashAndUserNpmrc(t *testing.T) {
 	}
 	for _, cmd := range []string{"d=dist; echo x > $d/out.txt", "d=.claude; echo x > $e/settings.json", "git stash -- src", "git stash push -m .claude", "git stash save .claude",
 		"git checkout .", "git checkout -- .", "git stash -- .", "git restore src", "cd src && git checkout .",
-		"ln -s src s; echo x > s/out.txt", "ln -s .claude c; cat c/settings.json", "ln .claude/x y; echo > c/settings.json"} {
+		"ln -s src s; echo x > s/out.txt", "ln -s .claude c; cat c/settings.json", "ln .claude/x y; echo > c/settings.json",
+		"setfacl -m u:nobody:r src/main.go", "getfacl .claude/settings.json"} {
 		if g := Command(root, root, cmd, nil); g != nil {
 			t.Errorf("%q: %+v, want no deny", cmd, g)
 		}

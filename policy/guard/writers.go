@@ -102,7 +102,7 @@ func (g *guarder) layerOps(argv []string, cwds []string, underFind bool) *Denial
 		return each(opts(prog).Split(args).Operands, guardOp{verb: "creates"})
 	case "tee":
 		return each(opts(prog).Split(args).Operands, guardOp{verb: "writes", follow: true})
-	case "chmod", "chown", "chgrp", "chattr":
+	case "chmod", "chown", "chgrp", "chattr", "setfacl":
 		// The mode or owner is checked too: it names no protected path.
 		return each(opts(prog).Split(args).Operands, guardOp{verb: "changes the permissions of", tree: true})
 	case "sed", "perl", "ruby", "awk", "gawk", "yq", "sd":

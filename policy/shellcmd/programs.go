@@ -74,6 +74,8 @@ func ProgramOptions(prog string) *Options {
 		return &chownOpts
 	case "chattr":
 		return &chattrOpts
+	case "setfacl":
+		return &setfaclOpts
 	case "mkdir":
 		return &mkdirOpts
 	case "rmdir":
@@ -228,7 +230,7 @@ func GitOptions(sub string) *Options {
 // (the wrappers aside), and "git SUB" for each subcommand of GitOptions,
 // for the tests that hold the consumers of the table to agree.
 func TablePrograms() []string {
-	return []string{"rm", "unlink", "cp", "mv", "ln", "install", "rsync", "chmod", "chown", "chgrp", "chattr",
+	return []string{"rm", "unlink", "cp", "mv", "ln", "install", "rsync", "chmod", "chown", "chgrp", "chattr", "setfacl",
 		"mkdir", "rmdir", "touch", "truncate", "shred", "tee", "ls", "grep", "egrep", "fgrep", "sort", "shuf",
 		"uniq", "sed", "perl", "ruby", "awk", "gawk", "yq", "sd", "patch", "gzip", "bzip2", "xz", "zstd", "curl",
 		"git push", "git clean", "git reset", "git checkout", "git restore", "git switch", "git branch",
@@ -288,7 +290,11 @@ var (
 		long: "recursive:R changes:c silent:f quiet:f verbose:v no-dereference:h dereference from= " +
 			"no-preserve-root preserve-root reference= help version",
 	}
-	chattrOpts   = Options{flags: "RVf", args: "vp"}
+	chattrOpts  = Options{flags: "RVf", args: "vp"}
+	setfaclOpts = Options{flags: "bkndRLPvh", args: "mMxX",
+		long: "modify=:m modify-file=:M remove=:x remove-file=:X set= set-file= remove-all:b remove-default:k " +
+			"no-mask:n mask default:d recursive:R logical:L physical:P restore= test version help",
+	}
 	mkdirOpts    = Options{flags: "pvZ", args: "m", long: "parents:p verbose:v mode=:m context? help version"}
 	rmdirOpts    = Options{flags: "pv", long: "parents:p verbose:v ignore-fail-on-non-empty help version"}
 	touchOpts    = Options{flags: "acfhm", args: "dtr", long: "no-create:c date=:d reference=:r no-dereference:h time= help version"}
