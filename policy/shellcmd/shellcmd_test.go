@@ -807,3 +807,26 @@ func TestANSIC(t *testing.T) {
 		}
 	}
 }
+
+// Parse makes room for the commands a line's separators promise, within
+// bounds: a long && chain is sized once, a line of quoted semicolons does
+// not take more than maxCommandsHint.
+func TestCommandsHint(t *testing.T) {
+	for _, tc := range []struct {
+		src  string
+		want int
+	}{
+		{"ls", 8},
+		{strings.Repeat("git status && ", 2999) + "git status", 3000},
+		{strings.Repeat("a || b; c | d & e\n", 100), 501},
+		{"echo '" + strings.Repeat(";", 100000) + "'", maxCommandsHint},
+	} {
+		if got := commandsHint(tc.src); got != tc.want {
+			t.Errorf("commandsHint(%.40q...) = %d, want %d", tc.src, got, tc.want)
+		}
+	}
+	line := strings.Repeat("git status && ", 2999) + "git status"
+	if l := Parse(line); len(l.Commands) != 3000 || cap(l.Commands) != 3000 {
+		t.Errorf("3,000 commands: len %d cap %d", len(l.Commands), cap(l.Commands))
+	}
+}
