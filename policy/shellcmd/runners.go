@@ -484,36 +484,27 @@ func sshBodies(name string, l []word) bodyResult {
 	return r
 }
 
+// dynamicIn reports whether a word of l that holds v, whole or as the
+// value attached to an option (-eV, --name=V), is not static: a value the
+// program table read from l's text is as dynamic as its word.
+func dynamicIn(l []word, v string) bool {
+	for _, w := range l[1:] {
+		if w.dyn && (w.s == v || strings.HasPrefix(w.s, "-") && strings.HasSuffix(w.s, v)) {
+			return true
+		}
+	}
+	return false
+}
+
 // rsyncBodies finds the remote shell rsync runs on this machine (-e
-// CMD, --rsh=CMD), with the host and rsync's command added.
+// CMD, --rsh=CMD, as the program table reads rsync's options), with the
+// host and rsync's command added.
 func rsyncBodies(l []word) bodyResult {
-	for i := 1; i < len(l); i++ {
-		x := l[i]
-		var v word
-		switch {
-		case x.s == "--" && !x.dyn:
-			return bodyResult{}
-		case x.s == "--rsh" || x.s == "-e":
-			if i+1 >= len(l) {
-				return bodyResult{}
-			}
-			i++
-			v = l[i]
-		case strings.HasPrefix(x.s, "--rsh="):
-			v = word{s: x.s[len("--rsh="):], dyn: x.dyn}
-		case strings.HasPrefix(x.s, "-") && !strings.HasPrefix(x.s, "--") && strings.HasSuffix(x.s, "e") && !strings.ContainsAny(x.s[1:len(x.s)-1], "eTfBM"):
-			if i+1 >= len(l) {
-				return bodyResult{}
-			}
-			i++
-			v = l[i]
-		default:
-			continue
+	for _, v := range ProgramOptions("rsync").Split(strs(l[1:])).Values("e", "rsh") {
+		if dynamicIn(l, v) {
+			return bodyResult{why: fmt.Sprintf("rsync: the remote shell %q is not static", v)}
 		}
-		if v.dyn {
-			return bodyResult{why: fmt.Sprintf("rsync: the remote shell %q is not static", v.s)}
-		}
-		return bodyResult{scripts: []script{{src: v.s, runtime: true, appendBy: "rsync"}}}
+		return bodyResult{scripts: []script{{src: v, runtime: true, appendBy: "rsync"}}}
 	}
 	return bodyResult{}
 }
@@ -576,47 +567,16 @@ func zipBodies(l []word) bodyResult {
 // that is the text being edited is not known here. Script files (-f) are
 // not read.
 func sedBodies(l []word) bodyResult {
+	// The scripts are the -e expressions (as the program table reads sed's
+	// options: -ie is -i with a suffix, not -e), else the first operand.
+	p := ProgramOptions("sed").Split(strs(l[1:]))
 	var texts []word
-	op := 0
-	for i := 1; i < len(l); i++ {
-		x := l[i]
-		switch {
-		case x.s == "--" && !x.dyn:
-			i = len(l)
-		case x.s == "-e" || x.s == "--expression":
-			if i+1 < len(l) {
-				i++
-				texts = append(texts, l[i])
-			}
-		case strings.HasPrefix(x.s, "--expression="):
-			texts = append(texts, word{s: x.s[len("--expression="):], dyn: x.dyn})
-		case strings.HasPrefix(x.s, "-e") && len(x.s) > 2:
-			texts = append(texts, word{s: x.s[2:], dyn: x.dyn})
-		case x.s == "-f" || x.s == "--file" || x.s == "-l" || x.s == "--line-length":
-			if x.s == "-f" || x.s == "--file" {
-				texts = append(texts, word{}) // a script file: any program
-			}
-			i++
-		case strings.HasPrefix(x.s, "-f") || strings.HasPrefix(x.s, "--file="):
-			texts = append(texts, word{})
-		case strings.HasPrefix(x.s, "-") && len(x.s) > 1:
-			// a cluster such as -ne SCRIPT
-			if k := strings.IndexByte(x.s, 'e'); k > 0 && !strings.HasPrefix(x.s, "--") {
-				v := word{s: x.s[k+1:], dyn: x.dyn}
-				if v.s == "" && i+1 < len(l) {
-					i++
-					v = l[i]
-				}
-				texts = append(texts, v)
-			}
-		default:
-			if op == 0 {
-				op = i
-			}
-		}
+	for _, v := range p.Values("e", "expression") {
+		texts = append(texts, word{s: v, dyn: dynamicIn(l, v)})
 	}
-	if len(texts) == 0 && op > 0 {
-		texts = append(texts, l[op])
+	if len(texts) == 0 && len(p.Values("f", "file")) == 0 && len(p.Operands) > 0 {
+		v := p.Operands[0]
+		texts = append(texts, word{s: v, dyn: dynamicIn(l, v)})
 	}
 	var r bodyResult
 	for _, t := range texts {
