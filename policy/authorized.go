@@ -14,10 +14,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/agent-shell/agent-shell/authority"
 	"github.com/agent-shell/agent-shell/hostapi"
+	"github.com/agent-shell/agent-shell/internal/jsonstr"
 )
 
 // The values of [policy] unauthorized.
@@ -87,7 +87,7 @@ func policyFileCanon(pf *PolicyFile) []byte {
 }
 
 // appendJSONStrings appends list as encoding/json encodes a []string: null
-// when nil, each string with its HTML-safe escaping.
+// when nil, each string as jsonstr.AppendMarshal writes it.
 func appendJSONStrings(b []byte, list []string) []byte {
 	if list == nil {
 		return append(b, "null"...)
@@ -97,60 +97,9 @@ func appendJSONStrings(b []byte, list []string) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, s)
+		b = jsonstr.AppendMarshal(b, s)
 	}
 	return append(b, ']')
-}
-
-// appendJSONString appends s as encoding/json's appendString does with
-// escapeHTML set: <, > and & as \u escapes, \b \f \n \r \t by name, other
-// control bytes as \u00XX, invalid UTF-8 as \ufffd, U+2028 and U+2029
-// escaped.
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(append(b, s[start:i]...), `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(append(b, s[start:i]...), '\\', 'u', '2', '0', '2', hex[r&0xf])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	return append(append(b, s[start:]...), '"')
 }
 
 // LoadFrom reads the policy under root, as Load does, but keeps script

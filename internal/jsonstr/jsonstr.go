@@ -13,26 +13,37 @@ const hexDigits = "0123456789abcdef"
 // Append appends s as a JSON string. Invalid UTF-8 becomes U+FFFD, and
 // control characters, U+2028 and U+2029 are escaped, so the output never
 // holds a raw newline and always decodes.
-func Append(b []byte, s string) []byte {
+func Append(b []byte, s string) []byte { return appendString(b, s, false) }
+
+// AppendMarshal appends s as encoding/json's Marshal writes it, byte for
+// byte: Append's escaping, with <, > and & as \u escapes and \b and \f by
+// name. It is for text whose digest was taken of json.Marshal's output.
+func AppendMarshal(b []byte, s string) []byte { return appendString(b, s, true) }
+
+func appendString(b []byte, s string, marshal bool) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
+			if c >= 0x20 && c != '"' && c != '\\' && !(marshal && (c == '<' || c == '>' || c == '&')) {
 				i++
 				continue
 			}
 			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
+			switch {
+			case c == '"' || c == '\\':
 				b = append(b, '\\', c)
-			case '\n':
+			case c == '\n':
 				b = append(b, '\\', 'n')
-			case '\r':
+			case c == '\r':
 				b = append(b, '\\', 'r')
-			case '\t':
+			case c == '\t':
 				b = append(b, '\\', 't')
+			case marshal && c == '\b':
+				b = append(b, '\\', 'b')
+			case marshal && c == '\f':
+				b = append(b, '\\', 'f')
 			default:
 				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
 			}

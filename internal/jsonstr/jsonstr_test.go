@@ -32,3 +32,24 @@ func FuzzAppend(f *testing.F) {
 		}
 	})
 }
+
+// FuzzAppendMarshal: AppendMarshal writes what json.Marshal writes, byte
+// for byte, and Append what it always wrote (the event lines' hash chain
+// depends on it: \b and \f stay \u escapes, <, > and & stay as they are).
+func FuzzAppendMarshal(f *testing.F) {
+	for _, s := range []string{"", "<script>&amp;</script>", "\b\f\n\r\t\x00\x7f", "\u2028\u2029", "\xff\xed\xa0\x80", "rm -rf *"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want, _ := json.Marshal(s)
+		if got := AppendMarshal(nil, s); string(got) != string(want) {
+			t.Fatalf("AppendMarshal(%q) = %s, json.Marshal %s", s, got, want)
+		}
+	})
+}
+
+func TestAppendKeepsItsEscaping(t *testing.T) {
+	if got := string(Append(nil, "a<b>&\b\f")); got != `"a<b>&\u0008\u000c"` {
+		t.Errorf("Append changed: %s", got)
+	}
+}
