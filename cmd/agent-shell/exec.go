@@ -101,7 +101,14 @@ func (a *app) runSandboxed(argv []string, command, request, session, cwdFile str
 		a.errorf("%v", err)
 		return exitError
 	}
-	plan := a.enforcePlan(project.FindRoot(cwd), a.loadPolicy())
+	e := a.loadPolicy()
+	if e.LoadErr != nil {
+		// Its [enforce] (write, network) cannot be known: running without
+		// them would be a weaker sandbox than the one asked for.
+		a.errorf("the policy does not load, so the sandbox's [enforce] cannot be known; the command is not run: %v", e.LoadErr)
+		return 126
+	}
+	plan := a.enforcePlan(project.FindRoot(cwd), e)
 	if cwdFile != "" {
 		plan.Writable = append(plan.Writable, filepath.Dir(cwdFile))
 	}
