@@ -72,6 +72,9 @@ var indirectTests = []struct {
 	{`rsync -ae 'rm -rf ~;' a host:b`, []string{`rsync -ae "rm -rf ~;" a host:b`, `rm -rf ~ @1 ~dyn`}},
 	{`rsync -e ssh a host:b`, []string{`rsync -e ssh a host:b`, `ssh @1 ~dyn`}},
 	{`man -P 'rm -rf ~' ls`, []string{`man -P "rm -rf ~" ls`, `rm -rf ~ @1`}},
+	{`man -aP 'rm -rf ~' ls`, []string{`man -aP "rm -rf ~" ls`, `rm -rf ~ @1`}}, // a cluster (it passed)
+	{`man --pag='rm -rf ~' ls`, []string{`man "--pag=rm -rf ~" ls`, `rm -rf ~ @1`}},
+	{`man -M /x ls`, []string{`man -M /x ls`}},
 	{`zip -T -TT 'rm -rf ~;' x.zip f`, []string{`zip -T -TT "rm -rf ~;" x.zip f`, `rm -rf ~ @1 ~dyn`}},
 	{`sed -n '1e rm -rf ~' f`, []string{`sed -n "1e rm -rf ~" f`, `rm -rf ~ @1`}},
 	{`sed ':a;N;$!ba;e rm -rf ~' f`, []string{`sed ":a;N;$!ba;e rm -rf ~" f`, `rm -rf ~ @1`}},

@@ -118,6 +118,8 @@ func ProgramOptions(prog string) *Options {
 		return &curlOpts
 	case "parallel":
 		return &parallelOpts
+	case "man":
+		return &manOpts
 	}
 	return wrapperOptions(prog)
 }
@@ -372,6 +374,14 @@ var (
 		long: "output=:o request=:X header=:H data=:d location:L silent:s fail:f show-error:S insecure:k " +
 			"include:i head:I remote-name:O user=:u upload-file=:T verbose:v form=:F user-agent=:A cookie=:b " +
 			"proxy=:x max-time=:m referer=:e range=:r get:G",
+	}
+	// man-db's man: -P and --pager name the pager it runs with a shell.
+	manOpts = Options{flags: "acdDfhiIkKluVwWtZ7", args: "CMPrSsemplLERT", opt: "HX",
+		long: "config-file=:C manpath=:M pager=:P prompt=:r sections=:S extension=:e systems=:m preprocessor=:p " +
+			"locale=:L encoding=:E recode=:R troff-device=:T html?:H gxditview?:X all:a catman:c debug:d default:D " +
+			"whatis:f help:h ignore-case:i match-case:I apropos:k global-apropos:K local-file:l update:u version:V " +
+			"where:w location:w where-cat:W location-cat:W troff:t ditroff:Z ascii:7 no-subpages no-hyphenation nh " +
+			"no-justification nj regex wildcard names-only usage",
 	}
 	parallelOpts = Options{
 		flags: "0fghkmpqrtuvVxX",

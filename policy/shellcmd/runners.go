@@ -509,34 +509,18 @@ func rsyncBodies(l []word) bodyResult {
 	return bodyResult{}
 }
 
-// manBodies finds the pager man runs with a shell (-P PAGER, --pager).
+// manBodies finds the pager man runs with a shell (-P PAGER, --pager,
+// as the program table reads man's options).
 func manBodies(l []word) bodyResult {
-	for i := 1; i < len(l); i++ {
-		x := l[i]
-		var v word
-		switch {
-		case x.s == "--" && !x.dyn:
-			return bodyResult{}
-		case x.s == "-P" || x.s == "--pager":
-			if i+1 >= len(l) {
-				return bodyResult{}
-			}
-			i++
-			v = l[i]
-		case strings.HasPrefix(x.s, "--pager="):
-			v = word{s: x.s[len("--pager="):], dyn: x.dyn}
-		case strings.HasPrefix(x.s, "-P") && len(x.s) > 2:
-			v = word{s: x.s[2:], dyn: x.dyn}
-		default:
-			continue
-		}
-		return oneBody("man -P", v)
+	for _, v := range ProgramOptions("man").Split(strs(l[1:])).Values("P", "pager") {
+		return oneBody("man -P", word{s: v, dyn: dynamicIn(l, v)})
 	}
 	return bodyResult{}
 }
 
 // zipBodies finds the command zip -T runs to test the archive (-TT CMD,
-// --unzip-command CMD), with the archive's name added.
+// --unzip-command CMD), with the archive's name added. -TT is one option
+// of two letters, which the program table's getopt reading cannot hold.
 func zipBodies(l []word) bodyResult {
 	for i := 1; i < len(l); i++ {
 		x := l[i]
