@@ -42,6 +42,14 @@ type CodeScan struct {
 	// counted here: they are walked as commands.
 	ChangesFiles bool
 
+	// Reads holds the files the code reads, where their paths are
+	// literals: open and its kin with a mode that does not write (Python's
+	// open, io.open, codecs.open; fs.open; File.open; fopen; Perl's open
+	// with < or no mode), fs.readFile(Sync), fs.createReadStream, Deno's
+	// readFile and readTextFile, File.read, IO.read, File.readlines,
+	// File.foreach, file_get_contents, readfile, file. Up to 64.
+	Reads []string
+
 	// Runs holds the command lines the code runs, in source order. A
 	// command line given as an argv list ([rm, -rf, /]) is joined with its
 	// words shell-quoted.

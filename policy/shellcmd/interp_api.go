@@ -47,6 +47,9 @@ type api struct {
 	at      int  // where the command, program, mode or options are
 	envLast bool // runExecl: the last argument is the environment (os.execle)
 	rec     bool // changeAlways: it deletes recursively (shutil.rmtree)
+	// read: the first argument is a file it reads (for changeMode, when
+	// the mode does not write).
+	read bool
 }
 
 var (
@@ -54,7 +57,8 @@ var (
 	deletesAPI = api{change: changeAlways, rec: true}
 	lineAt0    = api{run: runLine}
 	evalAt0    = api{run: runEval}
-	modeAt1    = api{change: changeMode, at: 1}
+	modeAt1    = api{change: changeMode, at: 1, read: true}
+	readsAPI   = api{read: true}
 	systemAPI  = api{run: runSystem}
 )
 
@@ -176,6 +180,8 @@ func fsAPI(fn string) (api, bool) {
 		return api{change: changeRecursive, at: 1}, true
 	case "open":
 		return modeAt1, true
+	case "readFile", "createReadStream", "readlink":
+		return readsAPI, true
 	case "writeFile", "appendFile", "unlink", "rename", "mkdir", "mkdtemp", "copyFile", "cp", "chmod",
 		"lchmod", "fchmod", "chown", "lchown", "fchown", "truncate", "ftruncate", "symlink", "link", "utimes",
 		"lutimes", "futimes", "createWriteStream":
@@ -194,6 +200,8 @@ func denoAPI(fn string) (api, bool) {
 		return api{run: runArgv}, true
 	case "remove":
 		return api{change: changeRecursive, at: 1}, true
+	case "readFile", "readTextFile", "open":
+		return readsAPI, true
 	case "writeFile", "writeTextFile", "rename", "mkdir", "copyFile", "chmod", "chown", "truncate",
 		"symlink", "link", "create", "makeTempFile", "makeTempDir":
 		return changesAPI, true
@@ -215,6 +223,9 @@ func rbAPI(name string) (api, bool) {
 		return evalAt0, true
 	case "File.open", "File.new":
 		return modeAt1, true
+	case "File.read", "IO.read", "File.binread", "IO.binread", "File.readlines", "IO.readlines",
+		"File.foreach", "IO.foreach":
+		return readsAPI, true
 	case "File.write", "File.binwrite", "IO.write", "IO.binwrite", "File.delete", "File.unlink",
 		"File.rename", "File.chmod", "File.lchmod", "File.chown", "File.lchown", "File.truncate",
 		"File.symlink", "File.link", "File.mkfifo", "File.utime", "Dir.mkdir", "Dir.rmdir", "Dir.delete",
@@ -282,6 +293,8 @@ func phpAPI(name string) (api, bool) {
 		return evalAt0, true
 	case "fopen":
 		return modeAt1, true
+	case "file_get_contents", "readfile", "file", "highlight_file", "show_source", "parse_ini_file":
+		return readsAPI, true
 	case "file_put_contents", "unlink", "rename", "mkdir", "rmdir", "copy", "chmod", "chown", "chgrp",
 		"lchown", "lchgrp", "touch", "symlink", "link", "tempnam", "move_uploaded_file":
 		return changesAPI, true
@@ -320,7 +333,20 @@ func (s *scanner) changes(a api, c call) {
 		out.ChangesFiles = true
 		out.DeletesRecursively = out.DeletesRecursively || c.called && (!ok || a.at < len(pos) && s.recursive(pos[a.at]))
 	}
+	if a.read && c.called && ok && len(pos) > 0 && (a.change != changeMode || !s.writesMode(c, a.at)) {
+		s.reads(pos[0])
+	}
 }
+
+// reads records a file the code reads, when its path is a literal.
+func (s *scanner) reads(sp span) {
+	if p, ok := s.str(sp); ok && len(s.out.Reads) < maxCodeReads {
+		s.out.Reads = append(s.out.Reads, p)
+	}
+}
+
+// maxCodeReads bounds the files a scan reports reading.
+const maxCodeReads = 64
 
 // writesMode reports whether the mode of an open call writes: w, a, x, c
 // or + (before a Ruby :encoding), or is not a literal. No mode reads.
@@ -607,6 +633,8 @@ func (s *scanner) perlOpen(c call, pos []span) {
 			s.out.ChangesFiles = true
 		case mode == "-|" || mode == "|-":
 			s.system(c, pos[2:])
+		case strings.HasPrefix(mode, "<"):
+			s.reads(pos[2])
 		}
 		return
 	}
@@ -624,6 +652,8 @@ func (s *scanner) perlOpen(c call, pos []span) {
 		s.addLine(e[:len(e)-1])
 	case strings.HasPrefix(e, ">") || strings.HasPrefix(e, "+"):
 		s.out.ChangesFiles = true
+	case static && len(s.out.Reads) < maxCodeReads:
+		s.out.Reads = append(s.out.Reads, strings.TrimSpace(strings.TrimPrefix(e, "<")))
 	}
 }
 

@@ -524,3 +524,32 @@ func TestScanCodeBounded(t *testing.T) {
 		t.Errorf("nested eval with escapes missing is data: Unknown %q", scan.Unknown)
 	}
 }
+
+// The files a one-liner reads, where their paths are literals.
+func TestScanCodeReads(t *testing.T) {
+	for _, tt := range []struct {
+		argv  []string
+		reads []string
+	}{
+		{py(`print(open(".env").read())`), []string{".env"}},
+		{py(`import io; print(io.open("/home/dev/.ssh/id_rsa", "rb").read())`), []string{"/home/dev/.ssh/id_rsa"}},
+		{py(`open("out.txt", "w").write("x")`), nil},
+		{py(`p = ".env"; print(open(p).read())`), nil}, // not a literal: not seen
+		{js(`console.log(require("fs").readFileSync(".env", "utf8"))`), []string{".env"}},
+		{js(`const fs = require('fs'); fs.createReadStream('.aws/credentials').pipe(process.stdout)`), []string{".aws/credentials"}},
+		{js(`require("fs").writeFileSync("x", "y")`), nil},
+		{rb(`puts File.read(".env.local")`), []string{".env.local"}},
+		{rb(`File.foreach("a") { |l| puts l }; puts IO.readlines("b")`), []string{"a", "b"}},
+		{pl(`open(my $f, "<", ".env"); print <$f>`), []string{".env"}},
+		{pl(`open(F, ".env"); print <F>`), []string{".env"}},
+		{pl(`open(F, ">out"); print F 1`), nil},
+		{php(`echo file_get_contents(".env");`), []string{".env"}},
+		{php(`readfile("/home/dev/.aws/credentials");`), []string{"/home/dev/.aws/credentials"}},
+		{py(`from dotenv import load_dotenv; load_dotenv(".env")`), nil}, // loading configuration is not reading it out
+	} {
+		got, ok := ScanCode(tt.argv)
+		if !ok || !slices.Equal(got.Reads, tt.reads) {
+			t.Errorf("ScanCode(%q): Reads %q (%v), want %q", tt.argv, got.Reads, ok, tt.reads)
+		}
+	}
+}
