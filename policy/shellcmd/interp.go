@@ -47,7 +47,8 @@ type CodeScan struct {
 	// open, io.open, codecs.open; fs.open; File.open; fopen; Perl's open
 	// with < or no mode), fs.readFile(Sync), fs.createReadStream, Deno's
 	// readFile and readTextFile, File.read, IO.read, File.readlines,
-	// File.foreach, file_get_contents, readfile, file. Up to 64.
+	// File.foreach, file_get_contents, readfile, file, and Python's
+	// Path(...).read_text() and read_bytes(). Up to 64.
 	Reads []string
 
 	// Runs holds the command lines the code runs, in source order. A

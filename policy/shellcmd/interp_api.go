@@ -345,6 +345,34 @@ func (s *scanner) reads(sp span) {
 	}
 }
 
+// pathRead records the file of Python's Path(LIT, ...).read_text() and
+// read_bytes(), the method at i: its receiver's arguments joined, when
+// they are all literals.
+func (s *scanner) pathRead(i int) {
+	if s.lang != "python" || (s.toks[i].val != "read_text" && s.toks[i].val != "read_bytes") ||
+		!s.isPunct(i-1, ".") || !s.isPunct(i-2, ")") {
+		return
+	}
+	for k := i - 3; k > 0 && s.spend(); k-- {
+		if s.isPunct(k, "(") && s.match[k] == i-2 {
+			switch s.toks[k-1].val {
+			case "Path", "PurePath", "PosixPath", "PurePosixPath":
+				pos, ok := s.positional(s.split(k+1, i-2))
+				parts := make([]string, 0, len(pos))
+				for _, sp := range pos {
+					if p, lit := s.str(sp); lit {
+						parts = append(parts, p)
+					}
+				}
+				if ok && len(pos) > 0 && len(parts) == len(pos) && len(s.out.Reads) < maxCodeReads {
+					s.out.Reads = append(s.out.Reads, strings.Join(parts, "/"))
+				}
+			}
+			return
+		}
+	}
+}
+
 // maxCodeReads bounds the files a scan reports reading.
 const maxCodeReads = 64
 

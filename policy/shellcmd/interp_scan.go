@@ -147,6 +147,7 @@ func (s *scanner) uses() {
 			if a, ok := s.method(t.val); ok {
 				s.apply(a, s.call(i, i+1))
 			}
+			s.pathRead(i)
 			i++
 		default:
 			i++

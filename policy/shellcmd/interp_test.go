@@ -546,6 +546,9 @@ func TestScanCodeReads(t *testing.T) {
 		{php(`echo file_get_contents(".env");`), []string{".env"}},
 		{php(`readfile("/home/dev/.aws/credentials");`), []string{"/home/dev/.aws/credentials"}},
 		{py(`from dotenv import load_dotenv; load_dotenv(".env")`), nil}, // loading configuration is not reading it out
+		{py(`import pathlib; print(pathlib.Path(".env").read_text())`), []string{".env"}},
+		{py(`from pathlib import Path; print(Path("/home/dev/.ssh/id_rsa").read_bytes())`), []string{"/home/dev/.ssh/id_rsa"}},
+		{py(`print(Path("/home/dev/.ssh", "id_rsa").read_text(), x.read_text(), f(y).read_text(), Path(d, "x").read_text())`), []string{"/home/dev/.ssh/id_rsa"}},
 	} {
 		got, ok := ScanCode(tt.argv)
 		if !ok || !slices.Equal(got.Reads, tt.reads) {
