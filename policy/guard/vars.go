@@ -23,8 +23,15 @@ const (
 	maxVarRounds = 3
 )
 
-// declarers set variables from NAME=value arguments.
-var declarers = map[string]bool{"export": true, "declare": true, "typeset": true, "local": true, "readonly": true}
+// declares reports the builtins that set variables from NAME=value
+// arguments.
+func declares(name string) bool {
+	switch name {
+	case "export", "declare", "typeset", "local", "readonly":
+		return true
+	}
+	return false
+}
 
 // lineVars adds the line's assignments to g.vars: those that stand alone
 // (an array's elements each a value), those export, declare, typeset,
@@ -67,7 +74,7 @@ func (g *guarder) lineVars(l *shellcmd.Line) {
 					set(string(rune('1'+n)), w)
 				}
 			}
-		case len(argv) > 0 && declarers[argv[0]]:
+		case len(argv) > 0 && declares(argv[0]):
 			for _, a := range argv[1:] {
 				if !strings.HasPrefix(a, "-") {
 					add(a)
