@@ -598,6 +598,18 @@ func sedExecs(src string) (cmds []string, pattern bool) {
 		}
 		i++
 	}
+	// twoParts reads the two delimited parts of s and y (s/A/B/, y|A|B|),
+	// whose delimiter comes first; false when the script ends before it.
+	twoParts := func() bool {
+		if i >= n {
+			return false
+		}
+		d := src[i]
+		i++
+		delimited(d)
+		delimited(d)
+		return true
+	}
 	for i < n {
 		c := src[i]
 		switch {
@@ -623,13 +635,9 @@ func sedExecs(src string) (cmds []string, pattern bool) {
 		i++
 		switch c {
 		case 's':
-			if i >= n {
+			if !twoParts() {
 				return
 			}
-			d := src[i]
-			i++
-			delimited(d)
-			delimited(d)
 			for i < n && strings.IndexByte("gpiImMe0123456789w", src[i]) >= 0 {
 				if src[i] == 'w' {
 					toEOL()
@@ -641,13 +649,9 @@ func sedExecs(src string) (cmds []string, pattern bool) {
 				i++
 			}
 		case 'y':
-			if i >= n {
+			if !twoParts() {
 				return
 			}
-			d := src[i]
-			i++
-			delimited(d)
-			delimited(d)
 		case 'e':
 			cmd := strings.TrimSpace(toEOL())
 			if cmd == "" {
