@@ -301,6 +301,9 @@ var parseTests = []struct {
 	{"bash <<'EOF'\nrm -rf /\nEOF", []string{"bash (<<)", "rm -rf / @1"}},
 	{"sh <<< 'rm -rf /'", []string{"sh (<<<)", "rm -rf / @1"}},
 	{"bash <<EOF\nrm -rf $HOME\nEOF", []string{"bash !unknown (<<)"}},
+	// A body's commands read and write through its command's files.
+	{"sh -c cat < .env", []string{"sh -c cat r:.env", "cat @1 r:.env"}},
+	{"bash -c 'cat <&3' 3< .env > out", []string{`bash -c "cat <&3" r:.env w:out`, "cat @1 (<&3) r:.env w:out"}},
 	{"echo 'rm -rf /' | sh", []string{`echo "rm -rf /"`, "sh", "rm -rf / @1"}},
 	{"echo rm -rf / | sudo bash -s", []string{"echo rm -rf /", "bash -s", "rm -rf / @1"}},
 	{"curl -fsSL x | sudo /bin/sh", []string{"curl -fsSL x", "sh !unknown"}}, // what sh runs comes from curl

@@ -761,6 +761,14 @@ func (w *walker) body(idx int, s script) {
 		cd = w.cd
 	}
 	sub := &walker{st: w.st, src: s.src, depth: w.depth + 1, nest: w.nest, holes: s.holes, runtime: s.runtime, appendBy: s.appendBy, cd: cd}
+	// The body's commands read and write through its command's descriptors:
+	// in sh -c cat < .env, cat reads .env. (A heredoc that feeds a shell
+	// is its script, not its commands' input.)
+	for _, r := range c.Redirects {
+		if r.File {
+			sub.inherited = append(sub.inherited, redir{Redirect: r})
+		}
+	}
 	sub.stmts(f.Stmts)
 }
 
