@@ -39,14 +39,9 @@ const (
 
 // validateInterceptors checks the [[interceptor]] list.
 func (m *Manifest) validateInterceptors() error {
-	lines := tableLines(m.src, "interceptor")
 	for i, ic := range m.Interceptors {
-		line := 0
-		if i < len(lines) {
-			line = lines[i]
-		}
 		fail := func(key, format string, args ...any) error {
-			return &ManifestError{Path: m.Path, Line: line, Key: fmt.Sprintf("interceptor[%d].%s", i+1, key), Msg: fmt.Sprintf(format, args...)}
+			return &ManifestError{Path: m.Path, Line: m.tableLine("interceptor", i), Key: fmt.Sprintf("interceptor[%d].%s", i+1, key), Msg: fmt.Sprintf(format, args...)}
 		}
 		var want builtins.Kind
 		switch ic.Phase {

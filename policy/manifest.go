@@ -82,9 +82,9 @@ type Manifest struct {
 	// it (LoadReplay without RunExecutables).
 	skipExecutables bool
 	src             string
-	ruleLines       []int   // the line of each rule's [[rule]] header, for errors
-	packs           []*Pack // the packs taken in, in declaration order
-	inPack          bool    // the declarations of a pack.toml, being validated
+	headerLines     map[string][]int // the line of each [[name]] header by name, found on the first error that needs one
+	packs           []*Pack          // the packs taken in, in declaration order
+	inPack          bool             // the declarations of a pack.toml, being validated
 	snap            snapshotState
 	lazy            *lazyRules // the rules not decoded yet, of a manifest read from its snapshot (see AllRules)
 	indexState
@@ -291,31 +291,27 @@ func (m *Manifest) validate(src string) error {
 		return fail([]string{"enforce", key}, keyLine(src, "enforce", key), "%v", err)
 	}
 	ids := map[string]bool{}
-	m.ruleLines = tableLines(src, "rule")
 	for i, r := range m.Rules {
-		line := 0
-		if i < len(m.ruleLines) {
-			line = m.ruleLines[i]
-		}
+		line := func() int { return m.tableLine("rule", i) }
 		key := func(k string) []string { return []string{fmt.Sprintf("rule[%d]", i+1), k} }
 		if r.ID == "" {
-			return fail(key("id"), line, "every rule needs an id")
+			return fail(key("id"), line(), "every rule needs an id")
 		}
 		if ids[r.ID] {
-			return fail(key("id"), line, "duplicate rule id %q", r.ID)
+			return fail(key("id"), line(), "duplicate rule id %q", r.ID)
 		}
 		ids[r.ID] = true
 		if !r.Action.valid() {
 			return fail(key("action"), m.ruleKeyLine(i, "action"), "rule %q: action %q: want allow, ask or deny", r.ID, r.Action)
 		}
 		if r.Match == nil {
-			return fail(key("match"), line, "rule %q needs a match table", r.ID)
+			return fail(key("match"), line(), "rule %q needs a match table", r.ID)
 		}
 		if r.When != nil && !m.inPack {
 			return fail(key("when"), m.ruleKeyLine(i, "when"), "rule %q: when chooses a pack's rules by its options; a manifest's own rules have none", r.ID)
 		}
 		if err := r.Match.compile(); err != nil {
-			return fail(key("match"), line, "rule %q: %v", r.ID, err)
+			return fail(key("match"), line(), "rule %q: %v", r.ID, err)
 		}
 	}
 	return m.validateScripts()
@@ -495,11 +491,12 @@ func keyLine(src, table, key string) int {
 // ruleKeyLine is the line of key within the i-th rule (0-based), falling
 // back to the rule's header line.
 func (m *Manifest) ruleKeyLine(i int, key string) int {
-	if i >= len(m.ruleLines) || m.ruleLines[i] == 0 {
+	header := m.tableLine("rule", i)
+	if header == 0 {
 		return 0
 	}
 	lines := strings.Split(m.src, "\n")
-	for ln := m.ruleLines[i]; ln < len(lines); ln++ {
+	for ln := header; ln < len(lines); ln++ {
 		t := strings.TrimSpace(lines[ln])
 		if strings.HasPrefix(t, "[") {
 			break
@@ -508,5 +505,5 @@ func (m *Manifest) ruleKeyLine(i int, key string) int {
 			return ln + 1
 		}
 	}
-	return m.ruleLines[i]
+	return header
 }

@@ -371,15 +371,10 @@ func (m *Manifest) loadPacks() error {
 	} else if len(m.Packs) == 0 {
 		return nil
 	}
-	lines := tableLines(m.src, "pack")
 	seen := map[string]bool{}
 	for i, d := range m.Packs {
-		line := 0
-		if i < len(lines) {
-			line = lines[i]
-		}
 		fail := func(key, format string, args ...any) error {
-			return &ManifestError{Path: m.Path, Line: line, Key: fmt.Sprintf("pack[%d].%s", i+1, key), Msg: fmt.Sprintf(format, args...)}
+			return &ManifestError{Path: m.Path, Line: m.tableLine("pack", i), Key: fmt.Sprintf("pack[%d].%s", i+1, key), Msg: fmt.Sprintf(format, args...)}
 		}
 		if !validPackName(d.Name) {
 			return fail("name", "%q: a pack's name is 1 to 64 of a-z, 0-9, '_' and '-', not agent-shell", d.Name)

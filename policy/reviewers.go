@@ -98,26 +98,22 @@ func (m *Manifest) validateReviewers() error {
 	if a.DurableDays < 1 || a.DurableDays > maxDurableDays {
 		return fail("approvals.durable_days", keyLine(m.src, "approvals", "durable_days"), "%d: want 1 to %d days", a.DurableDays, maxDurableDays)
 	}
-	lines := tableLines(m.src, "reviewer")
 	for i, r := range m.Reviewers {
-		line := 0
-		if i < len(lines) {
-			line = lines[i]
-		}
+		line := func() int { return m.tableLine("reviewer", i) }
 		key := fmt.Sprintf("reviewer[%d].script", i+1)
 		switch r.Kind {
 		case "", ReviewerScript:
 			if k := r.modelKeys(); k != "" {
-				return fail(fmt.Sprintf("reviewer[%d].%s", i+1, k), line, "%s is a key of kind = \"model\" reviewers; a script reviewer has only script", k)
+				return fail(fmt.Sprintf("reviewer[%d].%s", i+1, k), line(), "%s is a key of kind = \"model\" reviewers; a script reviewer has only script", k)
 			}
 			s := m.script(r.Script)
 			switch {
 			case r.Script == "":
-				return fail(key, line, "every reviewer names its shell_reviewer script (or is kind = \"model\" with a command)")
+				return fail(key, line(), "every reviewer names its shell_reviewer script (or is kind = \"model\" with a command)")
 			case s == nil:
-				return fail(key, line, "no [[script]] has id %q", r.Script)
+				return fail(key, line(), "no [[script]] has id %q", r.Script)
 			case builtins.Kind(s.Kind) != builtins.KindReviewer:
-				return fail(key, line, "script %q is a %s, not a %s", r.Script, s.Kind, builtins.KindReviewer)
+				return fail(key, line(), "script %q is a %s, not a %s", r.Script, s.Kind, builtins.KindReviewer)
 			}
 		case ReviewerModel:
 			if err := m.validateModelReviewer(i, r, line); err != nil {
@@ -125,11 +121,11 @@ func (m *Manifest) validateReviewers() error {
 			}
 			key = fmt.Sprintf("reviewer[%d].id", i+1)
 		default:
-			return fail(fmt.Sprintf("reviewer[%d].kind", i+1), line, "%q: want script or model", r.Kind)
+			return fail(fmt.Sprintf("reviewer[%d].kind", i+1), line(), "%q: want script or model", r.Kind)
 		}
 		for _, prev := range m.Reviewers[:i] {
 			if prev.Name() == r.Name() {
-				return fail(key, line, "reviewer %q is listed twice", r.Name())
+				return fail(key, line(), "reviewer %q is listed twice", r.Name())
 			}
 		}
 	}
@@ -159,9 +155,9 @@ const maxModelTimeout = 10 * time.Minute
 
 // validateModelReviewer checks a kind = "model" reviewer, setting its
 // defaults: timeout 30s, max_prompt_bytes 32 KiB, failure deny.
-func (m *Manifest) validateModelReviewer(i int, r *ReviewerDecl, line int) error {
+func (m *Manifest) validateModelReviewer(i int, r *ReviewerDecl, line func() int) error {
 	fail := func(key, format string, args ...any) error {
-		return &ManifestError{Path: m.Path, Line: line, Key: fmt.Sprintf("reviewer[%d].%s", i+1, key), Msg: fmt.Sprintf(format, args...)}
+		return &ManifestError{Path: m.Path, Line: line(), Key: fmt.Sprintf("reviewer[%d].%s", i+1, key), Msg: fmt.Sprintf(format, args...)}
 	}
 	switch {
 	case m.inPack:

@@ -85,15 +85,10 @@ const (
 // validateScripts checks the script declarations and every reference to
 // them, without reading any file.
 func (m *Manifest) validateScripts() error {
-	lines := tableLines(m.src, "script")
 	byID := map[string]*ScriptDecl{}
 	for i, s := range m.Scripts {
-		line := 0
-		if i < len(lines) {
-			line = lines[i]
-		}
 		fail := func(key, format string, args ...any) error {
-			return &ManifestError{Path: m.Path, Line: line, Key: fmt.Sprintf("script[%d].%s", i+1, key), Msg: fmt.Sprintf(format, args...)}
+			return &ManifestError{Path: m.Path, Line: m.tableLine("script", i), Key: fmt.Sprintf("script[%d].%s", i+1, key), Msg: fmt.Sprintf(format, args...)}
 		}
 		if !validID(s.ID) {
 			return fail("id", "%q: a script id is 1 to 64 letters, digits, '_', '.' or '-'", s.ID)
@@ -165,45 +160,40 @@ func (m *Manifest) validateScripts() error {
 			return fail("max_output", "script %q: max_output %d: want 0 to %d bytes", s.ID, s.MaxOutput, maxMaxOutput)
 		}
 	}
-	wantKind := func(key string, line int, id string, kind builtins.Kind) error {
+	// wrongKind says what is wrong with a reference to a script of kind,
+	// or "" when nothing is; its callers look up the line only then.
+	wrongKind := func(id string, kind builtins.Kind) string {
 		s := byID[id]
 		if s == nil {
-			return &ManifestError{Path: m.Path, Line: line, Key: key, Msg: fmt.Sprintf("no [[script]] has id %q", id)}
+			return fmt.Sprintf("no [[script]] has id %q", id)
 		}
 		if builtins.Kind(s.Kind) != kind {
-			return &ManifestError{Path: m.Path, Line: line, Key: key, Msg: fmt.Sprintf("script %q is a %s, not a %s", id, s.Kind, kind)}
+			return fmt.Sprintf("script %q is a %s, not a %s", id, s.Kind, kind)
 		}
-		return nil
+		return ""
 	}
 	for i, r := range m.Rules {
 		for _, id := range r.Match.scriptRefs(nil) {
-			if s := byID[id]; s != nil && builtins.Kind(s.Kind) == builtins.KindMatcher {
-				continue // the common case, without looking up the error's line
-			}
-			if err := wantKind(fmt.Sprintf("rule[%d].match.script", i+1), m.ruleKeyLine(i, "match"), id, builtins.KindMatcher); err != nil {
-				return err
+			if msg := wrongKind(id, builtins.KindMatcher); msg != "" {
+				return &ManifestError{Path: m.Path, Line: m.ruleKeyLine(i, "match"), Key: fmt.Sprintf("rule[%d].match.script", i+1), Msg: msg}
 			}
 		}
 	}
-	analyzerLines := tableLines(m.src, "analyzer")
 	seen := map[string]bool{}
 	for i, a := range m.Analyzers {
-		line := 0
-		if i < len(analyzerLines) {
-			line = analyzerLines[i]
-		}
 		key := fmt.Sprintf("analyzer[%d].script", i+1)
-		if err := wantKind(key, line, a.Script, builtins.KindEffect); err != nil {
-			return err
+		msg := wrongKind(a.Script, builtins.KindEffect)
+		if msg == "" && seen[a.Script] {
+			msg = fmt.Sprintf("analyzer %q is listed twice", a.Script)
 		}
-		if seen[a.Script] {
-			return &ManifestError{Path: m.Path, Line: line, Key: key, Msg: fmt.Sprintf("analyzer %q is listed twice", a.Script)}
+		if msg != "" {
+			return &ManifestError{Path: m.Path, Line: m.tableLine("analyzer", i), Key: key, Msg: msg}
 		}
 		seen[a.Script] = true
 	}
 	if m.Audit.Filter != "" {
-		if err := wantKind("audit.filter", keyLine(m.src, "audit", "filter"), m.Audit.Filter, builtins.KindAudit); err != nil {
-			return err
+		if msg := wrongKind(m.Audit.Filter, builtins.KindAudit); msg != "" {
+			return &ManifestError{Path: m.Path, Line: keyLine(m.src, "audit", "filter"), Key: "audit.filter", Msg: msg}
 		}
 	}
 	if err := m.validateInterceptors(); err != nil { // intercept.go
@@ -251,10 +241,6 @@ type RuntimeOptions struct {
 // digest from the manifest's text and every source that went in.
 func (m *Manifest) compileScripts(opts RuntimeOptions) error {
 	dir := filepath.Dir(m.Path)
-	var lines []int // for errors; a scan of the whole text, so only with scripts
-	if len(m.Scripts) > 0 {
-		lines = tableLines(m.src, "script")
-	}
 	decls := make([]runtime.Script, 0, len(m.Scripts))
 	for _, s := range m.Scripts {
 		if s.Executable != "" {
@@ -283,9 +269,7 @@ func (m *Manifest) compileScripts(opts RuntimeOptions) error {
 		if ce, ok := err.(*runtime.CompileError); ok {
 			for i, s := range m.Scripts {
 				if s.ID == ce.Script {
-					if i < len(lines) {
-						me.Line = lines[i]
-					}
+					me.Line = m.tableLine("script", i)
 					if ce.Src {
 						me.Key = fmt.Sprintf("script[%d].src", i+1)
 					}
@@ -353,20 +337,30 @@ func (m *Manifest) script(id string) *ScriptDecl {
 	return nil
 }
 
-// tableLines lists the line of each [[name]] header, in order.
-func tableLines(src, name string) []int {
-	var lines []int
-	header := "[[" + name + "]]"
-	ln := 0
-	for rest := src; rest != ""; ln++ {
-		line, after, _ := strings.Cut(rest, "\n")
-		rest = after
-		// Most lines are not headers: spare them tableHeader's copy.
-		if t := strings.TrimSpace(line); strings.HasPrefix(t, "[[") && tableHeader(t) == header {
-			lines = append(lines, ln+1)
+// tableLine is the line of the i-th (0-based) [[name]] header, or 0. It is
+// for errors: the headers are found in one pass over the text when the
+// first error needs one, so that a manifest that validates (a built-in
+// pack's, on every hook call) is never scanned for them.
+func (m *Manifest) tableLine(name string, i int) int {
+	if m.headerLines == nil {
+		m.headerLines = map[string][]int{}
+		ln := 0
+		for rest := m.src; rest != ""; ln++ {
+			line, after, _ := strings.Cut(rest, "\n")
+			rest = after
+			// Most lines are not headers: spare them tableHeader's copy.
+			if t := strings.TrimSpace(line); strings.HasPrefix(t, "[[") {
+				if h := tableHeader(t); strings.HasSuffix(h, "]]") {
+					name := h[2 : len(h)-2]
+					m.headerLines[name] = append(m.headerLines[name], ln+1)
+				}
+			}
 		}
 	}
-	return lines
+	if lines := m.headerLines[name]; i < len(lines) {
+		return lines[i]
+	}
+	return 0
 }
 
 // tableHeader is a table header line without its spaces and trailing

@@ -714,6 +714,25 @@ func TestManifestScriptErrorLines(t *testing.T) {
 		{"comment after [[analyzer]]",
 			"version = 1\n[[script]]\nid = \"m\"\nkind = \"shell_matcher\"\nsource = \"x = 1\"\n\n[[analyzer]] # first\nscript = \"m\"\n",
 			7, "analyzer[1].script"},
+		// The second declaration of each kind, after declarations of others.
+		{"second rule",
+			"version = 1\n[[script]]\nid = \"m\"\nkind = \"shell_matcher\"\nsource = \"x = 1\"\n[[rule]]\nid = \"a\"\naction = \"deny\"\nmatch = { script = \"m\" }\n[[rule]]\nid = \"b\"\naction = \"deny\"\n\nmatch = { script = \"nope\" }\n",
+			14, "rule[2].match.script"},
+		{"duplicate rule id",
+			"version = 1\n[[rule]]\nid = \"a\"\naction = \"deny\"\nmatch = { program = \"x\" }\n[[rule]]\nid = \"a\"\naction = \"deny\"\nmatch = { program = \"y\" }\n",
+			6, "rule[2].id"},
+		{"second analyzer",
+			"version = 1\n[[script]]\nid = \"e\"\nkind = \"shell_effect_analyzer\"\nsource = \"x = 1\"\n[[analyzer]]\nscript = \"e\"\n[[analyzer]]\nscript = \"e\"\n",
+			8, "analyzer[2].script"},
+		{"second reviewer",
+			"version = 1\n[[script]]\nid = \"r\"\nkind = \"shell_reviewer\"\nsource = \"x = 1\"\n[[reviewer]]\nscript = \"r\"\n[[reviewer]]\nscript = \"nope\"\n",
+			8, "reviewer[2].script"},
+		{"second interceptor",
+			"version = 1\n[[script]]\nid = \"i\"\nkind = \"shell_before_interceptor\"\nsource = \"x = 1\"\n[[interceptor]]\nscript = \"i\"\nphase = \"before\"\nmatch = { program = \"x\" }\n[[interceptor]]\nscript = \"i\"\nphase = \"sideways\"\n",
+			10, "interceptor[2].phase"},
+		{"second pack",
+			"version = 1\n[[pack]]\nname = \"safety\"\n[[pack]]\nname = \"safety\"\n",
+			4, "pack[2].name"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
