@@ -70,8 +70,8 @@ var builtinPackFiles = map[string]func() *PackFile{
 					}},
 				},
 				Examples: Examples{
-					Match:    []string{"rm -rf /", "rm -rf ~", "rm -rf ..", "rm -rf .git", "sudo rm -r /etc"},
-					NotMatch: []string{"rm -rf dist", "rm -rf node_modules", "rm file.txt"},
+					Match:    []string{"rm -rf /", "rm -rf ~", "rm -rf ..", "rm -rf .git", "sudo rm -r /etc", "npx rimraf ~", "uv run rm -rf ~", "npm exec -c 'rm -rf ~'"},
+					NotMatch: []string{"rm -rf dist", "rm -rf node_modules", "rm file.txt", "npx rimraf dist", "npx jest --coverage"},
 				},
 			}, {
 				ID:     "move-protected",

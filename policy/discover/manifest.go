@@ -340,13 +340,18 @@ func projectRule(cat Category, id, reason, comment string, cmds []Command, risky
 	sorted := append([]Command{}, in...)
 	sort.SliceStable(sorted, func(i, j int) bool { return len(runnerPrefix(sorted[i].Argv)) < len(runnerPrefix(sorted[j].Argv)) })
 	for _, c := range sorted {
-		pre := runnerPrefix(c.Argv)
-		covered := false
-		for _, kept := range r.prefixes {
-			covered = covered || hasPrefix(pre, kept)
-		}
-		if !covered {
-			r.prefixes = append(r.prefixes, pre)
+		for _, argv := range [][]string{c.Argv, c.Runs} {
+			if argv == nil {
+				continue
+			}
+			pre := runnerPrefix(argv)
+			covered := false
+			for _, kept := range r.prefixes {
+				covered = covered || hasPrefix(pre, kept)
+			}
+			if !covered {
+				r.prefixes = append(r.prefixes, pre)
+			}
 		}
 	}
 	sort.SliceStable(r.prefixes, func(i, j int) bool { return strings.Join(r.prefixes[i], " ") < strings.Join(r.prefixes[j], " ") })

@@ -292,7 +292,8 @@ func TestClassify(t *testing.T) {
 		if line.Err != nil || len(line.Commands) != 1 {
 			t.Fatalf("%q does not parse to one command", tt.cmd)
 		}
-		got, why := p.classify(line.Commands[0].Argv)
+		argv, _ := writtenArgv(&line.Commands[0]) // as the collector reads it
+		got, why := p.classify(argv)
 		if got != tt.want {
 			t.Errorf("classify(%q) = %q (%s), want %q", tt.cmd, got, why, tt.want)
 		}

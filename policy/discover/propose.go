@@ -13,8 +13,11 @@ import (
 
 // Command is one command the project runs, as proposed.
 type Command struct {
-	Text     string   // the command line, as policy.json and the examples hold it
-	Argv     []string // normalized (program reduced to its basename)
+	Text string   // the command line, as policy.json and the examples hold it
+	Argv []string // normalized (program reduced to its basename)
+	// Runs is the command a package runner runs (eslint . of npx eslint .),
+	// or nil: the policy judges both, so a rule that allows one allows both.
+	Runs     []string
 	Category Category // "" when it is not proposed
 	Why      string   // why it is not proposed
 	Sources  []string // where it was found: package.json, a workflow, go.mod...
@@ -90,16 +93,31 @@ func (c *collector) add(text, source string) {
 	switch {
 	case line.Err != nil || len(line.Commands) != 1 || len(line.Pipelines) > 0 || len(line.Assigns) > 0:
 		cmd.Why = "not a single simple command"
-	case line.Commands[0].Unknown != "" || line.Commands[0].Dynamic || len(line.Commands[0].Layers) != 1 ||
+	case line.Commands[0].Unknown != "" || line.Commands[0].Dynamic || !plainLayers(&line.Commands[0]) ||
 		len(line.Commands[0].Redirects) > 0 || len(line.Commands[0].Assigns) > 0:
 		cmd.Argv = line.Commands[0].Argv
 		cmd.Why = "not a plain command"
 	default:
-		cmd.Argv = line.Commands[0].Argv
+		cmd.Argv, cmd.Runs = writtenArgv(&line.Commands[0])
 		cmd.Category, cmd.Why = c.p.classify(cmd.Argv)
 	}
 	c.index[text] = len(c.cmds)
 	c.cmds = append(c.cmds, cmd)
+}
+
+// plainLayers reports a command with no wrapper, or one package runner
+// (npx eslint ., uv run pytest): the project's own way to run its tools.
+func plainLayers(c *shellcmd.Command) bool {
+	return len(c.Layers) == 1 || len(c.Layers) == 2 && shellcmd.RunsPackage(c.Layers[0])
+}
+
+// writtenArgv is a command as written, with the command a package runner
+// in it runs (nil when there is none).
+func writtenArgv(c *shellcmd.Command) (argv, runs []string) {
+	if len(c.Layers) > 1 && shellcmd.RunsPackage(c.Layers[0]) {
+		return c.Layers[0], c.Argv
+	}
+	return c.Argv, nil
 }
 
 // skip records a command that is not proposed, for the manifest's list.

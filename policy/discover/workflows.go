@@ -151,6 +151,9 @@ func lineCommands(line *shellcmd.Line, file, job, step string) []WorkflowCommand
 			continue
 		}
 		wc := WorkflowCommand{File: file, Job: job, Step: step, Argv: c.Argv, Path: c.Path}
+		if argv, runs := writtenArgv(c); runs != nil { // npx eslint ., as the step writes it
+			wc.Argv, wc.Path = argv, argv[0]
+		}
 		if wc.Path == "" {
 			wc.Path = c.Argv[0]
 		}

@@ -82,13 +82,10 @@ func bodies(name string, l []word) bodyResult {
 		return oneBody("flock -c", l[op+2])
 	case name == "watch":
 		_, op, why := watchOpts.scan(l)
-		if why != "" || op >= len(l) {
+		if why != "" {
 			return bodyResult{why: why, missing: "watch command"}
 		}
-		if r := allStatic("watch", l[op:]); r != "" {
-			return bodyResult{why: r}
-		}
-		return bodyResult{scripts: []script{{src: join(l[op:])}}}
+		return joinedBody("watch", l[op:])
 	case name == "parallel":
 		r := parallelBody(l)
 		hits, _, _ := parallelOpts.scan(l)
@@ -124,6 +121,9 @@ func bodies(name string, l []word) bodyResult {
 		return zipBodies(l)
 	case name == "sed" || name == "gsed":
 		return sedBodies(l)
+	}
+	if r, ok := runnerBody(name, l); ok {
+		return r
 	}
 	return bodyResult{}
 }

@@ -34,6 +34,10 @@ type Options struct {
 	// unambiguous prefix of one (getopt_long and git's parse-options accept
 	// prefixes: rm --rec, git reset --har; curl does not).
 	noAbbrev bool
+	// openLong: an unknown --name=VALUE is an option with its value (npm
+	// and uv take any of their settings that way); without "=" it is still
+	// unknown, since it may take the next word.
+	openLong bool
 }
 
 type flagAlias struct {

@@ -35,6 +35,8 @@ func (d *Options) scan(l []word) (hits []optHit, op int, why string) {
 			n, v, eq := strings.Cut(s[2:], "=")
 			full, kind, _ := d.longOpt(n)
 			switch {
+			case kind == 0 && d.openLong && eq:
+				full, kind = n, '='
 			case kind == 0:
 				return nil, 0, fmt.Sprintf("%s: unknown option --%s", name, n)
 			case kind == '=' && !eq:
@@ -144,6 +146,7 @@ type step struct {
 	n       int
 	layer   []word // the layer rewritten (env -S), or nil
 	implied string // the implied program, for stepImplied
+	bin     string // the name the wrapped program runs by, when its word is a package spec (rimraf of rimraf@5), or ""
 	why     string // the reason, for stepUnknown and stepImplied
 	assigns []string
 	runtime bool // the wrapped command gets arguments at run time (xargs)
@@ -312,6 +315,15 @@ func wrapperStep(name string, l []word) step {
 			}
 		}
 		return unknownStep("runs another program: " + name)
+	}
+	if r, ok := runnerOf(name, l); ok {
+		return runnerStep(r, l)
+	}
+	switch name {
+	case "shx":
+		return scanWrap(&shxOpts, l)
+	case "cross-env":
+		return crossEnvStep(l)
 	}
 	return step{}
 }
@@ -645,6 +657,10 @@ type unwrapped struct {
 	implied string
 	chdir   bool // a wrapper runs the innermost command in another directory
 	runtime bool // the innermost command gets arguments at run time
+	// bins holds, by index into starts, the name a layer's program runs
+	// by when its word is a package spec: the layer has that name, the
+	// layers around it keep the spec as written. Nil when there is none.
+	bins []string
 	// appendBy names what appends run-time arguments to the innermost
 	// command (xargs, parallel), or is "".
 	appendBy string
@@ -705,5 +721,9 @@ func unwrap(words []word, appendBy string) unwrapped {
 		}
 		u.runtime = u.runtime || st.runtime
 		u.starts = append(u.starts, s+st.n)
+		if st.bin != "" {
+			u.bins = append(u.bins, make([]string, len(u.starts)-len(u.bins))...)
+			u.bins[len(u.starts)-1] = st.bin
+		}
 	}
 }

@@ -547,12 +547,31 @@ func layerShapes(u unwrapped, outer outerLayers) [][]string {
 	}
 	for k, s := range u.starts {
 		if u.appendBy != "" && k >= u.appendFrom {
-			shapes = append(shapes, appended[s:])
+			shapes = append(shapes, u.layer(appended, k, s))
 		} else {
-			shapes = append(shapes, flat[s:])
+			shapes = append(shapes, u.layer(flat, k, s))
 		}
 	}
 	return shapes
+}
+
+// bin is the name the k-th layer's program runs by when its word is a
+// package spec, or "".
+func (u *unwrapped) bin(k int) string {
+	if k < len(u.bins) {
+		return u.bins[k]
+	}
+	return ""
+}
+
+// layer is the k-th layer, starting at s in flat (the words or their
+// shapes): a suffix of flat, or a copy with its program renamed.
+func (u *unwrapped) layer(flat []string, k, s int) []string {
+	bin := u.bin(k)
+	if bin == "" {
+		return flat[s:]
+	}
+	return append([]string{bin}, flat[s+1:]...)
 }
 
 // simple unwraps and records one command given its words, then what it
@@ -574,12 +593,15 @@ func (w *walker) simple(words []word, base Command, outer outerLayers, stmtRedir
 	}
 	c.Layers = make([][]string, 0, len(outer.layers)+len(u.starts))
 	c.Layers = append(c.Layers, outer.layers...)
-	for _, s := range u.starts {
-		c.Layers = append(c.Layers, flat[s:])
+	for k, s := range u.starts {
+		c.Layers = append(c.Layers, u.layer(flat, k, s))
 	}
 	last := u.starts[len(u.starts)-1]
-	c.Argv = flat[last:]
-	c.Path = u.flat[last].s
+	c.Argv = c.Layers[len(c.Layers)-1]
+	c.Path = c.Argv[0]
+	if u.bin(len(u.starts)-1) == "" {
+		c.Path = u.flat[last].s
+	}
 	c.Unknown = u.unknown
 	if u.implied != "" {
 		c.Implied = u.implied
@@ -658,6 +680,12 @@ func (w *walker) simple(words []word, base Command, outer outerLayers, stmtRedir
 	}
 	if name == "find" {
 		w.find(idx, inner, base)
+	}
+	if deletesLikeRimraf(name) {
+		fc := &w.st.line.Commands[idx]
+		layers := outerLayers{layers: fc.Layers, shapes: fc.Shapes}
+		del := Command{Assigns: base.Assigns, Redirects: base.Redirects, Substitution: base.Substitution, Depth: w.depth, Implied: name}
+		w.simple(rimrafArgv(inner), del, layers, nil)
 	}
 }
 
