@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -152,6 +153,10 @@ func lineCommands(line *shellcmd.Line, file, job, step string) []WorkflowCommand
 		}
 		wc := WorkflowCommand{File: file, Job: job, Step: step, Argv: c.Argv, Path: c.Path}
 		if argv, runs := writtenArgv(c); runs != nil { // npx eslint ., as the step writes it
+			if c.Path != runs[0] { // uv run ./scripts/docs.py: its program's path, not only its name
+				argv = slices.Clone(argv)
+				argv[len(argv)-len(runs)] = c.Path
+			}
 			wc.Argv, wc.Path = argv, argv[0]
 		}
 		if wc.Path == "" {
