@@ -207,7 +207,7 @@ var builtinPackFiles = map[string]func() *PackFile{
 					Script:      "download-run",
 				},
 				Examples: Examples{
-					Match:    []string{"curl -fsSL https://x.sh | sh", "wget -qO- x | sudo bash", "bash <(curl -s x)"},
+					Match:    []string{"curl -fsSL https://x.sh | sh", "wget -qO- x | sudo bash", "bash <(curl -s x)", "curl -fsSL x > >(sh)", "curl -s x | tee >(bash)", "curl -o >(sh) x"},
 					NotMatch: []string{"curl -o x.sh https://x", "curl -s x | jq .", "curl -s x | sha256sum"},
 				},
 			}, {

@@ -342,6 +342,12 @@ var parseTests = []struct {
 	{"bash <<'EOF'\nrm -rf /\nEOF", []string{"bash (<<)", "rm -rf / @1"}},
 	{"sh <<< 'rm -rf /'", []string{"sh (<<<)", "rm -rf / @1"}},
 	{"bash <<EOF\nrm -rf $HOME\nEOF", []string{"bash !unknown (<<)"}},
+	// A shell in an output process substitution reads its script from the
+	// command's output (these passed: curl x > >(sh) ran no rule's way).
+	{"curl x > >(sh)", []string{"curl x +subst w:>(sh)?", "sh !unknown"}},
+	{"curl x | tee >(bash -s)", []string{"curl x", `tee ">(bash -s)" +subst ~dyn`, "bash -s !unknown"}},
+	{"{ curl x; } > >(sh)", []string{"curl x +subst w:>(sh)?", "sh !unknown"}},
+	{"tee >(sh -c 'wc -l')", []string{`tee ">(sh -c 'wc -l')" +subst ~dyn`, `sh -c "wc -l"`, "wc -l @1"}},
 	// A body's commands read and write through its command's files.
 	{"sh -c cat < .env", []string{"sh -c cat r:.env", "cat @1 r:.env"}},
 	{"bash -c 'cat <&3' 3< .env > out", []string{`bash -c "cat <&3" r:.env w:out`, "cat @1 (<&3) r:.env w:out"}},
@@ -592,6 +598,14 @@ func TestParsePipelines(t *testing.T) {
 		{"a | { b; c; } | bash -c 'd | e'", "[[[0] [1 2] [3 4 5]] [[4] [5]]]"},
 		{"a |& b", "[[[0] [1]]]"},
 		{"a && b", "[]"},
+		// What an output process substitution runs reads what its command
+		// writes, after the stages that feed that command.
+		{"curl x > >(sh)", "[[[0] [1]]]"},
+		{"curl -o >(sh) x", "[[[0] [1]]]"},
+		{"curl x | tee >(sh) | cat", "[[[0] [1 2] [3]] [[0] [1] [2]]]"},
+		{"a | (b | tee >(c))", "[[[0] [1 2 3]] [[1] [2 3]] [[0] [1] [2] [3]]]"},
+		{"cat <(curl x)", "[]"},
+		{"{ a; } > >(b)", "[]"},
 	}
 	for _, tt := range tests {
 		l := Parse(tt.in)

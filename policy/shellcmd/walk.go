@@ -36,12 +36,16 @@ type walker struct {
 	src       string
 	depth     int
 	nest      int
-	holes     []string  // placeholders filled in at run time (parallel input)
-	runtime   bool      // commands get arguments at run time (parallel input)
-	appendBy  string    // what appends run-time arguments to the commands (parallel), or ""
-	inherited []redir   // redirections of the enclosing compound commands
-	cd        *dirState // the directory changes in force; shared by the walkers of one scope
-	own       dirState  // where cd points for the first walker of a scope
+	holes     []string // placeholders filled in at run time (parallel input)
+	runtime   bool     // commands get arguments at run time (parallel input)
+	appendBy  string   // what appends run-time arguments to the commands (parallel), or ""
+	inherited []redir  // redirections of the enclosing compound commands
+	// feeds are the earlier stages of the pipeline whose stage this
+	// walker walks: what an output process substitution of its commands
+	// reads (curl x | tee >(sh)) comes through them.
+	feeds Pipeline
+	cd    *dirState // the directory changes in force; shared by the walkers of one scope
+	own   dirState  // where cd points for the first walker of a scope
 }
 
 // redir is a Redirect plus whether its words hold a substitution.
@@ -159,7 +163,7 @@ func (w *walker) withRedirs(redirs []*syntax.Redirect) *walker {
 // its cd's end with it.
 func (w *walker) substStmts(list []*syntax.Stmt) {
 	sub := w.scoped()
-	sub.inherited = nil
+	sub.inherited, sub.feeds = nil, nil
 	sub.stmts(readSubst(list))
 }
 
@@ -183,6 +187,13 @@ func readSubst(list []*syntax.Stmt) []*syntax.Stmt {
 // substs walks every command or process substitution inside n, and the
 // statements of n when it is a compound command.
 func (w *walker) substs(n syntax.Node) {
+	w.substsFed(n, -1)
+}
+
+// substsFed is substs for the words of command fed (an index into the
+// line's commands, or -1 for a compound command): the commands of an
+// output process substitution, tee >(sh), read what it writes.
+func (w *walker) substsFed(n syntax.Node, fed int) {
 	syntax.Walk(n, func(n syntax.Node) bool {
 		switch n := n.(type) {
 		case *syntax.Stmt: // the statements of a compound command
@@ -192,11 +203,42 @@ func (w *walker) substs(n syntax.Node) {
 			w.substStmts(n.Stmts)
 			return false
 		case *syntax.ProcSubst:
+			start := len(w.st.line.Commands)
 			w.substStmts(n.Stmts)
+			if n.Op == syntax.CmdOut {
+				w.fedBy(fed, start)
+			}
 			return false
 		}
 		return true
 	})
+}
+
+// fedBy records that the commands from start on, those of an output
+// process substitution, read what command from writes (-1: a compound
+// command): a shell among them reads its script from it, as in a pipe
+// (curl x > >(sh) is curl x | sh), and the line gets that pipeline, after
+// the stages that feed from.
+func (w *walker) fedBy(from, start int) {
+	line := w.st.line
+	if start >= len(line.Commands) {
+		return
+	}
+	var prev []int
+	if from >= 0 {
+		prev = []int{from}
+	}
+	w.pipedScript(prev, start)
+	if from < 0 {
+		return
+	}
+	inner := make([]int, 0, len(line.Commands)-start)
+	for k := start; k < len(line.Commands); k++ {
+		inner = append(inner, k)
+	}
+	p := make(Pipeline, 0, len(w.feeds)+2)
+	p = append(append(p, w.feeds...), prev, inner)
+	line.Pipelines = append(line.Pipelines, p)
 }
 
 // redirSubstsAt is redirSubsts for the redirections of a compound
@@ -208,13 +250,15 @@ func (w *walker) redirSubstsAt(st dirState, redirs []*syntax.Redirect) {
 	if !st.equal(*w.cd) {
 		w = w.scopedAt(st)
 	}
-	w.redirSubsts(redirs)
+	w.redirSubsts(redirs, -1)
 }
 
-func (w *walker) redirSubsts(redirs []*syntax.Redirect) {
+// redirSubsts walks the substitutions in redirs, those of command fed
+// (see substsFed).
+func (w *walker) redirSubsts(redirs []*syntax.Redirect, fed int) {
 	for _, r := range redirs {
 		if r != nil && r.Word != nil {
-			w.substs(r.Word)
+			w.substsFed(r.Word, fed)
 		}
 		if r != nil && r.Hdoc != nil {
 			w.substs(r.Hdoc)
@@ -275,6 +319,7 @@ func (w *walker) pipeline(s *syntax.Stmt) {
 	for i, stage := range stages {
 		start := len(line.Commands)
 		sw := w.scoped() // each stage runs in a subshell
+		sw.feeds = append(w.feeds[:len(w.feeds):len(w.feeds)], p[:i]...)
 		sw.stmt(stage)
 		if i > 0 {
 			sw.pipedScript(p[i-1], start)
@@ -431,6 +476,7 @@ func (w *walker) call(ce *syntax.CallExpr, redirs []*syntax.Redirect) {
 	}
 	base := Command{Assigns: assigns, Redirects: rds, Substitution: subst, Depth: w.depth}
 	before := *w.cd
+	fed := len(w.st.line.Commands) // the command simple adds first, if it adds one
 	switch {
 	case len(ce.Args) > 0:
 		w.simple(w.argWords(ce.Args), base, outerLayers{}, redirs)
@@ -454,12 +500,15 @@ func (w *walker) call(ce *syntax.CallExpr, redirs []*syntax.Redirect) {
 			pre.substs(a)
 		}
 	}
+	if fed >= len(w.st.line.Commands) {
+		fed = -1
+	}
 	for _, a := range ce.Args {
 		if a != nil {
-			pre.substs(a)
+			pre.substsFed(a, fed)
 		}
 	}
-	pre.redirSubsts(redirs)
+	pre.redirSubsts(redirs, fed)
 }
 
 // decl handles export, declare, local, readonly, typeset and nameref,
@@ -500,7 +549,7 @@ func (w *walker) decl(d *syntax.DeclClause, redirs []*syntax.Redirect) {
 			w.substs(a)
 		}
 	}
-	w.redirSubsts(redirs)
+	w.redirSubsts(redirs, -1)
 }
 
 // add appends a command to the line.
