@@ -206,6 +206,9 @@ options:
 			i++
 			break options
 		case s == "--rcfile" || s == "--init-file":
+			if i+1 < len(l) && l[i+1].dyn {
+				return bodyResult{why: fmt.Sprintf("%s: its startup file %q is not static", name, l[i+1].s)}
+			}
 			i += 2
 		case strings.HasPrefix(s, "--"):
 			i++

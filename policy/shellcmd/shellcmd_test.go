@@ -342,6 +342,15 @@ var parseTests = []struct {
 	{"bash <<'EOF'\nrm -rf /\nEOF", []string{"bash (<<)", "rm -rf / @1"}},
 	{"sh <<< 'rm -rf /'", []string{"sh (<<<)", "rm -rf / @1"}},
 	{"bash <<EOF\nrm -rf $HOME\nEOF", []string{"bash !unknown (<<)"}},
+	// Code an assignment gives a shell to run later (these passed).
+	{"PS4='$(rm -rf ~)' bash -xc true", []string{`bash -xc true`, ": =implied", `: "$(rm -rf ~)" @1 +subst ~dyn`, "rm -rf ~ @1", "true @1"}},
+	{"export PS4='`rm -rf ~`'; bash -x s.sh", []string{"export \"PS4=`rm -rf ~`\"", ": =implied", ": \"`rm -rf ~`\" @1 +subst ~dyn", "rm -rf ~ @1", "bash -x s.sh"}},
+	{"PROMPT_COMMAND='rm -rf ~'", []string{": =implied", "rm -rf ~ @1"}},
+	{"env PROMPT_COMMAND='rm -rf ~' bash -i", []string{"bash -i", ": =implied", "rm -rf ~ @1"}},
+	{"BASH_ENV=<(echo rm -rf ~) bash -c true", []string{"bash -c true +subst", ": !unknown =implied", "true @1", "echo rm -rf ~"}},
+	{"bash --rcfile <(echo rm -rf ~) -i", []string{`bash --rcfile "<(echo rm -rf ~)" -i !unknown +subst ~dyn`, "echo rm -rf ~"}},
+	{"PS1='\\u@\\h $ ' bash -i", []string{"bash -i"}},
+	{"BASH_ENV=./ci-env.sh bash -c make", []string{"bash -c make", "make @1"}},
 	// A shell in an output process substitution reads its script from the
 	// command's output (these passed: curl x > >(sh) ran no rule's way).
 	{"curl x > >(sh)", []string{"curl x +subst w:>(sh)?", "sh !unknown"}},

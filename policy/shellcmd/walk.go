@@ -487,6 +487,7 @@ func (w *walker) call(ce *syntax.CallExpr, redirs []*syntax.Redirect) {
 		w.simple([]word{{s: ":"}}, base, outerLayers{}, nil)
 	default:
 		w.st.line.Assigns = append(w.st.line.Assigns, assigns...)
+		w.startupVars(assigns, base)
 		w.st.cdpath = w.st.cdpath || setsCDPATH(assigns)
 		w.st.gitEnv = appendGitEnv(w.st.gitEnv, assigns)
 		w.bashAliases(ce.Assigns)
@@ -544,6 +545,7 @@ func (w *walker) decl(d *syntax.DeclClause, redirs []*syntax.Redirect) {
 	w.st.cdpath = w.st.cdpath || setsCDPATH(strs(words[1:]))
 	w.st.gitEnv = appendGitEnv(w.st.gitEnv, strs(words[1:]))
 	w.simple(words, Command{Redirects: rds, Substitution: subst, Depth: w.depth}, outerLayers{}, redirs)
+	w.startupVars(strs(words[1:]), Command{Depth: w.depth})
 	for _, a := range d.Args {
 		if a != nil {
 			w.substs(a)
@@ -676,6 +678,9 @@ func (w *walker) simple(words []word, base Command, outer outerLayers, stmtRedir
 	if idx < 0 || c.Unknown != "" {
 		return
 	}
+	if len(c.Assigns) > 0 {
+		w.startupVars(c.Assigns, base) // PS4='$(rm -rf ~)' bash -xc true
+	}
 	name := c.Argv[0]
 	if outer.layers == nil && (name == "cd" || name == "pushd" || name == "popd") && inShell(&c) {
 		switch ch, op := cdOf(name, inner[1:], w.st.cdpath || setsCDPATH(c.Assigns)); ch {
@@ -735,6 +740,48 @@ func (w *walker) simple(words []word, base Command, outer outerLayers, stmtRedir
 		layers := outerLayers{layers: fc.Layers, shapes: fc.Shapes}
 		del := Command{Assigns: base.Assigns, Redirects: base.Redirects, Substitution: base.Substitution, Depth: w.depth, Implied: name}
 		w.simple(rimrafArgv(inner), del, layers, nil)
+	}
+}
+
+// startupVars walks the code that assignments give a shell to run later:
+// PS0 to PS4 are expanded when it prompts or traces (PS4='$(rm -rf ~)'
+// bash -xc true runs rm), PROMPT_COMMAND is a command, and BASH_ENV and
+// ENV name a file it reads at start (from a process substitution, not
+// static). Each such assignment is reported as an implied null command
+// ":" holding that code, with base's redirections.
+func (w *walker) startupVars(assigns []string, base Command) {
+	for _, a := range assigns {
+		name, v, ok := strings.Cut(a, "=")
+		if !ok {
+			continue
+		}
+		var src, why string
+		switch strings.TrimSuffix(name, "+") {
+		case "PS0", "PS1", "PS2", "PS3", "PS4":
+			if !strings.Contains(v, "$(") && !strings.Contains(v, "`") {
+				continue
+			}
+			src = ": " + v
+		case "PROMPT_COMMAND":
+			src = v
+		case "BASH_ENV", "ENV":
+			if !strings.Contains(v, "<(") && !strings.Contains(v, ">(") {
+				continue // a file: running it is the effects table's business, as for bash FILE
+			}
+			why = fmt.Sprintf("a shell reads its startup file %s from a process substitution, which is not static", name)
+		default:
+			continue
+		}
+		idx := len(w.st.line.Commands)
+		w.simple([]word{{s: ":"}}, Command{Redirects: base.Redirects, Depth: w.depth, Implied: "an assignment of " + name + ", code a shell runs"}, outerLayers{}, nil)
+		if idx >= len(w.st.line.Commands) {
+			return
+		}
+		if why != "" {
+			w.st.line.Commands[idx].Unknown = why
+			continue
+		}
+		w.body(idx, script{src: src})
 	}
 }
 
