@@ -203,7 +203,7 @@ var builtinPackFiles = map[string]func() *PackFile{
 				Action: "deny",
 				Reason: "download it to a file (curl -fsSLo install.sh URL), show it, then run the file",
 				Match: &Matcher{
-					CommandName: stringList{"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "csh", "tcsh", "yash", "python*", "node", "nodejs", "perl", "ruby", "php", "source", ".", "eval"},
+					CommandName: stringList{"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "csh", "tcsh", "yash", "python*", "node", "nodejs", "perl", "pypy*", "lua*", "luajit", "rscript", "r", "julia*", "tclsh*", "wish*", "expect", "osascript", "ruby", "php", "source", ".", "eval"},
 					Script:      "download-run",
 				},
 				Examples: Examples{
@@ -217,7 +217,7 @@ var builtinPackFiles = map[string]func() *PackFile{
 				Match: &Matcher{
 					Script: "secret-files",
 					Any: []*Matcher{{
-						CommandName: stringList{"cat", "tac", "nl", "less", "more", "head", "tail", "bat", "batcat", "xxd", "od", "hexdump", "strings", "base64", "base32", "cp", "scp", "rsync", "grep", "egrep", "fgrep", "rg", "zcat", "pr", "fold", "cut", "awk", "gawk", "sed", "sort", "uniq", "paste", "column", "jq", "yq", "diff", "tar", "zip", "gzip", "bzip2", "xz", "zstd", "7z", "dd", "nc", "netcat", "ncat", "socat", "curl", "wget", "telnet", "ssh", "rev", "fmt", "expand", "unexpand", "iconv", "install", "gh", "python*", "node", "nodejs", "bun", "deno", "ruby", "perl", "php", "openssl"},
+						CommandName: stringList{"cat", "tac", "nl", "less", "more", "head", "tail", "bat", "batcat", "xxd", "od", "hexdump", "strings", "base64", "base32", "cp", "scp", "rsync", "grep", "egrep", "fgrep", "rg", "zcat", "pr", "fold", "cut", "awk", "gawk", "sed", "sort", "uniq", "paste", "column", "jq", "yq", "diff", "tar", "zip", "gzip", "bzip2", "xz", "zstd", "7z", "dd", "nc", "netcat", "ncat", "socat", "curl", "wget", "telnet", "ssh", "rev", "fmt", "expand", "unexpand", "iconv", "install", "gh", "python*", "pypy*", "node", "nodejs", "bun", "deno", "ruby", "perl", "php", "openssl"},
 					}, {
 						Effect: stringList{"read:**/.*/**"},
 					}, {
@@ -255,11 +255,11 @@ var builtinPackFiles = map[string]func() *PackFile{
 				Action: "deny",
 				Reason: "a one-liner that deletes recursively is rm -rf by another name; delete build outputs with rm -rf ./dist, or ask a human",
 				Match: &Matcher{
-					CommandName: stringList{"python*", "node", "nodejs", "bun", "deno", "ruby", "perl", "php"},
+					CommandName: stringList{"python*", "node", "nodejs", "bun", "deno", "ruby", "perl", "php", "pypy*", "lua*", "luajit", "rscript", "r", "julia*", "tclsh*", "wish*", "expect", "osascript"},
 					Script:      "interp-delete",
 				},
 				Examples: Examples{
-					Match:    []string{"python3 -c \"import shutil; shutil.rmtree('/home/user')\"", "node -e \"require('fs').rmSync('/', {recursive:true})\""},
+					Match:    []string{"python3 -c \"import shutil; shutil.rmtree('/home/user')\"", "node -e \"require('fs').rmSync('/', {recursive:true})\"", "pypy3 -c \"import shutil; shutil.rmtree('/home/user')\"", "Rscript -e 'unlink(\"~\", recursive=TRUE)'", "julia -e 'rm(homedir(), recursive=true)'"},
 					NotMatch: []string{"python3 -c \"print('rm -rf /')\"", "python3 -m pytest"},
 				},
 			}, {
@@ -267,7 +267,7 @@ var builtinPackFiles = map[string]func() *PackFile{
 				Action: "deny",
 				Reason: "at level strict, one-liners do not change files; write the change with the agent's edit tool, or as a script file a human can review",
 				Match: &Matcher{
-					CommandName: stringList{"python*", "node", "nodejs", "bun", "deno", "ruby", "perl", "php"},
+					CommandName: stringList{"python*", "node", "nodejs", "bun", "deno", "ruby", "perl", "php", "pypy*", "lua*", "luajit", "rscript", "r", "julia*", "tclsh*", "wish*", "expect", "osascript"},
 					Script:      "interp-changes",
 				},
 				Examples: Examples{

@@ -125,6 +125,9 @@ func bodies(name string, l []word) bodyResult {
 	if r, ok := runnerBody(name, l); ok {
 		return r
 	}
+	if name == "pwsh" || name == "powershell" || name == "powershell.exe" {
+		return powershellBody(name, l)
+	}
 	return bodyResult{}
 }
 
@@ -583,4 +586,35 @@ func findExprStart(w word) bool {
 	}
 	s := w.s
 	return len(s) > 1 && s[0] == '-' || s == "(" || s == ")" || s == "!" || s == ","
+}
+
+// powershellBody: PowerShell code (pwsh -c, -EncodedCommand, or an operand
+// that is no script file) is not parsed here, so it is unknown; a script
+// file (-File x.ps1, x.ps1) is the effects table's business, as bash
+// FILE is. Options are case-insensitive and may start with / (Windows).
+// Without either it reads code from its input: unknown too.
+func powershellBody(name string, l []word) bodyResult {
+	for i := 1; i < len(l); i++ {
+		x := l[i]
+		if x.dyn {
+			return bodyResult{why: fmt.Sprintf("%s: option or code %q is not static", name, x.s)}
+		}
+		opt := strings.ToLower(x.s)
+		if strings.HasPrefix(opt, "/") {
+			opt = "-" + opt[1:]
+		}
+		opt = strings.TrimPrefix(opt, "-")
+		switch {
+		case !strings.HasPrefix(x.s, "-") && !strings.HasPrefix(x.s, "/") && strings.HasSuffix(opt, ".ps1"),
+			opt == "file" || opt == "f",
+			opt == "v" || opt == "version" || opt == "-version" || opt == "h" || opt == "help" || opt == "?":
+			return bodyResult{}
+		case slices.Contains([]string{"noprofile", "nop", "noninteractive", "noni", "nologo", "noexit", "mta", "sta", "interactive", "i", "login", "l"}, opt):
+		case slices.Contains([]string{"executionpolicy", "ex", "ep", "windowstyle", "w", "workingdirectory", "wd", "settingsfile", "outputformat", "of", "inputformat", "if"}, opt):
+			i++
+		default:
+			return bodyResult{why: fmt.Sprintf("%s runs PowerShell code, which this reading does not parse", name)}
+		}
+	}
+	return bodyResult{why: fmt.Sprintf("%s reads PowerShell code from its input, which this reading does not parse", name)}
 }

@@ -163,7 +163,7 @@ func versioned(name, base string) bool {
 // oneLinerOf recognises an interpreter one-liner; l[0] is named name.
 func oneLinerOf(name string, l []word) (oneLiner, bool) {
 	switch {
-	case versioned(name, "python"):
+	case versioned(name, "python") || versioned(name, "pypy"):
 		return clusterArgs(name, l, &pythonOpts)
 	case versioned(name, "ruby"):
 		return clusterArgs(name, l, &rubyOpts)
@@ -180,7 +180,7 @@ func oneLinerOf(name string, l []word) (oneLiner, bool) {
 	case isAwk(name):
 		return awkArgs(name, l)
 	}
-	return oneLiner{}, false
+	return foreignOneLiner(name, l)
 }
 
 // clusterArgs reads the options of python, ruby, perl and php, whose short

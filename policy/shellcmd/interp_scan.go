@@ -47,6 +47,10 @@ func scanCode(ol oneLiner, src string) CodeScan {
 		out.Unknown = fmt.Sprintf("%s program exceeds %d bytes", ol.form, maxBodyBytes)
 		return out
 	}
+	if _, ok := foreignAPIs[ol.lang]; ok {
+		scanForeign(ol.form, src, &out)
+		return out
+	}
 	budget := 16*len(src) + 1024
 	s := &scanner{lang: ol.lang, form: ol.form, binds: map[string]string{}, out: &out, budget: &budget}
 	s.scan(src, ol.stdin && ol.lang == "php")

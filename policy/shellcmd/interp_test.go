@@ -421,6 +421,31 @@ var scanTests = []struct {
 	{[]string{"perl", "-lane", "print $F[0]", "f"}, none, nil, ""},
 	{pl("print join(',', map { $_ * 2 } 1..3), \"\\n\""), none, nil, ""},
 	{php("echo \"Hello $name\\n\"; echo json_encode([1, 2]);"), none, nil, ""},
+
+	// Languages this reading does not parse (these passed): a command line
+	// given as one literal is walked, a recursive delete is one, any other
+	// use of an API that runs, changes or evaluates is unknown.
+	{[]string{"lua", "-e", `os.execute("rm -rf ~")`}, none, []string{"rm -rf ~"}, ""},
+	{[]string{"lua5.4", "-e", `os.execute "rm -rf ~"`}, none, []string{"rm -rf ~"}, ""},
+	{[]string{"lua", "-e", `local f = io.popen('ls', 'r')`}, none, []string{"ls"}, ""},
+	{[]string{"lua", "-e", `os["execute"]("rm -rf ~")`}, none, nil, "lua -e uses execute"},
+	{[]string{"lua", "-e", `local c = "rm -rf ~"; os.execute(c)`}, none, nil, "uses execute"},
+	{[]string{"lua", "-e", `os.execute("rm -rf " .. d)`}, none, nil, "uses execute"},
+	{[]string{"lua", "-e", `print(1 + 1)`}, none, nil, ""},
+	{[]string{"Rscript", "-e", `system("rm -rf ~")`}, none, []string{"rm -rf ~"}, ""},
+	{[]string{"Rscript", "-e", `unlink("~", recursive = TRUE)`}, D, nil, "uses unlink"},
+	{[]string{"Rscript", "-e", `do.call("system", list("ls"))`}, none, nil, "uses do.call"},
+	{[]string{"Rscript", "-e", `devtools::test(); write.csv(x, "out.csv"); Sys.time()`}, none, nil, ""},
+	{[]string{"julia", "-e", "run(`rm -rf /home/dev`)"}, none, []string{"rm -rf /home/dev"}, ""},
+	{[]string{"julia", "-e", "run(c)"}, none, nil, "uses run"},
+	{[]string{"julia", "-e", "run(`rm -rf $d`)"}, none, nil, "not a plain literal"},
+	{[]string{"julia", "-e", `rm(homedir(), recursive=true)`}, D, nil, "uses rm"},
+	{[]string{"julia", "-e", `using Pkg; Pkg.test()`}, none, nil, ""},
+	{[]string{"expect", "-c", `spawn rm -rf ~`}, none, []string{"rm -rf ~"}, ""},
+	{[]string{"expect", "-c", `spawn $cmd`}, none, nil, "uses spawn"},
+	{[]string{"osascript", "-e", `do shell script "rm -rf ~"`}, none, []string{"rm -rf ~"}, ""},
+	{[]string{"osascript", "-e", `display notification "done"`}, none, nil, ""},
+	{[]string{"pypy3", "-c", "import shutil; shutil.rmtree('/')"}, D, nil, ""},
 }
 
 func TestScanCode(t *testing.T) {
@@ -455,6 +480,7 @@ func TestScanCode(t *testing.T) {
 // feed code to.
 var interpreters = [][]string{
 	{"python3", "-c"}, {"node", "-e"}, {"ruby", "-e"}, {"perl", "-e"}, {"php", "-r"}, {"awk", "--"},
+	{"lua", "-e"}, {"Rscript", "-e"}, {"julia", "-e"}, {"expect", "-c"}, {"osascript", "-e"},
 }
 
 // FuzzScanCode checks that ScanCode never panics and keeps its
