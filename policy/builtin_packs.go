@@ -229,6 +229,21 @@ var builtinPackFiles = map[string]func() *PackFile{
 					NotMatch: []string{"tee log.txt", "bash < .env", "ssh-add - < ~/.ssh/id_ed25519", "sha256sum < .env", "cat .env.example", "head ~/.ssh/id_rsa.pub", "ls -la .env", "grep API_KEY .env.example", "python3 -c \"print(open('README.md').read())\""},
 				},
 			}, {
+				ID:     "secret-files-written",
+				Action: "deny",
+				Reason: "private keys, credentials and authorized_keys are a human's to change; ask one",
+				Match: &Matcher{
+					Effect: stringList{"write:**/.ssh/id_*", "write:**/.ssh/authorized_keys*", "write:**/.aws/credentials"},
+					Script: "secret-files-written",
+					Not: &Matcher{
+						CommandName: stringList{"chmod", "chown", "chgrp", "touch", "ls", "stat"},
+					},
+				},
+				Examples: Examples{
+					Match:    []string{"truncate -s0 ~/.ssh/id_rsa", "echo KEY >> ~/.ssh/authorized_keys", "cp /dev/null ~/.aws/credentials", "mv ~/.ssh/id_ed25519 /tmp/", "tee -a $HOME/.ssh/authorized_keys", "dd if=/dev/zero of=/home/dev/.ssh/id_rsa"},
+					NotMatch: []string{"mkdir $dir", "echo x > \"$OUT\"", "chmod 600 ~/.ssh/id_rsa", "cat ~/.ssh/id_rsa.pub", "cp .env.example .env", "echo x > notes.txt", "ssh -i ~/.ssh/id_rsa host"},
+				},
+			}, {
 				ID:     "secret-env-load",
 				Action: "deny",
 				Reason: "at level strict, secret .env files are not loaded into commands an agent runs; load .env.example or set the variables you need",
@@ -353,6 +368,11 @@ var builtinPackFiles = map[string]func() *PackFile{
 				Kind:     "shell_matcher",
 				Src:      "rules/secrets.star",
 				Function: "r8",
+			}, {
+				ID:       "secret-files-written",
+				Kind:     "shell_matcher",
+				Src:      "rules/secrets.star",
+				Function: "keys_written",
 			}, {
 				ID:       "secret-env-load",
 				Kind:     "shell_matcher",
