@@ -1,6 +1,7 @@
 package shellcmd
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -26,6 +27,7 @@ const (
 	runEval               // the argument at is code of the same language (eval, exec)
 	runPerlOpen           // Perl open: a pipe runs a command, a writing mode changes files
 	runRubyOpen           // Kernel#open: "|cmd" runs cmd, a writing mode changes files
+	runReflect            // it reaches a function by a name chosen at run time (send, Function, process.binding)
 )
 
 // changeKind says when an API changes files.
@@ -57,6 +59,7 @@ var (
 	deletesAPI = api{change: changeAlways, rec: true}
 	lineAt0    = api{run: runLine}
 	evalAt0    = api{run: runEval}
+	reflectAPI = api{run: runReflect}
 	modeAt1    = api{change: changeMode, at: 1, read: true}
 	readsAPI   = api{read: true}
 	systemAPI  = api{run: runSystem}
@@ -132,6 +135,11 @@ func pyAPI(name string) (api, bool) {
 		return api{run: runArgs}, true
 	case "exec", "eval", "builtins.exec", "builtins.eval":
 		return evalAt0, true
+	case "getattr", "builtins.getattr", "__import__", "builtins.__import__", "importlib.import_module", "__builtins__", "builtins.__dict__", "vars", "globals", "operator.attrgetter",
+		"operator.methodcaller", "ctypes.CDLL", "ctypes.cdll", "ctypes.util":
+		// getattr(os, "system") is os.system (see chain); a name that is
+		// not a literal, or a module's dictionary, reaches anything.
+		return reflectAPI, true
 	case "open", "io.open", "codecs.open", "gzip.open", "bz2.open", "lzma.open", "tarfile.open":
 		return modeAt1, true
 	case "os.open":
@@ -169,6 +177,11 @@ func jsAPI(name string) (api, bool) {
 		return changesAPI, true
 	case "eval", "vm.runInThisContext", "vm.runInNewContext", "vm.runInContext":
 		return evalAt0, true
+	case "Function", "process.binding", "process._linkedBinding", "process.dlopen", "require", "import",
+		"module.require", "Reflect.get", "Reflect.apply", "globalThis", "global":
+		// require(name) of a name that is not a literal (a literal one is
+		// the module itself, see chain); a Function body, a native binding.
+		return reflectAPI, true
 	}
 	return api{}, false
 }
@@ -221,6 +234,9 @@ func rbAPI(name string) (api, bool) {
 		return api{run: runRubyOpen}, true
 	case "eval", "Kernel.eval", "instance_eval", "class_eval":
 		return evalAt0, true
+	case "send", "public_send", "__send__", "method", "Kernel.send", "Kernel.public_send", "Kernel.method",
+		"Object.const_get", "const_get", "instance_variable_get", "define_method", "Fiddle.dlopen":
+		return reflectAPI, true
 	case "File.open", "File.new":
 		return modeAt1, true
 	case "File.read", "IO.read", "File.binread", "IO.binread", "File.readlines", "IO.readlines",
@@ -269,6 +285,8 @@ func plAPI(name string) (api, bool) {
 		return api{change: changeFlags, at: 2}, true
 	case "eval":
 		return evalAt0, true
+	case "can", "UNIVERSAL::can":
+		return reflectAPI, true
 	case "rmtree", "remove_tree":
 		return deletesAPI, true
 	case "unlink", "rename", "mkdir", "rmdir", "chmod", "chown", "utime", "truncate", "link", "symlink",
@@ -291,6 +309,9 @@ func phpAPI(name string) (api, bool) {
 		return api{run: runProgArgs}, true
 	case "eval":
 		return evalAt0, true
+	case "call_user_func", "call_user_func_array", "create_function", "assert", "array_map", "array_walk",
+		"usort", "forward_static_call", "forward_static_call_array", "ReflectionFunction":
+		return reflectAPI, true
 	case "fopen":
 		return modeAt1, true
 	case "file_get_contents", "readfile", "file", "highlight_file", "show_source", "parse_ini_file":
@@ -308,6 +329,8 @@ func phpAPI(name string) (api, bool) {
 func (s *scanner) apply(a api, c call) {
 	s.changes(a, c)
 	switch {
+	case a.run == runReflect:
+		s.unknown(fmt.Sprintf("%s reaches a function by a name chosen at run time: %s", s.form, s.snippet(c)))
 	case a.run == runNone:
 	case !c.called && a.run != runEval:
 		s.notStatic(c)
@@ -464,7 +487,7 @@ func (s *scanner) runs(a api, c call) {
 	case runArgs:
 		s.argsFrom(c, nil, rest)
 	case runEval:
-		s.eval(rest[0])
+		s.eval(c, rest[0])
 	case runPerlOpen:
 		s.perlOpen(c, rest)
 	case runRubyOpen:
@@ -633,9 +656,15 @@ func (s *scanner) execl(c call, pos []span, envLast bool) {
 // eval scans a static string given to eval as code of the same language.
 // Code that is not static is not known, like a program file: it is left
 // alone.
-func (s *scanner) eval(sp span) {
+func (s *scanner) eval(c call, sp span) {
 	v, ok := s.str(sp)
+	if !ok && s.readsFile(sp) {
+		return // exec(open("setup.py").read()) runs a file, as python setup.py does: the effects table's business
+	}
 	if !ok {
+		// exec(base64.b64decode(...)), eval(Buffer.from(...).toString()):
+		// code built at run time can do anything.
+		s.unknown(fmt.Sprintf("%s evaluates code that is not static: %s", s.form, s.snippet(c)))
 		return
 	}
 	if s.depth >= maxEvalDepth {
@@ -644,6 +673,15 @@ func (s *scanner) eval(sp span) {
 	}
 	sub := &scanner{lang: s.lang, form: s.form, binds: s.binds, stars: s.stars, out: s.out, budget: s.budget, depth: s.depth + 1}
 	sub.scan(v, false)
+}
+
+// readsFile reports a span that is the contents of a file named by a
+// literal: open("x").read().
+func (s *scanner) readsFile(sp span) bool {
+	sp = s.unparen(sp)
+	t := s.toks[sp.lo:sp.hi]
+	return len(t) == 8 && t[0].kind == tName && t[0].val == "open" && t[1].val == "(" && t[2].kind == tStr && t[2].static &&
+		t[3].val == ")" && t[4].val == "." && t[5].val == "read" && t[6].val == "(" && t[7].val == ")"
 }
 
 // perlOpen: open(FH, MODE, EXPR...) runs a command with the pipe modes -|

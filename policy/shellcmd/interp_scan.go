@@ -145,6 +145,11 @@ func (s *scanner) uses() {
 		case t.kind == tCmd:
 			s.notStatic(call{first: i, end: i + 1})
 			i++
+		case s.lang == "perl" && t.kind == tPunct && t.val == "&" && (s.isPunct(i+1, "{") ||
+			i+1 < len(s.toks) && strings.HasPrefix(s.toks[i+1].val, "$")):
+			// &{"sys"."tem"}(...), &$f(...): a function named at run time.
+			s.unknown(fmt.Sprintf("%s calls a function by a name chosen at run time: %s", s.form, s.snippet(call{first: i, end: min(i+2, len(s.toks))})))
+			i++
 		case t.kind == tName && !s.isPunct(i-1, s.member()):
 			i = s.use(i)
 		case t.kind == tName:
@@ -183,11 +188,30 @@ func (s *scanner) use(i int) int {
 // It returns the resolved dotted name and the index after the chain.
 func (s *scanner) chain(i int) (string, int) {
 	name := s.resolve(s.toks[i].val)
+	module := name != s.toks[i].val // an alias: const cp = require('child_process')
 	j := i + 1
+	if s.lang == "python" && name == "getattr" {
+		if attr, end, ok := s.getattr(j); ok {
+			name, j = attr, end
+		}
+	}
 	for j < len(s.toks) && s.spend() {
 		if mod, ok := s.loaded(name, j); ok {
-			name, j = mod, j+3
+			name, j, module = mod, j+3, true
 			continue
+		}
+		if s.lang == "node" && s.isPunct(j, "[") {
+			// m["execSync"] is m.execSync; a member of a module picked by
+			// a name built at run time may be any of them.
+			m := min(s.match[j], len(s.toks))
+			if t := s.toks[min(j+1, len(s.toks)-1)]; m == j+2 && t.kind == tStr && t.static {
+				name, j = name+"."+t.val, m+1
+				continue
+			}
+			if module {
+				s.unknown(fmt.Sprintf("%s reaches a member of %s by a name chosen at run time", s.form, name))
+			}
+			break
 		}
 		if !s.isPunct(j, s.member()) || j+1 >= len(s.toks) || s.toks[j+1].kind != tName {
 			break
@@ -196,6 +220,30 @@ func (s *scanner) chain(i int) (string, int) {
 		j += 2
 	}
 	return name, j
+}
+
+// getattr reads the call getattr(X, "name") at j as the member X.name,
+// when X is a name or a chain of members and the name a literal; end is
+// the index after the call. Any other getattr is left to the tables,
+// which make it unknown.
+func (s *scanner) getattr(j int) (name string, end int, ok bool) {
+	if !s.isPunct(j, "(") {
+		return "", 0, false
+	}
+	m := min(s.match[j], len(s.toks))
+	args := s.split(j+1, m)
+	if len(args) < 2 || len(args) > 3 || args[1].hi != args[1].lo+1 {
+		return "", 0, false
+	}
+	attr := s.toks[args[1].lo]
+	if attr.kind != tStr || !attr.static || s.toks[args[0].lo].kind != tName {
+		return "", 0, false
+	}
+	base, be := s.chain(args[0].lo)
+	if be != args[0].hi {
+		return "", 0, false
+	}
+	return base + "." + attr.val, m + 1, true
 }
 
 // loaded returns the module that the loader name loads with its call at
