@@ -13,13 +13,17 @@ import (
 // It recognises API calls by their names in the code, outside strings and
 // comments, through module aliases (import shutil as sh; from shutil
 // import rmtree; const fs = require('fs'); const {execSync} =
-// require('child_process'); include FileUtils). It does not follow values
-// through variables or build names (getattr(os, "sys" + "tem")): a call
-// that runs a command line given by anything but literals is Unknown, and
-// a call reached only through such tricks is not seen. In awk, the
-// command lines are those of system(CMD), print | CMD and CMD | getline.
+// require('child_process'); include FileUtils), and through members named
+// by literals (getattr(os, "system"), cp["execSync"]). It does not follow
+// values through variables: a call that runs a command line given by
+// anything but literals is Unknown, and so is reaching a function by a
+// name built at run time (getattr(os, "sys" + "tem"), require(m), Ruby's
+// send, Perl's &{...}, new Function) or evaluating code that is not a
+// literal (exec(b64decode(...))). In awk, the command lines are those of
+// system(CMD), print | CMD and CMD | getline. Lua, R, Julia, Tcl and
+// AppleScript are read only for their APIs' names (see scanForeign).
 type CodeScan struct {
-	Lang string // "python", "node" (also bun and deno), "ruby", "perl", "php", "awk"
+	Lang string // "python", "node" (also bun and deno), "ruby", "perl", "php", "awk", "lua", "r", "julia", "tcl", "applescript"
 	Code string // the program text (all -e parts joined with newlines)
 
 	// DeletesRecursively reports a recursive-delete API, whatever its
