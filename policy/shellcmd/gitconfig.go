@@ -199,6 +199,18 @@ func (w *walker) gitRuns(idx int, sub string, rest []word) {
 	case "push":
 		opt(sub, 0, "", 3, true, "receive-pack", "exec")
 	}
+	// A remote URL ext::CMD makes git run CMD (git-remote-ext), wherever a
+	// subcommand takes a URL.
+	for _, x := range rest {
+		if !strings.HasPrefix(strings.TrimPrefix(x.s, "--url="), "ext::") {
+			continue
+		}
+		if x.dyn {
+			why = fmt.Sprintf("git %s: the ext:: remote %q is not static", sub, x.s)
+			break
+		}
+		scripts = append(scripts, script{src: extCommand(strings.TrimPrefix(x.s, "--url="))})
+	}
 	c := &w.st.line.Commands[idx]
 	if why != "" {
 		c.Unknown = why
@@ -244,6 +256,16 @@ func (w *walker) gitApply(idx int, s gitSetting, sub *word, rest []word, aliases
 			if b, ok := gitBool(s.value); b || !ok {
 				w.body(idx, script{src: "git push --mirror " + Quote(subsection)})
 			}
+		})
+	case (section == "remote" && (name == "url" || name == "pushurl") || section == "url" && (name == "insteadof" || name == "pushinsteadof")) &&
+		strings.HasPrefix(strings.TrimSpace(s.value), "ext::") || section == "url" && strings.HasPrefix(subsection, "ext::"):
+		// A remote, or a rewrite of URLs, that runs a command.
+		return static(func() {
+			v := s.value
+			if section == "url" {
+				v = subsection
+			}
+			w.body(idx, script{src: extCommand(strings.TrimSpace(v))})
 		})
 	case gitRunsValue(section, subsection, name):
 		return static(func() {
@@ -534,4 +556,38 @@ func gitConfigWrite(rest []word) (s gitSetting, ok bool, why string) {
 		return s, false, fmt.Sprintf("git config: name %q is not static", key.s)
 	}
 	return gitSetting{key: key.s, value: value.s, valueDyn: value.dyn, where: where}, true, ""
+}
+
+// extCommand is the command line git runs for the remote URL ext::CMD
+// (git-remote-ext): words separated by spaces, where "% " is a space
+// inside a word and "%%" a %; %s, %S and %G, which git fills in, are
+// read as git-upload-pack. The words are quoted for the shell.
+func extCommand(url string) string {
+	cmd := strings.TrimPrefix(url, "ext::")
+	var words []word
+	var b strings.Builder
+	for i := 0; i < len(cmd); i++ {
+		c := cmd[i]
+		switch {
+		case c == '%' && i+1 < len(cmd):
+			i++
+			switch cmd[i] {
+			case ' ', '%':
+				b.WriteByte(cmd[i])
+			case 's', 'S', 'G':
+				b.WriteString("git-upload-pack")
+			}
+		case c == ' ':
+			if b.Len() > 0 {
+				words = append(words, word{s: b.String()})
+				b.Reset()
+			}
+		default:
+			b.WriteByte(c)
+		}
+	}
+	if b.Len() > 0 {
+		words = append(words, word{s: b.String()})
+	}
+	return joinQuoted(words, true)
 }

@@ -58,6 +58,13 @@ var indirectTests = []struct {
 	{`git rebase -x "$C" main`, []string{`git rebase -x $C main !unknown ~dyn`}},
 	{`git difftool -x 'rm -rf ~' HEAD`, []string{`git difftool -x "rm -rf ~" HEAD`, `rm -rf ~ @1 ~dyn`}},
 	{`git fetch --upload-pack='rm -rf ~;' origin`, []string{`git fetch "--upload-pack=rm -rf ~;" origin`, `rm -rf ~ @1 ~dyn`}},
+	// A remote URL ext::CMD runs CMD ("% " is a space in a word); these passed.
+	{`git clone 'ext::sh -c rm% -rf% ~' x`, []string{`git clone "ext::sh -c rm% -rf% ~" x`, `sh -c "rm -rf ~" @1`, `rm -rf ~ @2`}},
+	{`git fetch --url='ext::rm -rf %S'`, []string{`git fetch "--url=ext::rm -rf %S"`, `rm -rf git-upload-pack @1`}},
+	{`git -c remote.o.url='ext::rm -rf ~' fetch o`, []string{`git -c "remote.o.url=ext::rm -rf ~" fetch o`, `rm -rf ~ @1`}},
+	{`git -c url.'ext::rm -rf ~'.insteadOf=https://x/ clone https://x/r`, []string{`git -c "url.ext::rm -rf ~.insteadOf=https://x/" clone https://x/r`, `rm -rf ~ @1`}},
+	{`git clone "$URL"`, []string{`git clone $URL ~dyn`}},
+	{`git clone https://github.com/x/y`, []string{`git clone https://github.com/x/y`}},
 	{`git clone -u 'rm -rf ~;' host:x`, []string{`git clone -u "rm -rf ~;" host:x`, `rm -rf ~ @1 ~dyn`}},
 	{`git push --receive-pack='rm -rf ~;' origin`, []string{`git push "--receive-pack=rm -rf ~;" origin`, `rm -rf ~ @1 ~dyn`}},
 	{`git -c remote.origin.uploadpack='rm -rf ~;' fetch origin`, []string{`git -c "remote.origin.uploadpack=rm -rf ~;" fetch origin`, `rm -rf ~ @1 ~dyn`}},
