@@ -216,9 +216,9 @@ func deletesLikeRimraf(name string) bool {
 	return name == "rimraf" || name == "del-cli"
 }
 
-// rimrafArgv is the rm -r -f that rimraf's operands make.
-func rimrafArgv(l []word) []word {
-	out := []word{{s: "rm"}, {s: "-r"}, {s: "-f"}}
+// rimrafOperands are the paths rimraf deletes.
+func rimrafOperands(l []word) []word {
+	var out []word
 	operands := false
 	for _, w := range l[1:] {
 		switch {

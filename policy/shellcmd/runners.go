@@ -83,7 +83,10 @@ func tarBodies(l []word) bodyResult {
 				var val word
 				switch {
 				case x.s[0] == '-' && j+1 < len(letters):
-					val = word{s: letters[j+1:], dyn: x.dyn}
+					val = word{s: letters[j+1:]}
+					if x.dyn { // -C$D: a folder known at run time
+						val.dyn, val.shape = true, string(Hole)
+					}
 				case next < len(l):
 					val, next = l[next], next+1
 				}
@@ -100,6 +103,80 @@ func tarBodies(l []word) bodyResult {
 		}
 	}
 	return r
+}
+
+// tarRemovedFiles reports tar --remove-files (or an unambiguous prefix of
+// it), which deletes each file it archives, with the operands it deletes:
+// the words that are neither options nor their values, each under the
+// folder -C names before it.
+func tarRemovedFiles(l []word) (files []word, ok bool) {
+	remove := false
+	var dir word
+	for i := 1; i < len(l); i++ {
+		x := l[i]
+		switch {
+		case x.s == "--" && !x.dyn:
+			for _, f := range l[i+1:] {
+				files = append(files, underDir(dir, f))
+			}
+			i = len(l)
+		case strings.HasPrefix(x.s, "--"):
+			name, v, eq := strings.Cut(x.s[2:], "=")
+			switch {
+			case len(name) >= 3 && strings.HasPrefix("remove-files", name):
+				remove = true
+			case len(name) >= 3 && strings.HasPrefix("directory", name):
+				dir = word{s: v}
+				if x.dyn {
+					dir.dyn, dir.shape = true, string(Hole)
+				}
+				if !eq && i+1 < len(l) {
+					i++
+					dir = l[i]
+				}
+			}
+		case strings.HasPrefix(x.s, "-") || i == 1 && !x.dyn:
+			letters, next := strings.TrimPrefix(x.s, "-"), i+1
+			for j := 0; j < len(letters); j++ {
+				c := letters[j]
+				if strings.IndexByte(tarArgs, c) < 0 {
+					continue
+				}
+				var val word
+				switch {
+				case x.s[0] == '-' && j+1 < len(letters):
+					val = word{s: letters[j+1:]}
+					if x.dyn { // -C$D: a folder known at run time
+						val.dyn, val.shape = true, string(Hole)
+					}
+				case next < len(l):
+					val, next = l[next], next+1
+				}
+				if c == 'C' {
+					dir = val
+				}
+				if x.s[0] == '-' {
+					break
+				}
+			}
+			i = next - 1
+		default:
+			files = append(files, underDir(dir, x))
+		}
+	}
+	return files, remove && len(files) > 0
+}
+
+// underDir is the path w names when tar -C dir is in force.
+func underDir(dir, w word) word {
+	if dir.s == "" || strings.HasPrefix(w.s, "/") || strings.HasPrefix(w.s, "~") || w.dyn {
+		return w
+	}
+	out := word{s: strings.TrimSuffix(dir.s, "/") + "/" + w.s, dyn: dir.dyn}
+	if dir.dyn {
+		out.shape = strings.TrimSuffix(shapeOf(dir), "/") + "/" + w.s
+	}
+	return out
 }
 
 // tarCommand is the command option a long option name stands for, or "";

@@ -736,11 +736,23 @@ func (w *walker) simple(words []word, base Command, outer outerLayers, stmtRedir
 		w.find(idx, inner, base)
 	}
 	if deletesLikeRimraf(name) {
-		fc := &w.st.line.Commands[idx]
-		layers := outerLayers{layers: fc.Layers, shapes: fc.Shapes}
-		del := Command{Assigns: base.Assigns, Redirects: base.Redirects, Substitution: base.Substitution, Depth: w.depth, Implied: name}
-		w.simple(rimrafArgv(inner), del, layers, nil)
+		w.impliedDelete(idx, base, name, rimrafOperands(inner))
 	}
+	if name == "tar" || name == "gtar" {
+		if files, ok := tarRemovedFiles(inner); ok {
+			w.impliedDelete(idx, base, "tar --remove-files", files)
+		}
+	}
+}
+
+// impliedDelete records the rm -r -f of paths that the command at idx
+// deletes without being rm (rimraf ~, tar --remove-files -cf x.tar ~),
+// wrapped by it, as find -delete is.
+func (w *walker) impliedDelete(idx int, base Command, what string, paths []word) {
+	fc := &w.st.line.Commands[idx]
+	layers := outerLayers{layers: fc.Layers, shapes: fc.Shapes}
+	del := Command{Assigns: base.Assigns, Redirects: base.Redirects, Substitution: base.Substitution, Depth: w.depth, Implied: what}
+	w.simple(append([]word{{s: "rm"}, {s: "-r"}, {s: "-f"}}, paths...), del, layers, nil)
 }
 
 // startupVars walks the code that assignments give a shell to run later:
