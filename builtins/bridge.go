@@ -67,8 +67,8 @@ type PolicyMatch struct{ RuleID, Action, Reason string }
 // redirects (tuple of structs {op, target, file, write, dynamic}), upstream and layers
 // (tuples of argv tuples; layers is (argv,) when Layers is nil), implied (string),
 // dynamic (bool), assigns (tuple of NAME=value) and code (None, or for an interpreter
-// one-liner a struct {lang, deletes_recursively, changes_files, reads (tuple of the
-// files it reads, given as literals), runs (tuple of the command lines it runs), unknown}). The caller is responsible for having bounded the inputs (every list at
+// one-liner a struct {lang, deletes_recursively, changes_files, reads and writes (tuples of the
+// files it reads and changes, given as literals), runs (tuple of the command lines it runs), unknown}). The caller is responsible for having bounded the inputs (every list at
 // most MaxList items, strings at most MaxString bytes).
 func (c *Context) Value() starlark.Value {
 	basename := ""
@@ -121,6 +121,7 @@ func codeValue(c *shellcmd.CodeScan) starlark.Value {
 		"deletes_recursively": starlark.Bool(c.DeletesRecursively),
 		"changes_files":       starlark.Bool(c.ChangesFiles),
 		"reads":               stringTuple(c.Reads),
+		"writes":              stringTuple(c.Writes),
 		"runs":                stringTuple(c.Runs),
 		"unknown":             starlark.String(c.Unknown),
 	})

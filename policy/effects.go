@@ -232,6 +232,12 @@ func commandEffects(argv []string, c *shellcmd.Command, cwd string) []string {
 	case class == classGit:
 		gitEffects(argv, cwd, add)
 	}
+	if c.Code != nil && len(argv) > 0 && len(c.Argv) > 0 && &argv[0] == &c.Argv[0] {
+		// The files an interpreter one-liner reads and writes by literal
+		// paths, on its own layer (the innermost: Argv is that layer).
+		addPaths(EffectRead, c.Code.Reads)
+		addPaths(EffectWrite, c.Code.Writes)
+	}
 	for _, r := range c.Redirects {
 		// /dev/null is a sink, not a file anything is written to.
 		if !r.File || r.Target == "/dev/null" && !r.Dynamic {

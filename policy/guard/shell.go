@@ -81,6 +81,15 @@ func (g *guarder) command(c *shellcmd.Command, cwds *[]string, depth int) *Denia
 			}
 		}
 	}
+	if c.Code != nil {
+		// python3 -c "open('.claude/settings.json', 'w')": a file the
+		// one-liner changes by a literal path.
+		for _, w := range c.Code.Writes {
+			if d := g.checkOp(guardOp{word: w, verb: "writes", follow: true}, *cwds); d != nil {
+				return d
+			}
+		}
+	}
 	for _, r := range c.Redirects {
 		if !r.File || !r.Write || strings.HasPrefix(r.Target, ">(") || strings.HasPrefix(r.Target, "<(") {
 			continue
@@ -225,12 +234,19 @@ func (g *guarder) checkSourced(file string, cwds []string) *Denial {
 // under find -exec, stand for its {}.
 func (g *guarder) guardLayer(argv []string, cwds []string, findRoots []string) *Denial {
 	if findRoots != nil {
-		// {} is any path under find's starting points.
+		// {} is any path under find's starting points: the tree itself, and
+		// each protected file in it (find . -exec cp /dev/null {} \; writes
+		// .claude/settings.json).
 		for _, a := range argv[1:] {
 			if strings.Contains(a, "{}") {
 				for _, r := range findRoots {
 					if d := g.layerOps(substituteAll(argv, "{}", r), cwds, true); d != nil {
 						return d
+					}
+					for _, f := range g.protectedUnder(r, cwds) {
+						if d := g.layerOps(substituteAll(argv, "{}", f), cwds, false); d != nil {
+							return d
+						}
 					}
 				}
 				return nil
@@ -238,6 +254,36 @@ func (g *guarder) guardLayer(argv []string, cwds []string, findRoots []string) *
 		}
 	}
 	return g.layerOps(argv, cwds, false)
+}
+
+// protectedUnder lists the protected paths of the repository that lie
+// under dir (from each of cwds): the files of each protected entry that
+// exist, and the folder of a protected tree.
+func (g *guarder) protectedUnder(dir string, cwds []string) []string {
+	if shellcmd.DynamicWord(dir) {
+		return nil
+	}
+	var out []string
+	for _, cwd := range cwds {
+		base := dir
+		if !filepath.IsAbs(base) {
+			base = filepath.Join(cwd, base)
+		}
+		for k := range rootGuarded.Get() {
+			e := &rootGuarded.Get()[k]
+			files := []string{e.path}
+			if e.kind != guardTree {
+				files = g.existing(g.root, e)
+			}
+			for _, f := range files {
+				p := filepath.Join(g.root, filepath.FromSlash(f))
+				if _, ok := within(base, p); ok {
+					out = append(out, p)
+				}
+			}
+		}
+	}
+	return out
 }
 
 func substituteAll(argv []string, old, new string) []string {

@@ -200,6 +200,11 @@ func TestGuardXargsAndFindForms(t *testing.T) {
 		{"find . -fprint .amp/settings.json", HookRegistration},
 		{"sudo find .claude -exec truncate -s 0 {} +", HookRegistration},
 		{"find src -exec rm {} +", ""},
+		// {} is also each protected file under the root (these passed: {}
+		// stood for the folder, so cp wrote a file inside it).
+		{"find .claude -exec cp /dev/null {} \\;", HookRegistration},
+		{"find .github/hooks -name '*.toml' -exec dd if=/dev/null of={} \\;", AgentShellFiles},
+		{"find src -exec cp /dev/null {} \\;", ""},
 		{"cat list | xargs rm", ""}, // what xargs reads is not known here: the policy's unknown handling decides
 	} {
 		d := Command(root, root, tt.command, nil)
@@ -334,4 +339,30 @@ func reportsSuffixWrite(line string) bool {
 		}
 	}
 	return false
+}
+
+// A file a one-liner changes by a literal path is written as a redirection
+// writes it (these passed).
+func TestGuardOneLinerWrites(t *testing.T) {
+	root, _ := guardRoot(t)
+	for _, tt := range []struct {
+		command, guard string
+	}{
+		{`python3 -c "open('.claude/settings.json', 'w').write('{}')"`, HookRegistration},
+		{`node -e "require('fs').writeFileSync('.claude/settings.json', '{}')"`, HookRegistration},
+		{`python3 -c "import shutil; shutil.copy('x', '.claude/settings.json')"`, HookRegistration},
+		{`python3 -c "from pathlib import Path; Path('.github/hooks/agent-shell/agent-shell.toml').unlink()"`, AgentShellFiles},
+		{`ruby -e "File.write('.npmrc', 'script-shell=sh')"`, NpmScriptShell},
+		{`python3 -c "print(open('.claude/settings.json').read())"`, ""},
+		{`python3 -c "open('out.txt', 'w').write('x')"`, ""},
+	} {
+		d := Command(root, root, tt.command, nil)
+		got := ""
+		if d != nil {
+			got = d.Guard
+		}
+		if got != tt.guard {
+			t.Errorf("%q: guard %q (%+v), want %q", tt.command, got, d, tt.guard)
+		}
+	}
 }

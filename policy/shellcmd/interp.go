@@ -55,6 +55,14 @@ type CodeScan struct {
 	// Path(...).read_text() and read_bytes(). Up to 64.
 	Reads []string
 
+	// Writes holds the files the code changes, where their paths are
+	// literals: the file of open and its kin with a writing mode, the
+	// first two arguments of the APIs that always change files
+	// (os.rename(a, b), shutil.copy(src, dst), fs.writeFileSync(f, ...),
+	// unlink, rmtree) and Python's Path(...).write_text(), unlink(), ...
+	// Up to 64.
+	Writes []string
+
 	// Runs holds the command lines the code runs, in source order. A
 	// command line given as an argv list ([rm, -rf, /]) is joined with its
 	// words shell-quoted.

@@ -342,22 +342,52 @@ func (s *scanner) apply(a api, c call) {
 func (s *scanner) changes(a api, c call) {
 	out := s.out
 	pos, ok := s.positional(c.args)
+	paths := 1 // how many leading arguments are the files it changes
+	if twoPaths(c.fn) {
+		paths = 2
+	}
+	wrote := false
 	switch a.change {
 	case changeAlways:
-		out.ChangesFiles = true
+		out.ChangesFiles, wrote = true, true
 		out.DeletesRecursively = out.DeletesRecursively || a.rec
 	case changeMode:
-		out.ChangesFiles = out.ChangesFiles || c.called && s.writesMode(c, a.at)
+		wrote = c.called && s.writesMode(c, a.at)
 	case changeFlags:
-		out.ChangesFiles = out.ChangesFiles || c.called && (!ok || a.at < len(pos) && s.writeFlags(pos[a.at]))
+		wrote = c.called && (!ok || a.at < len(pos) && s.writeFlags(pos[a.at]))
 	case changeOneArg:
-		out.ChangesFiles = out.ChangesFiles || c.called && len(pos) == 1 && len(c.args) == 1
+		wrote = c.called && len(pos) == 1 && len(c.args) == 1
 	case changeRecursive:
-		out.ChangesFiles = true
+		out.ChangesFiles, wrote = true, true
 		out.DeletesRecursively = out.DeletesRecursively || c.called && (!ok || a.at < len(pos) && s.recursive(pos[a.at]))
+	}
+	out.ChangesFiles = out.ChangesFiles || wrote
+	if wrote && c.called && ok && c.fn != "" && a.change != changeOneArg {
+		for _, sp := range pos[:min(paths, len(pos))] {
+			s.writes(sp)
+		}
 	}
 	if a.read && c.called && ok && len(pos) > 0 && (a.change != changeMode || !s.writesMode(c, a.at)) {
 		s.reads(pos[0])
+	}
+}
+
+// twoPaths reports the functions whose second argument is a file they
+// write too (os.rename(a, b), shutil.copy(src, dst), fs.symlinkSync):
+// the others take data there (fs.writeFileSync(f, data)).
+func twoPaths(fn string) bool {
+	switch strings.TrimSuffix(fn, "Sync") {
+	case "rename", "renames", "replace", "copy", "copy2", "copyfile", "copyFile", "copytree", "cp", "cp_r", "cp_lr", "move", "mv",
+		"link", "symlink", "ln", "ln_s", "ln_sf", "ln_sr", "copy_file", "copy_entry", "install", "move_uploaded_file":
+		return true
+	}
+	return false
+}
+
+// writes records a file the code changes, when its path is a literal.
+func (s *scanner) writes(sp span) {
+	if p, ok := s.str(sp); ok && len(s.out.Writes) < maxCodeReads {
+		s.out.Writes = append(s.out.Writes, p)
 	}
 }
 
@@ -369,11 +399,18 @@ func (s *scanner) reads(sp span) {
 }
 
 // pathRead records the file of Python's Path(LIT, ...).read_text() and
-// read_bytes(), the method at i: its receiver's arguments joined, when
-// they are all literals.
+// read_bytes(), the method at i, as read, and of write_text(), unlink()
+// and the other methods that change it as written: its receiver's
+// arguments joined, when they are all literals.
 func (s *scanner) pathRead(i int) {
-	if s.lang != "python" || (s.toks[i].val != "read_text" && s.toks[i].val != "read_bytes") ||
-		!s.isPunct(i-1, ".") || !s.isPunct(i-2, ")") {
+	var list *[]string
+	switch s.toks[i].val {
+	case "read_text", "read_bytes":
+		list = &s.out.Reads
+	case "write_text", "write_bytes", "unlink", "touch", "rename", "replace", "rmdir", "chmod", "symlink_to", "hardlink_to", "mkdir":
+		list = &s.out.Writes
+	}
+	if s.lang != "python" || list == nil || !s.isPunct(i-1, ".") || !s.isPunct(i-2, ")") {
 		return
 	}
 	for k := i - 3; k > 0 && s.spend(); k-- {
@@ -387,8 +424,8 @@ func (s *scanner) pathRead(i int) {
 						parts = append(parts, p)
 					}
 				}
-				if ok && len(pos) > 0 && len(parts) == len(pos) && len(s.out.Reads) < maxCodeReads {
-					s.out.Reads = append(s.out.Reads, strings.Join(parts, "/"))
+				if ok && len(pos) > 0 && len(parts) == len(pos) && len(*list) < maxCodeReads {
+					*list = append(*list, strings.Join(parts, "/"))
 				}
 			}
 			return
@@ -396,7 +433,7 @@ func (s *scanner) pathRead(i int) {
 	}
 }
 
-// maxCodeReads bounds the files a scan reports reading.
+// maxCodeReads bounds the files a scan reports reading, and writing.
 const maxCodeReads = 64
 
 // writesMode reports whether the mode of an open call writes: w, a, x, c

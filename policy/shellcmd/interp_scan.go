@@ -38,6 +38,9 @@ type call struct {
 	first, end int // its tokens, for reasons
 	args       []span
 	called     bool // called, rather than only named (map(os.system, cmds))
+	// fn is the function's own name (rename of os.rename), "" for a
+	// method of any object, whose file is its receiver, not an argument.
+	fn string
 }
 
 // scanCode scans the program src of ol.
@@ -172,13 +175,17 @@ func (s *scanner) use(i int) int {
 	}
 	name, j := s.chain(i)
 	a, ok := s.lookup(name)
+	fn := name[strings.LastIndexByte(name, '.')+1:]
 	if !ok && j > i+1 {
 		if dot := strings.LastIndexByte(name, '.'); dot >= 0 {
 			a, ok = s.method(name[dot+1:])
+			fn = "" // a method of an object: its receiver is the file
 		}
 	}
 	if ok {
-		s.apply(a, s.call(i, j))
+		c := s.call(i, j)
+		c.fn = fn
+		s.apply(a, c)
 	}
 	return max(j, i+1)
 }

@@ -525,6 +525,9 @@ func FuzzScanCode(f *testing.F) {
 		if scan.DeletesRecursively && !scan.ChangesFiles {
 			t.Fatalf("ScanCode(%q): deletes recursively without changing files", argv)
 		}
+		if len(scan.Writes) > 0 && !scan.ChangesFiles {
+			t.Fatalf("ScanCode(%q): writes %q without changing files", argv, scan.Writes)
+		}
 		for _, r := range scan.Runs {
 			if strings.TrimSpace(r) == "" {
 				t.Fatalf("ScanCode(%q): empty command line in %q", argv, scan.Runs)
@@ -601,6 +604,37 @@ func TestScanCodeReads(t *testing.T) {
 		got, ok := ScanCode(tt.argv)
 		if !ok || !slices.Equal(got.Reads, tt.reads) {
 			t.Errorf("ScanCode(%q): Reads %q (%v), want %q", tt.argv, got.Reads, ok, tt.reads)
+		}
+	}
+}
+
+// The files a one-liner changes, where their paths are literals (these
+// passed the guard: python3 -c "open('.claude/settings.json', 'w')").
+func TestScanCodeWrites(t *testing.T) {
+	for _, tt := range []struct {
+		argv   []string
+		writes []string
+	}{
+		{py(`open(".claude/settings.json", "w").write("{}")`), []string{".claude/settings.json"}},
+		{py(`open("log.txt", mode="a")`), []string{"log.txt"}},
+		{py(`print(open("README.md").read())`), nil},
+		{py(`import os; os.rename("a", "b"); os.chmod("c", 0o777)`), []string{"a", "b", "c"}},
+		{py(`import shutil; shutil.copy(src, ".npmrc")`), []string{".npmrc"}},
+		{py(`import shutil; shutil.rmtree(".agent-shell")`), []string{".agent-shell"}},
+		{py(`from pathlib import Path; Path(".claude", "settings.json").write_text("{}"); Path("x").unlink()`), []string{".claude/settings.json", "x"}},
+		{py(`p = "x"; open(p, "w")`), nil}, // not a literal: not seen (ChangesFiles is)
+		{js(`require("fs").writeFileSync(".claude/settings.json", "{}")`), []string{".claude/settings.json"}},
+		{js(`require("fs").rmSync("dist", {recursive: true})`), []string{"dist"}},
+		{rb(`File.write(".npmrc", "x")`), []string{".npmrc"}},
+		{pl(`unlink(".env")`), []string{".env"}},
+		{php(`file_put_contents(".claude/settings.json", "{}");`), []string{".claude/settings.json"}},
+	} {
+		got, ok := ScanCode(tt.argv)
+		if !ok || !slices.Equal(got.Writes, tt.writes) {
+			t.Errorf("ScanCode(%q): Writes %q (%v), want %q", tt.argv, got.Writes, ok, tt.writes)
+		}
+		if len(got.Writes) > 0 && !got.ChangesFiles {
+			t.Errorf("ScanCode(%q): writes %q without ChangesFiles", tt.argv, got.Writes)
 		}
 	}
 }
