@@ -221,7 +221,7 @@ var builtinPackFiles = map[string]func() *PackFile{
 					}, {
 						Effect: stringList{"read:**/.*/**"},
 					}, {
-						GitSubcommand: stringList{"show", "cat-file", "diff"},
+						GitSubcommand: stringList{"show", "cat-file", "diff", "add"},
 					}},
 				},
 				Examples: Examples{
@@ -242,6 +242,18 @@ var builtinPackFiles = map[string]func() *PackFile{
 				Examples: Examples{
 					Match:    []string{"truncate -s0 ~/.ssh/id_rsa", "echo KEY >> ~/.ssh/authorized_keys", "cp /dev/null ~/.aws/credentials", "mv ~/.ssh/id_ed25519 /tmp/", "tee -a $HOME/.ssh/authorized_keys", "dd if=/dev/zero of=/home/dev/.ssh/id_rsa"},
 					NotMatch: []string{"mkdir $dir", "echo x > \"$OUT\"", "chmod 600 ~/.ssh/id_rsa", "cat ~/.ssh/id_rsa.pub", "cp .env.example .env", "echo x > notes.txt", "ssh -i ~/.ssh/id_rsa host"},
+				},
+			}, {
+				ID:     "container-mounts",
+				Action: "deny",
+				Reason: "mount the project (-v .:/app) or a named volume; a container given HOME, / or the Docker socket can change anything there",
+				Match: &Matcher{
+					CommandName: stringList{"docker", "podman", "nerdctl"},
+					Script:      "container-mounts",
+				},
+				Examples: Examples{
+					Match:    []string{"docker run --rm -v ~:/h alpine rm -rf /h", "docker run -v /:/host alpine", "docker run -v /var/run/docker.sock:/var/run/docker.sock docker"},
+					NotMatch: []string{"docker run --rm -v .:/app -w /app node:20 npm test", "docker run -v pgdata:/var/lib/postgresql/data postgres", "docker build -t x ."},
 				},
 			}, {
 				ID:     "secret-env-load",
@@ -373,6 +385,11 @@ var builtinPackFiles = map[string]func() *PackFile{
 				Kind:     "shell_matcher",
 				Src:      "rules/secrets.star",
 				Function: "keys_written",
+			}, {
+				ID:       "container-mounts",
+				Kind:     "shell_matcher",
+				Src:      "rules/containers.star",
+				Function: "c1",
 			}, {
 				ID:       "secret-env-load",
 				Kind:     "shell_matcher",
