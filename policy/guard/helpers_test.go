@@ -135,3 +135,22 @@ func pathForms(root, rel string) []struct{ cwd, path string } {
 		{filepath.Join(root, "sub"), filepath.Join(root, "sub", "..", rel)},
 	}
 }
+
+// guardCase is a command and the guard that denies it ("" for none).
+type guardCase struct{ command, guard string }
+
+// checkGuards runs Command on each case from root and reports each whose
+// guard is not the one wanted.
+func checkGuards(t *testing.T, root string, cases []guardCase) {
+	t.Helper()
+	for _, tt := range cases {
+		d := Command(root, root, tt.command, nil)
+		got := ""
+		if d != nil {
+			got = d.Guard
+		}
+		if got != tt.guard {
+			t.Errorf("%q: guard %q (%+v), want %q", tt.command, got, d, tt.guard)
+		}
+	}
+}

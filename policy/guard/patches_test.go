@@ -48,9 +48,7 @@ func TestGuardPatchesAppliedByShell(t *testing.T) {
 	writeGuardFile(t, root, "fix.diff", "diff --git a/.claude/settings.json b/.claude/settings.json\n--- a/.claude/settings.json\n+++ b/.claude/settings.json\n@@ -1 +1 @@\n-{}\n+{\"hooks\":{}}\n")
 	writeGuardFile(t, root, "ok.diff", "--- a/src/main.go\n+++ b/src/main.go\n@@ -1 +1 @@\n-package main\n+package app\n")
 	writeGuardFile(t, root, "sub/rel.diff", "--- settings.json\n+++ settings.json\n@@ -1 +1 @@\n-{}\n+{}\n")
-	for _, tt := range []struct {
-		command, guard string
-	}{
+	checkGuards(t, root, []guardCase{
 		{"git apply fix.diff", HookRegistration},
 		{"git -C sub apply ../fix.diff", HookRegistration},
 		{"git am < fix.diff", HookRegistration},
@@ -65,14 +63,5 @@ func TestGuardPatchesAppliedByShell(t *testing.T) {
 		{"git apply ok.diff", ""},
 		{"patch -p1 < ok.diff", ""},
 		{"apply_patch <<'PATCH'\n*** Begin Patch\n*** Update File: src/main.go\n@@\n-a\n+b\n*** End Patch\nPATCH", ""},
-	} {
-		d := Command(root, root, tt.command, nil)
-		got := ""
-		if d != nil {
-			got = d.Guard
-		}
-		if got != tt.guard {
-			t.Errorf("%q: guard %q (%+v), want %q", tt.command, got, d, tt.guard)
-		}
-	}
+	})
 }

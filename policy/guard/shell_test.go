@@ -189,9 +189,7 @@ func TestGuardAllowsReadsAndOtherWrites(t *testing.T) {
 
 func TestGuardXargsAndFindForms(t *testing.T) {
 	root, _ := guardRoot(t)
-	for _, tt := range []struct {
-		command, guard string
-	}{
+	checkGuards(t, root, []guardCase{
 		{"echo src/main.go | xargs -I{} cp {} .claude/settings.json", HookRegistration},
 		{"ls | xargs -I % mv % .agent-shell/state/", AgentShellFiles},
 		{"printf x | xargs tee .codex/hooks.json", HookRegistration},
@@ -206,16 +204,7 @@ func TestGuardXargsAndFindForms(t *testing.T) {
 		{"find .github/hooks -name '*.toml' -exec dd if=/dev/null of={} \\;", AgentShellFiles},
 		{"find src -exec cp /dev/null {} \\;", ""},
 		{"cat list | xargs rm", ""}, // what xargs reads is not known here: the policy's unknown handling decides
-	} {
-		d := Command(root, root, tt.command, nil)
-		got := ""
-		if d != nil {
-			got = d.Guard
-		}
-		if got != tt.guard {
-			t.Errorf("%q: guard %q (%+v), want %q", tt.command, got, d, tt.guard)
-		}
-	}
+	})
 }
 
 // A command given a directory argument is guarded where it runs.
@@ -345,9 +334,7 @@ func reportsSuffixWrite(line string) bool {
 // writes it (these passed).
 func TestGuardOneLinerWrites(t *testing.T) {
 	root, _ := guardRoot(t)
-	for _, tt := range []struct {
-		command, guard string
-	}{
+	checkGuards(t, root, []guardCase{
 		{`python3 -c "open('.claude/settings.json', 'w').write('{}')"`, HookRegistration},
 		{`node -e "require('fs').writeFileSync('.claude/settings.json', '{}')"`, HookRegistration},
 		{`python3 -c "import shutil; shutil.copy('x', '.claude/settings.json')"`, HookRegistration},
@@ -355,14 +342,5 @@ func TestGuardOneLinerWrites(t *testing.T) {
 		{`ruby -e "File.write('.npmrc', 'script-shell=sh')"`, NpmScriptShell},
 		{`python3 -c "print(open('.claude/settings.json').read())"`, ""},
 		{`python3 -c "open('out.txt', 'w').write('x')"`, ""},
-	} {
-		d := Command(root, root, tt.command, nil)
-		got := ""
-		if d != nil {
-			got = d.Guard
-		}
-		if got != tt.guard {
-			t.Errorf("%q: guard %q (%+v), want %q", tt.command, got, d, tt.guard)
-		}
-	}
+	})
 }

@@ -72,37 +72,46 @@ func tarBodies(l []word) bodyResult {
 			}
 			add(opt, val)
 		case strings.HasPrefix(x.s, "-") || i == 1 && !x.dyn:
-			// A cluster, or the old-style first word whose letters take
-			// their values from the words that follow, in order.
-			letters, next := strings.TrimPrefix(x.s, "-"), i+1
-			for j := 0; j < len(letters); j++ {
-				c := letters[j]
-				if strings.IndexByte(tarArgs, c) < 0 {
-					continue
-				}
-				var val word
-				switch {
-				case x.s[0] == '-' && j+1 < len(letters):
-					val = word{s: letters[j+1:]}
-					if x.dyn { // -C$D: a folder known at run time
-						val.dyn, val.shape = true, string(Hole)
-					}
-				case next < len(l):
-					val, next = l[next], next+1
-				}
+			i = tarCluster(l, i, func(c byte, val word) {
 				if c == 'I' {
 					add("use-compress-program", val)
 				} else if c == 'F' {
 					add("info-script", val)
 				}
-				if x.s[0] == '-' {
-					break // the rest of the cluster, or the next word, was the value
-				}
-			}
-			i = next - 1
+			}) - 1
 		}
 	}
 	return r
+}
+
+// tarCluster reads the option cluster at l[i], or the old-style first
+// word, whose letters of tarArgs take their values in order: the rest of
+// a dash cluster, or the words that follow. It calls each with every such
+// letter and its value, and returns the index of the word after them.
+func tarCluster(l []word, i int, each func(c byte, val word)) int {
+	x := l[i]
+	letters, next := strings.TrimPrefix(x.s, "-"), i+1
+	for j := 0; j < len(letters); j++ {
+		c := letters[j]
+		if strings.IndexByte(tarArgs, c) < 0 {
+			continue
+		}
+		var val word
+		switch {
+		case x.s[0] == '-' && j+1 < len(letters):
+			val = word{s: letters[j+1:]}
+			if x.dyn { // -C$D: a value known at run time
+				val.dyn, val.shape = true, string(Hole)
+			}
+		case next < len(l):
+			val, next = l[next], next+1
+		}
+		each(c, val)
+		if x.s[0] == '-' {
+			break // the rest of the cluster, or the next word, was the value
+		}
+	}
+	return next
 }
 
 // tarRemovedFiles reports tar --remove-files (or an unambiguous prefix of
@@ -136,30 +145,11 @@ func tarRemovedFiles(l []word) (files []word, ok bool) {
 				}
 			}
 		case strings.HasPrefix(x.s, "-") || i == 1 && !x.dyn:
-			letters, next := strings.TrimPrefix(x.s, "-"), i+1
-			for j := 0; j < len(letters); j++ {
-				c := letters[j]
-				if strings.IndexByte(tarArgs, c) < 0 {
-					continue
-				}
-				var val word
-				switch {
-				case x.s[0] == '-' && j+1 < len(letters):
-					val = word{s: letters[j+1:]}
-					if x.dyn { // -C$D: a folder known at run time
-						val.dyn, val.shape = true, string(Hole)
-					}
-				case next < len(l):
-					val, next = l[next], next+1
-				}
+			i = tarCluster(l, i, func(c byte, val word) {
 				if c == 'C' {
 					dir = val
 				}
-				if x.s[0] == '-' {
-					break
-				}
-			}
-			i = next - 1
+			}) - 1
 		default:
 			files = append(files, underDir(dir, x))
 		}
