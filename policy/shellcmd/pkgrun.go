@@ -87,6 +87,11 @@ func runnerOf(name string, l []word) (packageRunner, bool) {
 	case "uvx":
 		return packageRunner{at: 0, opts: &uvOpts, pkg: true}, true
 	}
+	switch name {
+	case "npm", "pnpm", "yarn", "bun", "uv", "poetry", "pdm", "pipenv", "pipx", "bundle":
+	default:
+		return packageRunner{}, false // most commands: no subcommand to look at
+	}
 	switch name + " " + sub(1) {
 	case "npm exec", "npm x":
 		return packageRunner{at: 1, opts: &npxOpts, pkg: true, shell: true}, true

@@ -40,12 +40,29 @@ type walker struct {
 	runtime   bool     // commands get arguments at run time (parallel input)
 	appendBy  string   // what appends run-time arguments to the commands (parallel), or ""
 	inherited []redir  // redirections of the enclosing compound commands
-	// feeds are the earlier stages of the pipeline whose stage this
+	// feeds are the earlier stages of the pipelines whose stage this
 	// walker walks: what an output process substitution of its commands
 	// reads (curl x | tee >(sh)) comes through them.
-	feeds Pipeline
+	feeds *feed
 	cd    *dirState // the directory changes in force; shared by the walkers of one scope
 	own   dirState  // where cd points for the first walker of a scope
+}
+
+// feed is the first n stages of a pipeline, after those of the pipeline
+// it is itself a stage of: a reference, so that each stage of a long
+// pipeline costs no copy of those before it.
+type feed struct {
+	outer  *feed
+	stages Pipeline
+	n      int
+}
+
+// all lists the stages, outermost pipeline first.
+func (f *feed) all(out Pipeline) Pipeline {
+	if f == nil {
+		return out
+	}
+	return append(f.outer.all(out), f.stages[:f.n]...)
 }
 
 // redir is a Redirect plus whether its words hold a substitution.
@@ -236,8 +253,7 @@ func (w *walker) fedBy(from, start int) {
 	for k := start; k < len(line.Commands); k++ {
 		inner = append(inner, k)
 	}
-	p := make(Pipeline, 0, len(w.feeds)+2)
-	p = append(append(p, w.feeds...), prev, inner)
+	p := append(w.feeds.all(nil), prev, inner)
 	line.Pipelines = append(line.Pipelines, p)
 }
 
@@ -319,7 +335,7 @@ func (w *walker) pipeline(s *syntax.Stmt) {
 	for i, stage := range stages {
 		start := len(line.Commands)
 		sw := w.scoped() // each stage runs in a subshell
-		sw.feeds = append(w.feeds[:len(w.feeds):len(w.feeds)], p[:i]...)
+		sw.feeds = &feed{outer: w.feeds, stages: p, n: i}
 		sw.stmt(stage)
 		if i > 0 {
 			sw.pipedScript(p[i-1], start)
