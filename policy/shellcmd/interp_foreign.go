@@ -45,35 +45,33 @@ func foreignOneLiner(name string, l []word) (oneLiner, bool) {
 
 // foreignAPIs are, per language, the names that run command lines, change
 // files or evaluate code; runners are those among them whose first
-// argument is a command line.
-var foreignAPIs = map[string]struct{ names, runners []string }{
-	"lua": {
-		names:   []string{"execute", "popen", "remove", "rename", "rmdir", "lfs", "load", "loadstring", "dofile", "loadfile", "open"},
-		runners: []string{"execute", "popen"},
-	},
-	"r": {
-		names: []string{"system", "system2", "shell", "shell.exec", "pipe", "unlink", "file.remove", "file.rename", "file.copy",
-			"file.create", "file.append", "writeLines", "write", "sink", "eval", "evalq", "parse", "source", "sys.source",
-			"processx", "callr", "sys", "download.file", "Sys.chmod", "do.call", "get", "match.fun"},
-		runners: []string{"system", "shell"},
-	},
-	"julia": {
-		names: []string{"run", "pipeline", "rm", "mv", "cp", "write", "open", "eval", "include", "include_string",
-			"ccall", "Meta", "chmod", "download", "getfield"},
-	},
-	"tcl": {
-		names:   []string{"exec", "spawn", "system", "open", "file", "eval", "source", "uplevel", "interp", "send"},
-		runners: []string{"exec", "spawn", "system"},
-	},
-	"applescript": {
-		names:   []string{"shell", "delete", "run", "load", "store", "write", "move", "duplicate"},
-		runners: []string{"shell"},
-	},
+// argument is a command line. ok is false for a language that is not one
+// of these. A switch, so that nothing runs at package initialisation.
+func foreignAPIs(lang string) (names, runners []string, ok bool) {
+	switch lang {
+	case "lua":
+		return []string{"execute", "popen", "remove", "rename", "rmdir", "lfs", "load", "loadstring", "dofile", "loadfile", "open"},
+			[]string{"execute", "popen"}, true
+	case "r":
+		return []string{"system", "system2", "shell", "shell.exec", "pipe", "unlink", "file.remove", "file.rename", "file.copy",
+				"file.create", "file.append", "writeLines", "write", "sink", "eval", "evalq", "parse", "source", "sys.source",
+				"processx", "callr", "sys", "download.file", "Sys.chmod", "do.call", "get", "match.fun"},
+			[]string{"system", "shell"}, true
+	case "julia":
+		return []string{"run", "pipeline", "rm", "mv", "cp", "write", "open", "eval", "include", "include_string",
+			"ccall", "Meta", "chmod", "download", "getfield"}, nil, true
+	case "tcl":
+		return []string{"exec", "spawn", "system", "open", "file", "eval", "source", "uplevel", "interp", "send"},
+			[]string{"exec", "spawn", "system"}, true
+	case "applescript":
+		return []string{"shell", "delete", "run", "load", "store", "write", "move", "duplicate"}, []string{"shell"}, true
+	}
+	return nil, nil, false
 }
 
 // scanForeign reads a foreign one-liner into out (see foreignAPIs).
 func scanForeign(form, src string, out *CodeScan) {
-	apis := foreignAPIs[out.Lang]
+	names, runners, _ := foreignAPIs(out.Lang)
 	identChar := func(c byte) bool {
 		return isIdentChar(c) || out.Lang == "r" && c == '.'
 	}
@@ -100,13 +98,13 @@ func scanForeign(form, src string, out *CodeScan) {
 		}
 		name := src[i:j]
 		i = j
-		if !slices.Contains(apis.names, name) {
+		if !slices.Contains(names, name) {
 			continue
 		}
 		if out.Lang == "julia" && name == "run" && strings.HasPrefix(strings.TrimLeft(src[j:], " \t"), "(`") {
 			continue // run(`cmd`): the command literal is walked where it is
 		}
-		if slices.Contains(apis.runners, name) {
+		if slices.Contains(runners, name) {
 			if cmd, ok := foreignCommand(out.Lang, src[j:]); ok {
 				if strings.TrimSpace(cmd) != "" {
 					out.Runs = append(out.Runs, cmd)

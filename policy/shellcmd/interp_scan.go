@@ -50,7 +50,7 @@ func scanCode(ol oneLiner, src string) CodeScan {
 		out.Unknown = fmt.Sprintf("%s program exceeds %d bytes", ol.form, maxBodyBytes)
 		return out
 	}
-	if _, ok := foreignAPIs[ol.lang]; ok {
+	if _, _, ok := foreignAPIs(ol.lang); ok {
 		scanForeign(ol.form, src, &out)
 		return out
 	}
