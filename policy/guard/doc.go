@@ -22,10 +22,15 @@
 //     --script-shell and npm_config_script_shell, and --userconfig or
 //     npm_config_userconfig where ~/.npmrc sets it);
 //   - agentshell-env: a command that sets AGENTSHELL_PASSTHROUGH,
-//     AGENTSHELL_POLICY_PATH, AGENTSHELL_LOG_DIR, AGENTSHELL_ACTOR or
-//     AGENTSHELL_RECORD_FD (or writes one into a shell startup file, or
-//     sources a file that sets one), or that exports or sets a variable
-//     whose name is known only at run time (export $V=1).
+//     AGENTSHELL_POLICY_PATH, AGENTSHELL_LOG_DIR, AGENTSHELL_ACTOR,
+//     AGENTSHELL_RECORD_FD, or CLAUDE_CODE_SIMPLE or CLAUDE_CODE_SAFE_MODE
+//     (which start Claude Code without hooks) (or writes one into a shell
+//     startup file, or sources a file that sets one), or that exports or
+//     sets a variable whose name is known only at run time (export $V=1).
+//
+// hook-registration also covers a nested Claude Code session started
+// without the project's hooks: claude --setting-sources without project,
+// --settings that change hooks, claude config set of a hooks key.
 //
 // Reads stay allowed. A write is seen through an edit or write tool (by the
 // path fields of its input, or the headers of an apply_patch patch) or

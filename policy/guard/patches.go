@@ -131,7 +131,7 @@ func guardOf(marker string) string {
 	switch {
 	case strings.HasPrefix(marker, ".github/hooks/agent-shell") || strings.HasPrefix(marker, ".agent-shell"):
 		return AgentShellFiles
-	case strings.HasPrefix(marker, "AGENTSHELL_"):
+	case guardedEnv[marker] != "":
 		return AgentShellEnv
 	case strings.HasPrefix(marker, "script"):
 		return NpmScriptShell

@@ -19,6 +19,10 @@ var guardedEnv = map[string]string{
 	"AGENTSHELL_LOG_DIR":     "would move agent-shell's flight recorder",
 	"AGENTSHELL_ACTOR":       "would make the flight recorder name another actor",
 	"AGENTSHELL_RECORD_FD":   "would send what agent-shell records to a descriptor of the command's choosing instead of the flight recorder",
+	// Reported to start Claude Code without hooks, plugins and skills: a
+	// nested session whose tool calls agent-shell would not see.
+	"CLAUDE_CODE_SIMPLE":    "would start Claude Code without its hooks, agent-shell's among them",
+	"CLAUDE_CODE_SAFE_MODE": "would start Claude Code without its hooks, agent-shell's among them",
 }
 
 // The guard's regexps are compiled on first use, not at start-up: every
@@ -40,9 +44,9 @@ func mentionsScriptShell(s string) bool {
 }
 
 // guardedEnvWrite is envWriteRE's first match in s, its regexp compiled
-// only for text that names an AGENTSHELL_ variable.
+// only for text that names an AGENTSHELL_ or CLAUDE_CODE_ variable.
 func guardedEnvWrite(s string) string {
-	if !strings.Contains(s, "AGENTSHELL_") {
+	if !strings.Contains(s, "AGENTSHELL_") && !strings.Contains(s, "CLAUDE_CODE_") {
 		return ""
 	}
 	return envWriteRE().FindString(s)

@@ -344,3 +344,25 @@ func TestGuardOneLinerWrites(t *testing.T) {
 		{`python3 -c "open('out.txt', 'w').write('x')"`, ""},
 	})
 }
+
+// A nested Claude Code session started without the project's hooks
+// (these passed).
+func TestGuardNestedClaude(t *testing.T) {
+	root, _ := guardRoot(t)
+	writeGuardFile(t, root, "quiet.json", `{"disableAllHooks": true}`)
+	writeGuardFile(t, root, "perms.json", `{"permissions": {"allow": ["Bash(ls:*)"]}}`)
+	checkGuards(t, root, []guardCase{
+		{"claude -p 'rm -rf ~' --setting-sources user", HookRegistration},
+		{`claude --settings '{"disableAllHooks":true}' -p hi`, HookRegistration},
+		{"claude --settings=quiet.json -p hi", HookRegistration},
+		{"claude --settings \"$S\" -p hi", HookRegistration},
+		{"npx @anthropic-ai/claude-code --setting-sources local -p hi", HookRegistration},
+		{"claude config set -g disableAllHooks true", HookRegistration},
+		{"CLAUDE_CODE_SIMPLE=1 claude -p hi", AgentShellEnv},
+		{"export CLAUDE_CODE_SAFE_MODE=1", AgentShellEnv},
+		{"claude -p 'summarize README.md'", ""},
+		{"claude --settings perms.json -p hi", ""},
+		{"claude --setting-sources user,project,local -p hi", ""},
+		{"claude config set theme dark", ""},
+	})
+}

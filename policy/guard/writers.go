@@ -186,6 +186,8 @@ func (g *guarder) layerOps(argv []string, cwds []string, underFind bool) *Denial
 		return g.gitOps(args, cwds)
 	case "npm", "pnpm", "yarn", "npx", "bun":
 		return g.npmOps(prog, args)
+	case "claude", "claude-code": // claude-code: npx @anthropic-ai/claude-code
+		return g.claudeOps(args, cwds)
 	case "apply_patch", "applypatch":
 		g.patchy = true
 	case "patch":
@@ -622,6 +624,54 @@ func (g *guarder) npmOps(prog string, args []string) *Denial {
 		}
 		if g.userNpmrcHasLine() {
 			return g.denyNpm("~/.npmrc", fmt.Sprintf("runs %s config edit on ~/.npmrc, which sets script-shell", prog))
+		}
+	}
+	return nil
+}
+
+// claudeOps: a nested Claude Code session started without the project's
+// settings (--setting-sources without project) or with settings that
+// change hooks (--settings '{"disableAllHooks": true}', inline or a
+// file), and claude config set of a hooks key, would run tool calls that
+// agent-shell's hooks never see.
+func (g *guarder) claudeOps(args []string, cwds []string) *Denial {
+	deny := func(what string) *Denial {
+		return g.deny(HookRegistration, ".claude/settings.json", fmt.Sprintf("agent-shell guard %s: %s %s, so the hooks that run agent-shell would not see its tool calls; a human starts Claude Code so.",
+			HookRegistration, g.subject, what))
+	}
+	if len(args) > 2 && args[0] == "config" {
+		for _, k := range args[2:] {
+			if strings.Contains(strings.ToLower(k), "hook") {
+				return deny("runs claude config " + args[1] + " " + k)
+			}
+		}
+	}
+	for i, a := range args {
+		name, v, eq := strings.Cut(a, "=")
+		if !eq && i+1 < len(args) {
+			v = args[i+1]
+		}
+		switch name {
+		case "--setting-sources":
+			if !strings.Contains(v, "project") {
+				return deny("starts Claude Code with --setting-sources " + v + ", without the project's settings")
+			}
+		case "--settings":
+			text := v
+			if !strings.HasPrefix(strings.TrimSpace(v), "{") {
+				for _, cwd := range cwds {
+					p := v
+					if !filepath.IsAbs(p) {
+						p = filepath.Join(cwd, p)
+					}
+					if b, ok := g.readRegular(p, 1<<20); ok {
+						text += string(b)
+					}
+				}
+			}
+			if shellcmd.DynamicWord(v) || strings.Contains(strings.ToLower(text), "hook") {
+				return deny("starts Claude Code with --settings " + v + ", which may change its hooks")
+			}
 		}
 	}
 	return nil
