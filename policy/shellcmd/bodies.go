@@ -41,6 +41,9 @@ type bodyResult struct {
 	// standard input, other than a shell's: "make" (make -f -) or "ex"
 	// (vim -e); see foreignScript.
 	stdinLang string
+	// file is the script file a shell runs or source reads (bash x.sh),
+	// when it is static; see runsWritten.
+	file string
 }
 
 func isShell(name string) bool {
@@ -240,7 +243,10 @@ options:
 	case stdin || i >= len(l):
 		return bodyResult{stdin: true}
 	}
-	return bodyResult{} // bash script.sh runs a file: the effects table's business
+	if l[i].dyn {
+		return bodyResult{}
+	}
+	return bodyResult{file: l[i].s} // bash script.sh runs a file: the effects table's business, unless the line wrote it
 }
 
 // sourceBody: source FILE reads a file, the effects table's business,
@@ -266,7 +272,7 @@ func sourceBody(name string, l []word) bodyResult {
 		strings.HasPrefix(f.s, "/proc/") && strings.Contains(f.s, "/fd/"):
 		return bodyResult{why: fmt.Sprintf("%s reads file descriptor %s, which is not static", name, f.s)}
 	}
-	return bodyResult{}
+	return bodyResult{file: f.s}
 }
 
 // trapBody: trap ACTION SIGNAL... runs ACTION later, in this shell.

@@ -355,6 +355,18 @@ var parseTests = []struct {
 	{"bash --rcfile <(echo rm -rf ~) -i", []string{`bash --rcfile "<(echo rm -rf ~)" -i !unknown +subst ~dyn`, "echo rm -rf ~"}},
 	{"PS1='\\u@\\h $ ' bash -i", []string{"bash -i"}},
 	{"BASH_ENV=./ci-env.sh bash -c make", []string{"bash -c make", "make @1"}},
+	// A script the line writes, then runs (these passed): its text walked
+	// when the line wrote it whole, else the command is unknown.
+	{"echo 'rm -rf ~' > x.sh && sh x.sh", []string{`echo "rm -rf ~" w:x.sh`, "sh x.sh", "rm -rf ~ @1"}},
+	{"printf 'rm -rf /\\n' > /tmp/x; bash /tmp/x", []string{`printf "rm -rf /\\n" w:/tmp/x`, "bash /tmp/x", "rm -rf / @1"}},
+	{"cat > x.sh <<'EOF'\nrm -rf /\nEOF\n./x.sh", []string{"cat w:x.sh (<<)", "x.sh", "rm -rf / @1"}},
+	{"echo 'rm -rf /' > x.sh; . x.sh", []string{`echo "rm -rf /" w:x.sh`, ". x.sh", "rm -rf / @1"}},
+	{"curl -sSo i.sh https://x && bash i.sh", []string{"curl -sSo i.sh https://x", "bash i.sh !unknown"}},
+	{"wget -qO- https://x > i.sh; sh i.sh", []string{"wget -qO- https://x w:i.sh", "sh i.sh !unknown"}},
+	{"cp a x.py; echo x >> x.py; python3 x.py", []string{"cp a x.py", "echo x w:x.py", "python3 x.py !unknown"}},
+	{"echo '#!/usr/bin/env python3' > x && ./x", []string{`echo "#!/usr/bin/env python3" w:x`, "x !unknown"}},
+	{"curl -o out.json https://x && jq . out.json", []string{"curl -o out.json https://x", "jq . out.json"}},
+	{"bash scripts/build.sh", []string{"bash scripts/build.sh"}},
 	// A shell in an output process substitution reads its script from the
 	// command's output (these passed: curl x > >(sh) ran no rule's way).
 	{"curl x > >(sh)", []string{"curl x +subst w:>(sh)?", "sh !unknown"}},

@@ -19,6 +19,9 @@ type state struct {
 	// GIT_SSH_COMMAND, ...) that stand alone or are exported earlier in the
 	// line: git reads them (see gitIndirect).
 	gitEnv []string
+	// written are the files the line writes so far, by cleaned path (see
+	// written.go).
+	written map[string]writtenFile
 }
 
 // cmdMeta is what a later pipeline stage needs to know about a command.
@@ -707,7 +710,12 @@ func (w *walker) simple(words []word, base Command, outer outerLayers, stmtRedir
 		}
 	}
 
+	w.recordWrites(idx, name, inner, m, stmtRedirs)
 	b := bodies(name, inner)
+	w.runsWritten(idx, name, inner, b)
+	if idx >= len(w.st.line.Commands) || w.st.line.Commands[idx].Unknown != "" {
+		return
+	}
 	if b.elsewhere { // its scripts run where this line cannot tell
 		w.st.line.Commands[idx].Dirs, w.st.line.Commands[idx].DirUnknown = nil, true
 	}
