@@ -366,3 +366,16 @@ func TestGuardNestedClaude(t *testing.T) {
 		{"claude config set theme dark", ""},
 	})
 }
+
+// Ex commands an editor runs write the files they name (these passed).
+func TestGuardEditorCommands(t *testing.T) {
+	root, _ := guardRoot(t)
+	checkGuards(t, root, []guardCase{
+		{"vim -es -c 'r !echo x' -c 'w! .claude/settings.json' -c q /dev/null", HookRegistration},
+		{"ex -sc 'wq! .claude/settings.json' x", HookRegistration},
+		{"vim +'saveas .github/hooks/agent-shell/agent-shell.toml' x", AgentShellFiles},
+		{"vi -c 'set ff=unix | w >> .codex/hooks.json' x", HookRegistration},
+		{"vim -es -c '%s/a/b/g' -c wq src/main.go", ""},
+		{"vim -es -c 'w !sh' x", ""},
+	})
+}

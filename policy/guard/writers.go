@@ -216,9 +216,18 @@ func (g *guarder) layerOps(argv []string, cwds []string, underFind bool) *Denial
 		}
 	default:
 		if editors[prog] {
+			// -c CMD, --cmd CMD, a cluster ending in c (ex -sc CMD): an Ex command.
+			takesCmd := func(a string) bool {
+				return a == "--cmd" || strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.HasSuffix(a, "c")
+			}
 			var files []string
-			for _, a := range args {
-				if !strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "+") {
+			for i, a := range args {
+				switch {
+				case strings.HasPrefix(a, "+"):
+					files = append(files, exWrites(a[1:])...)
+				case takesCmd(a) && i+1 < len(args):
+					files = append(files, exWrites(args[i+1])...)
+				case !strings.HasPrefix(a, "-") && (i == 0 || !takesCmd(args[i-1])):
 					files = append(files, a)
 				}
 			}
@@ -675,4 +684,28 @@ func (g *guarder) claudeOps(args []string, cwds []string) *Denial {
 		}
 	}
 	return nil
+}
+
+// exWrites lists the files an editor's Ex commands (vim -c 'w! FILE',
+// +'wq FILE', commands joined by |) write by name.
+func exWrites(cmds string) []string {
+	var files []string
+	for _, c := range strings.Split(cmds, "|") {
+		c = strings.TrimLeft(c, " \t:")
+		n := 0
+		for n < len(c) && (c[n] >= 'a' && c[n] <= 'z') {
+			n++
+		}
+		switch c[:n] {
+		case "w", "write", "wq", "x", "xit", "exi", "exit", "sav", "saveas", "up", "update":
+		default:
+			continue
+		}
+		f := strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(c[n:], "!"), " "))
+		f = strings.TrimSpace(strings.TrimPrefix(f, ">>"))
+		if f != "" && !strings.HasPrefix(f, "!") { // w !cmd pipes the buffer to a command
+			files = append(files, f)
+		}
+	}
+	return files
 }

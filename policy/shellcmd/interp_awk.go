@@ -363,6 +363,7 @@ func (s *scanner) awkFile(sp span) {
 		return
 	}
 	s.out.ChangesFiles = true
+	s.writes(sp)
 }
 
 // awkGetline: CMD | getline runs CMD. Awks disagree on how far left CMD

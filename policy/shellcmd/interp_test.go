@@ -628,6 +628,7 @@ func TestScanCodeWrites(t *testing.T) {
 		{rb(`File.write(".npmrc", "x")`), []string{".npmrc"}},
 		{pl(`unlink(".env")`), []string{".env"}},
 		{php(`file_put_contents(".claude/settings.json", "{}");`), []string{".claude/settings.json"}},
+		{[]string{"awk", `BEGIN { print "x" > ".claude/settings.json"; print "y" > "/dev/stderr" }`}, []string{".claude/settings.json"}},
 	} {
 		got, ok := ScanCode(tt.argv)
 		if !ok || !slices.Equal(got.Writes, tt.writes) {
