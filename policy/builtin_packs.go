@@ -92,6 +92,9 @@ var builtinPackFiles = map[string]func() *PackFile{
 				Match: &Matcher{
 					CommandName: stringList{"rm", "unlink"},
 					Script:      "rm-files-outside",
+					Not: &Matcher{
+						Argument: stringList{"-r"},
+					},
 				},
 				Examples: Examples{
 					Match:    []string{"rm ~/.bashrc", "rm -f /etc/hosts", "sudo rm /usr/local/bin/x"},
