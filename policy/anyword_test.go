@@ -58,7 +58,7 @@ func TestArgvPrefixAnyWord(t *testing.T) {
 		{"pnpm -F test", ActionAsk, ""},
 		{"pnpm -F a b test", ActionAsk, ""},
 		// The words after the selector stay the rule's.
-		{"pnpm --filter web exec rm -rf /", ActionAsk, ""},
+		{"pnpm --filter web exec rm -rf /", ActionDeny, "no-recursive-delete"}, // and exec runs rm -rf /, which its own rule denies
 		{"pnpm --filter web add evil", ActionAsk, ""},
 		{"pnpm --filter web run deploy", ActionAsk, ""},
 		{"pnpm --filter web dlx evil", ActionAsk, ""},

@@ -92,35 +92,73 @@ func runnerOf(name string, l []word) (packageRunner, bool) {
 	default:
 		return packageRunner{}, false // most commands: no subcommand to look at
 	}
-	switch name + " " + sub(1) {
+	k := managerSubcommand(l)
+	r := packageRunner{at: k}
+	switch name + " " + sub(k) {
 	case "npm exec", "npm x":
-		return packageRunner{at: 1, opts: &npxOpts, pkg: true, shell: true}, true
+		r.opts, r.pkg, r.shell = &npxOpts, true, true
 	case "pnpm dlx":
-		return packageRunner{at: 1, opts: &pnpmOpts, pkg: true, shell: true, shellJoins: true}, true
+		r.opts, r.pkg, r.shell, r.shellJoins = &pnpmOpts, true, true, true
 	case "pnpm exec":
-		return packageRunner{at: 1, opts: &pnpmOpts, shell: true, shellJoins: true}, true
+		r.opts, r.shell, r.shellJoins = &pnpmOpts, true, true
 	case "yarn dlx":
-		return packageRunner{at: 1, opts: &yarnDlxOpts, pkg: true}, true
+		r.opts, r.pkg = &yarnDlxOpts, true
 	case "bun x":
-		return packageRunner{at: 1, opts: &bunxOpts, pkg: true}, true
+		r.opts, r.pkg = &bunxOpts, true
 	case "uv run":
-		return packageRunner{at: 1, opts: &uvOpts}, true
+		r.opts = &uvOpts
 	case "poetry run":
-		return packageRunner{at: 1, opts: &poetryRunOpts}, true
+		r.opts = &poetryRunOpts
 	case "pdm run":
-		return packageRunner{at: 1, opts: &pdmRunOpts}, true
+		r.opts = &pdmRunOpts
 	case "pipenv run":
-		return packageRunner{at: 1, opts: &noRunnerOpts}, true
+		r.opts = &noRunnerOpts
 	case "pipx run":
-		return packageRunner{at: 1, opts: &pipxRunOpts, pkg: true}, true
+		r.opts, r.pkg = &pipxRunOpts, true
 	case "bundle exec":
-		return packageRunner{at: 1, opts: &bundleOpts}, true
+		r.opts = &bundleOpts
 	case "uv tool":
-		if sub(2) == "run" {
-			return packageRunner{at: 2, opts: &uvOpts, pkg: true}, true
+		if sub(k+1) != "run" {
+			return packageRunner{}, false
+		}
+		r.at, r.opts, r.pkg = k+1, &uvOpts, true
+	default:
+		return packageRunner{}, false
+	}
+	return r, true
+}
+
+// runnerSubcommands are the subcommands of the package managers that run
+// a program (npm exec, uv run, ...).
+func runnerSubcommand(w word) bool {
+	switch w.s {
+	case "exec", "x", "dlx", "run", "tool":
+		return !w.dyn
+	}
+	return false
+}
+
+// managerSubcommand finds a package manager's subcommand after its global
+// options (pnpm --filter web exec, npm --prefix ui exec, uv --directory x
+// run): an option that is not --name=value takes the next word as its
+// value unless that word is a subcommand that runs a program. It returns
+// the index of the subcommand, or of the first operand.
+func managerSubcommand(l []word) int {
+	i := 1
+	for i < len(l) {
+		x := l[i]
+		switch {
+		case x.dyn || !strings.HasPrefix(x.s, "-"):
+			return i
+		case x.s == "--":
+			return i + 1
+		case strings.Contains(x.s, "=") || i+1 < len(l) && (runnerSubcommand(l[i+1]) || strings.HasPrefix(l[i+1].s, "-")):
+			i++ // a flag, or a value given with =
+		default:
+			i += 2
 		}
 	}
-	return packageRunner{}, false
+	return i
 }
 
 // runnerStep unwraps a package runner. What it runs as a shell command
@@ -141,6 +179,13 @@ func runnerStep(r packageRunner, l []word) step {
 	}
 	st := wrapAt(op, l)
 	st.chdir = has(hits, "directory", "C")
+	for _, g := range l[1:max(r.at, 1)] { // the manager's own options: pnpm -C web exec
+		name, _, _ := strings.Cut(g.s, "=")
+		switch name {
+		case "-C", "--dir", "--prefix", "--cwd", "--directory":
+			st.chdir = true
+		}
+	}
 	if st.kind != stepWrap || !r.pkg || l[op].dyn {
 		return st
 	}
