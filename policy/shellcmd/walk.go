@@ -46,14 +46,14 @@ type walker struct {
 	// feeds are the earlier stages of the pipelines whose stage this
 	// walker walks: what an output process substitution of its commands
 	// reads (curl x | tee >(sh)) comes through them.
-	feeds *feed
+	feeds feed
 	cd    *dirState // the directory changes in force; shared by the walkers of one scope
 	own   dirState  // where cd points for the first walker of a scope
 }
 
 // feed is the first n stages of a pipeline, after those of the pipeline
-// it is itself a stage of: a reference, so that each stage of a long
-// pipeline costs no copy of those before it.
+// it is itself a stage of (outer, the enclosing walker's): references, so
+// that each stage of a long pipeline costs no copy of those before it.
 type feed struct {
 	outer  *feed
 	stages Pipeline
@@ -62,10 +62,10 @@ type feed struct {
 
 // all lists the stages, outermost pipeline first.
 func (f *feed) all(out Pipeline) Pipeline {
-	if f == nil {
-		return out
+	if f.outer != nil {
+		out = f.outer.all(out)
 	}
-	return append(f.outer.all(out), f.stages[:f.n]...)
+	return append(out, f.stages[:f.n]...)
 }
 
 // redir is a Redirect plus whether its words hold a substitution.
@@ -183,7 +183,7 @@ func (w *walker) withRedirs(redirs []*syntax.Redirect) *walker {
 // its cd's end with it.
 func (w *walker) substStmts(list []*syntax.Stmt) {
 	sub := w.scoped()
-	sub.inherited, sub.feeds = nil, nil
+	sub.inherited, sub.feeds = nil, feed{}
 	sub.stmts(readSubst(list))
 }
 
@@ -338,7 +338,7 @@ func (w *walker) pipeline(s *syntax.Stmt) {
 	for i, stage := range stages {
 		start := len(line.Commands)
 		sw := w.scoped() // each stage runs in a subshell
-		sw.feeds = &feed{outer: w.feeds, stages: p, n: i}
+		sw.feeds = feed{outer: &w.feeds, stages: p, n: i}
 		sw.stmt(stage)
 		if i > 0 {
 			sw.pipedScript(p[i-1], start)
