@@ -213,20 +213,28 @@ func (g *guarder) checkSourced(file string, cwds []string) *Denial {
 	if shellcmd.DynamicWord(file) {
 		return nil // the policy's unknown handling judges it
 	}
-	for _, cwd := range cwds {
-		p := file
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(cwd, p)
-		}
-		b, ok := g.readRegular(p, guardMaxNpmrc)
-		if !ok {
-			continue
-		}
+	for _, b := range g.readFrom(file, cwds, guardMaxNpmrc) {
 		if m := envWriteRE().FindStringSubmatch(string(b)); m != nil {
 			return g.denyEnv(m[1], "sources "+file+", which sets")
 		}
 	}
 	return nil
+}
+
+// readFrom reads the regular file a command names, from each directory
+// it may run in: one text for each where it exists.
+func (g *guarder) readFrom(file string, cwds []string, max int64) [][]byte {
+	var out [][]byte
+	for _, cwd := range cwds {
+		p := file
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(cwd, p)
+		}
+		if b, ok := g.readRegular(p, max); ok {
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 // guardLayer checks one layer of a command: the write operands of the

@@ -668,14 +668,8 @@ func (g *guarder) claudeOps(args []string, cwds []string) *Denial {
 		case "--settings":
 			text := v
 			if !strings.HasPrefix(strings.TrimSpace(v), "{") {
-				for _, cwd := range cwds {
-					p := v
-					if !filepath.IsAbs(p) {
-						p = filepath.Join(cwd, p)
-					}
-					if b, ok := g.readRegular(p, 1<<20); ok {
-						text += string(b)
-					}
+				for _, b := range g.readFrom(v, cwds, 1<<20) {
+					text += string(b)
 				}
 			}
 			if shellcmd.DynamicWord(v) || strings.Contains(strings.ToLower(text), "hook") {
@@ -701,7 +695,7 @@ func exWrites(cmds string) []string {
 		default:
 			continue
 		}
-		f := strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(c[n:], "!"), " "))
+		f := strings.TrimSpace(strings.TrimPrefix(c[n:], "!"))
 		f = strings.TrimSpace(strings.TrimPrefix(f, ">>"))
 		if f != "" && !strings.HasPrefix(f, "!") { // w !cmd pipes the buffer to a command
 			files = append(files, f)

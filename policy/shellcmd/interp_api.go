@@ -364,11 +364,11 @@ func (s *scanner) changes(a api, c call) {
 	out.ChangesFiles = out.ChangesFiles || wrote
 	if wrote && c.called && ok && c.fn != "" && a.change != changeOneArg {
 		for _, sp := range pos[:min(paths, len(pos))] {
-			s.writes(sp)
+			s.noteFile(&s.out.Writes, sp)
 		}
 	}
 	if a.read && c.called && ok && len(pos) > 0 && (a.change != changeMode || !s.writesMode(c, a.at)) {
-		s.reads(pos[0])
+		s.noteFile(&s.out.Reads, pos[0])
 	}
 }
 
@@ -384,25 +384,19 @@ func twoPaths(fn string) bool {
 	return false
 }
 
-// writes records a file the code changes, when its path is a literal.
-func (s *scanner) writes(sp span) {
-	if p, ok := s.str(sp); ok && len(s.out.Writes) < maxCodeReads {
-		s.out.Writes = append(s.out.Writes, p)
+// noteFile adds to list (the scan's Reads or Writes) the file sp names,
+// when its path is a literal.
+func (s *scanner) noteFile(list *[]string, sp span) {
+	if p, ok := s.str(sp); ok && len(*list) < maxCodeFiles {
+		*list = append(*list, p)
 	}
 }
 
-// reads records a file the code reads, when its path is a literal.
-func (s *scanner) reads(sp span) {
-	if p, ok := s.str(sp); ok && len(s.out.Reads) < maxCodeReads {
-		s.out.Reads = append(s.out.Reads, p)
-	}
-}
-
-// pathRead records the file of Python's Path(LIT, ...).read_text() and
+// pathFile records the file of Python's Path(LIT, ...).read_text() and
 // read_bytes(), the method at i, as read, and of write_text(), unlink()
 // and the other methods that change it as written: its receiver's
 // arguments joined, when they are all literals.
-func (s *scanner) pathRead(i int) {
+func (s *scanner) pathFile(i int) {
 	var list *[]string
 	switch s.toks[i].val {
 	case "read_text", "read_bytes":
@@ -424,7 +418,7 @@ func (s *scanner) pathRead(i int) {
 						parts = append(parts, p)
 					}
 				}
-				if ok && len(pos) > 0 && len(parts) == len(pos) && len(*list) < maxCodeReads {
+				if ok && len(pos) > 0 && len(parts) == len(pos) && len(*list) < maxCodeFiles {
 					*list = append(*list, strings.Join(parts, "/"))
 				}
 			}
@@ -433,8 +427,8 @@ func (s *scanner) pathRead(i int) {
 	}
 }
 
-// maxCodeReads bounds the files a scan reports reading, and writing.
-const maxCodeReads = 64
+// maxCodeFiles bounds the files a scan reports reading, and writing.
+const maxCodeFiles = 64
 
 // writesMode reports whether the mode of an open call writes: w, a, x, c
 // or + (before a Ruby :encoding), or is not a literal. No mode reads.
@@ -691,8 +685,9 @@ func (s *scanner) execl(c call, pos []span, envLast bool) {
 }
 
 // eval scans a static string given to eval as code of the same language.
-// Code that is not static is not known, like a program file: it is left
-// alone.
+// Code built at run time makes the scan unknown, but the contents of a
+// file named by a literal (exec(open("x").read())), which runs that file
+// as python x does.
 func (s *scanner) eval(c call, sp span) {
 	v, ok := s.str(sp)
 	if !ok && s.readsFile(sp) {
@@ -737,7 +732,7 @@ func (s *scanner) perlOpen(c call, pos []span) {
 		case mode == "-|" || mode == "|-":
 			s.system(c, pos[2:])
 		case strings.HasPrefix(mode, "<"):
-			s.reads(pos[2])
+			s.noteFile(&s.out.Reads, pos[2])
 		}
 		return
 	}
@@ -755,7 +750,7 @@ func (s *scanner) perlOpen(c call, pos []span) {
 		s.addLine(e[:len(e)-1])
 	case strings.HasPrefix(e, ">") || strings.HasPrefix(e, "+"):
 		s.out.ChangesFiles = true
-	case static && len(s.out.Reads) < maxCodeReads:
+	case static && len(s.out.Reads) < maxCodeFiles:
 		s.out.Reads = append(s.out.Reads, strings.TrimSpace(strings.TrimPrefix(e, "<")))
 	}
 }

@@ -363,7 +363,7 @@ func (s *scanner) awkFile(sp span) {
 		return
 	}
 	s.out.ChangesFiles = true
-	s.writes(sp)
+	s.noteFile(&s.out.Writes, sp)
 }
 
 // awkGetline: CMD | getline runs CMD. Awks disagree on how far left CMD

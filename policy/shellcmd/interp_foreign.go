@@ -82,9 +82,7 @@ func scanForeign(form, src string, out *CodeScan) {
 				out.Unknown = fmt.Sprintf("%s holds a command that is not a plain literal", form)
 				return
 			}
-			if cmd := src[i+1 : i+1+end]; strings.TrimSpace(cmd) != "" {
-				out.Runs = append(out.Runs, cmd)
-			}
+			out.addRun(src[i+1 : i+1+end])
 			i += end + 2
 			continue
 		}
@@ -106,9 +104,7 @@ func scanForeign(form, src string, out *CodeScan) {
 		}
 		if slices.Contains(runners, name) {
 			if cmd, ok := foreignCommand(out.Lang, src[j:]); ok {
-				if strings.TrimSpace(cmd) != "" {
-					out.Runs = append(out.Runs, cmd)
-				}
+				out.addRun(cmd)
 				continue
 			}
 		}

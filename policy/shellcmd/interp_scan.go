@@ -159,7 +159,7 @@ func (s *scanner) uses() {
 			if a, ok := s.method(t.val); ok {
 				s.apply(a, s.call(i, i+1))
 			}
-			s.pathRead(i)
+			s.pathFile(i)
 			i++
 		default:
 			i++
@@ -421,9 +421,12 @@ func (s *scanner) notStatic(c call) {
 }
 
 // addLine records a command line the program runs.
-func (s *scanner) addLine(line string) {
+func (s *scanner) addLine(line string) { s.out.addRun(line) }
+
+// addRun records a command line the program runs, unless it is blank.
+func (out *CodeScan) addRun(line string) {
 	if strings.TrimSpace(line) != "" {
-		s.out.Runs = append(s.out.Runs, line)
+		out.Runs = append(out.Runs, line)
 	}
 }
 

@@ -45,11 +45,7 @@ var (
 // cross-env-shell runs them as one shell command instead (see
 // runnerBody).
 func crossEnvStep(l []word) step {
-	i := 1
-	var assigns []string
-	for ; i < len(l) && !l[i].multi && isAssign(l[i].s); i++ {
-		assigns = append(assigns, l[i].s)
-	}
+	assigns, i := leadingAssigns(l, 1)
 	if i < len(l) && l[i].dyn {
 		return unknownStep(fmt.Sprintf("cross-env: assignment or program %q is not static", l[i].s))
 	}
@@ -161,12 +157,17 @@ func managerSubcommand(l []word) int {
 	return i
 }
 
+// form is how the runner is written in l, for reasons: npx, npm exec.
+func (r packageRunner) form(l []word) string {
+	return strings.Join(strs(l[:r.at+1]), " ")
+}
+
 // runnerStep unwraps a package runner. What it runs as a shell command
 // (npx -c) is a body (see runnerBody), not a wrapped program.
 func runnerStep(r packageRunner, l []word) step {
 	hits, op, why := r.opts.scan(l[r.at:])
 	if why != "" {
-		return unknownStep(strings.Join(strs(l[:r.at+1]), " ") + ": " + strings.TrimPrefix(why, l[r.at].s+": "))
+		return unknownStep(r.form(l) + ": " + strings.TrimPrefix(why, l[r.at].s+": "))
 	}
 	op += r.at
 	switch {
@@ -191,7 +192,7 @@ func runnerStep(r packageRunner, l []word) step {
 	}
 	bin, ok := packageBin(l[op].s)
 	if !ok {
-		return unknownStep(fmt.Sprintf("%s runs a package whose command cannot be named: %s", strings.Join(strs(l[:r.at+1]), " "), l[op].s))
+		return unknownStep(fmt.Sprintf("%s runs a package whose command cannot be named: %s", r.form(l), l[op].s))
 	}
 	if bin != l[op].s {
 		st.bin = bin
@@ -223,9 +224,7 @@ func runnerBody(name string, l []word) (bodyResult, bool) {
 		return joinedBody("yarn exec", l[2:]), true
 	}
 	if name == "cross-env-shell" {
-		i := 1
-		for ; i < len(l) && !l[i].multi && isAssign(l[i].s); i++ {
-		}
+		_, i := leadingAssigns(l, 1)
 		return joinedBody("cross-env-shell", l[i:]), true
 	}
 	r, ok := runnerOf(name, l)
@@ -236,7 +235,7 @@ func runnerBody(name string, l []word) (bodyResult, bool) {
 	if why != "" {
 		return bodyResult{}, false // runnerStep made the command unknown
 	}
-	what := strings.Join(strs(l[:r.at+1]), " ") + " -c"
+	what := r.form(l) + " -c"
 	for _, h := range hits {
 		switch {
 		case (h.name == "c" || h.name == "call") && !r.shellJoins:
@@ -288,10 +287,7 @@ func RunsPackage(layer []string) bool {
 	if len(layer) == 0 {
 		return false
 	}
-	ws := make([]word, len(layer))
-	for i, s := range layer {
-		ws[i] = word{s: s}
-	}
+	ws := lits(layer)
 	r, ok := runnerOf(layer[0], ws)
 	return ok && runnerStep(r, ws).kind == stepWrap
 }

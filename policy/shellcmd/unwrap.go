@@ -116,6 +116,15 @@ func allDigits(s string) bool {
 	return true
 }
 
+// leadingAssigns reads the NAME=value words of l from i, as env and
+// cross-env take them before the program; next is the index after them.
+func leadingAssigns(l []word, i int) (assigns []string, next int) {
+	for ; i < len(l) && !l[i].multi && isAssign(l[i].s); i++ {
+		assigns = append(assigns, l[i].s)
+	}
+	return assigns, i
+}
+
 // isAssign reports a NAME=value word, as env and sudo take them.
 func isAssign(s string) bool {
 	i := strings.IndexByte(s, '=')
@@ -307,6 +316,10 @@ func wrapperStep(name string, l []word) step {
 		return unknownStep("runs another program: runuser")
 	case "script":
 		return scriptStep(l)
+	case "shx":
+		return scanWrap(&shxOpts, l)
+	case "cross-env":
+		return crossEnvStep(l)
 	case "unshare", "nsenter", "prlimit", "numactl", "firejail", "systemd-run", "setpriv", "bwrap", "gdb":
 		if len(l) == 2 && !l[1].dyn {
 			switch l[1].s {
@@ -318,12 +331,6 @@ func wrapperStep(name string, l []word) step {
 	}
 	if r, ok := runnerOf(name, l); ok {
 		return runnerStep(r, l)
-	}
-	switch name {
-	case "shx":
-		return scanWrap(&shxOpts, l)
-	case "cross-env":
-		return crossEnvStep(l)
 	}
 	return step{}
 }
@@ -499,10 +506,7 @@ options:
 			break options
 		}
 	}
-	var assigns []string
-	for ; i < len(layer) && !layer[i].multi && isAssign(layer[i].s); i++ {
-		assigns = append(assigns, layer[i].s)
-	}
+	assigns, i := leadingAssigns(layer, i)
 	if i < len(layer) && layer[i].dyn {
 		return unknownStep(fmt.Sprintf("env: assignment or program %q is not static", layer[i].s))
 	}

@@ -713,7 +713,7 @@ func (w *walker) simple(words []word, base Command, outer outerLayers, stmtRedir
 	w.recordWrites(idx, name, inner, m, stmtRedirs)
 	b := bodies(name, inner)
 	w.runsWritten(idx, name, inner, b)
-	if idx >= len(w.st.line.Commands) || w.st.line.Commands[idx].Unknown != "" {
+	if w.st.line.Commands[idx].Unknown != "" {
 		return
 	}
 	if b.elsewhere { // its scripts run where this line cannot tell
@@ -770,8 +770,8 @@ func (w *walker) simple(words []word, base Command, outer outerLayers, stmtRedir
 }
 
 // impliedDelete records the rm -r -f of paths that the command at idx
-// deletes without being rm (rimraf ~, tar --remove-files -cf x.tar ~),
-// wrapped by it, as find -delete is.
+// deletes without being rm (find -delete, rimraf ~, tar --remove-files),
+// wrapped by it.
 func (w *walker) impliedDelete(idx int, base Command, what string, paths []word) {
 	fc := &w.st.line.Commands[idx]
 	layers := outerLayers{layers: fc.Layers, shapes: fc.Shapes}
@@ -884,10 +884,7 @@ func (w *walker) find(idx int, l []word, base Command) {
 		w.simple(ex, child, layers, nil)
 	}
 	if r.delete != nil {
-		del := child
-		del.Implied = "find -delete"
-		words := append([]word{{s: "rm"}, {s: "-r"}, {s: "-f"}}, r.delete...)
-		w.simple(words, del, layers, nil)
+		w.impliedDelete(idx, base, "find -delete", r.delete)
 	}
 }
 
