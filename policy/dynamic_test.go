@@ -36,15 +36,17 @@ const userDeny = `{"deny":["rm -rf *","git reset --hard*","git push --force*"]}`
 func TestDynamicWordsAndIndirection(t *testing.T) {
 	e := mustEngine(t, userDeny, "")
 	runDynamicCases(t, e, []dynamicCase{
-		// Dynamic words: some value would match.
-		{`F=-rf; rm $F x`, ActionAsk, "rm -rf *"},
+		// Dynamic words: some value would match. A value the line gives
+		// the variable is read (F=-rf is denied, certainly or as one of
+		// the values); IFS may split it anywhere.
+		{`F=-rf; rm $F x`, ActionDeny, "rm -rf *"},
 		{`rm $(echo -rf) x`, ActionAsk, "rm -rf *"},
 		{"rm `echo -rf` x", ActionAsk, "rm -rf *"},
-		{`rm ${X:--rf} x`, ActionAsk, "rm -rf *"},
+		{`rm ${X:--rf} x`, ActionDeny, "rm -rf *"},
 		{`set -- -rf; rm "$@" x`, ActionAsk, "rm -rf *"},
 		{`rm -r$F x`, ActionAsk, "rm -rf *"},
 		{`rm -f "$F" x`, ActionAsk, "rm -rf *"},
-		{`M=--hard; git reset $M`, ActionAsk, "git reset --hard*"},
+		{`M=--hard; git reset $M`, ActionDeny, "git reset --hard*"},
 		{`git reset --soft "$C"`, ActionAsk, "git reset --hard*"}, // the last mode wins: $C may be --hard
 		{`git push origin $B`, ActionAsk, "git push --force*"},
 		{`git push origin "$B"`, ActionAsk, "git push --force*"}, // $B may be +main
@@ -54,13 +56,13 @@ func TestDynamicWordsAndIndirection(t *testing.T) {
 		{`echo -rf x | xargs rm`, ActionAsk, "rm -rf *"},
 		{`xargs rm < list.txt`, ActionAsk, "rm -rf *"},
 		{`find . -name '*.o' | xargs rm -f`, ActionAsk, "rm -rf *"},
-		{`a=(-rf); rm "${a[@]}" x`, ActionAsk, "rm -rf *"},
+		{`a=(-rf); rm "${a[@]}" x`, ActionDeny, "rm -rf *"},
 		{`printf -v F -- -rf; rm $F x`, ActionAsk, "rm -rf *"},
 		{`read F <<< -rf; rm $F x`, ActionAsk, "rm -rf *"},
-		{`declare F=-rf; rm $F x`, ActionAsk, "rm -rf *"},
+		{`declare F=-rf; rm $F x`, ActionDeny, "rm -rf *"},
 		{`IFS=,; F=-r,-f; rm $F x`, ActionAsk, "rm -rf *"},
 		{`env F=-rf rm $F x`, ActionAsk, "rm -rf *"},
-		{`sh -c 'rm $1 x' _ -rf`, ActionAsk, "rm -rf *"},
+		{`sh -c 'rm $1 x' _ -rf`, ActionDeny, "rm -rf *"},
 		{`shopt -s expand_aliases; alias x='rm -r'; x -f y`, ActionAsk, "rm -rf *"},
 		{`sudo rm $F x`, ActionAsk, "rm -rf *"},
 		// Unknown where the program or a body is not static.
@@ -169,7 +171,7 @@ match = { effect = "write:/etc/**" }
 		{`git push origin $B`, ActionAsk, "no-force-push"},
 		{`git push origin "$B"`, ActionAsk, "no-force-push"},
 		{`git push origin HEAD:"$B"`, ActionAllow, ""},
-		{`M=--hard; git reset $M`, ActionAsk, "no-reset-hard"},
+		{`M=--hard; git reset $M`, ActionDeny, "no-reset-hard"},
 		{`git reset HEAD~"$N"`, ActionAllow, ""},
 		{`git $SUB --hard`, ActionAsk, "no-force-push"}, // $SUB may be "push --force" too: the first rule names it
 		{`rm $F x`, ActionAsk, "no-recursive-rm"},

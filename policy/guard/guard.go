@@ -149,7 +149,6 @@ type guarder struct {
 	budget     int
 	rootNpmrc  int8                // 0 unknown, 1 the root .npmrc has a script-shell line, -1 not
 	patchy     bool                // a command applies a patch: scan the text for its headers
-	vars       map[string][]string // values the line assigns to each variable (lineVars)
 	links      map[string][]string // what each symbolic link the line makes points to (lineLinks)
 	patchFiles []patchFile
 	patchBases []string // folders a patch applies in besides the command's (patch -d)

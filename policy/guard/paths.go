@@ -64,16 +64,6 @@ func (g *guarder) checkOp(op guardOp, cwds []string) *Denial {
 		return nil
 	}
 	if !op.literal && shellcmd.DynamicWord(word) {
-		for _, w := range g.withLineVars(op.word) {
-			if shellcmd.DynamicWord(g.substituteKnown(w)) {
-				continue // still dynamic: checkDynamic below judges the word
-			}
-			sub := op
-			sub.word = w
-			if d := g.checkOp(sub, cwds); d != nil {
-				return d
-			}
-		}
 		return g.checkDynamic(word, op, bases)
 	}
 	if !op.aliased {

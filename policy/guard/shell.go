@@ -15,7 +15,6 @@ import (
 // line checks a parsed command line, each command from each directory the
 // line may have changed to.
 func (g *guarder) line(l *shellcmd.Line, cwds []string, depth int) *Denial {
-	g.lineVars(l)
 	g.lineLinks(l)
 	for _, a := range l.Assigns {
 		if d := g.checkAssign(a, "sets"); d != nil {

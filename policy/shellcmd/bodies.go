@@ -19,6 +19,7 @@ type script struct {
 	// appendBy names what appends run-time arguments to the script
 	// (parallel with no replacement string in it), or is "".
 	appendBy string
+	params   []word // its positional parameters from $0 (sh -c SCRIPT NAME ARG...)
 }
 
 // bodyResult is what bodies finds for one command.
@@ -237,7 +238,11 @@ options:
 	}
 	switch {
 	case hasC && i < len(l):
-		return oneBody(name+" -c", l[i])
+		r := oneBody(name+" -c", l[i])
+		if len(r.scripts) == 1 {
+			r.scripts[0].params = l[i+1:]
+		}
+		return r
 	case hasC:
 		return bodyResult{missing: name + " -c script"} // -c without a script: the shell fails
 	case stdin || i >= len(l):

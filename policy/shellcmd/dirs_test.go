@@ -110,9 +110,9 @@ var dirTests = []struct {
 	{"case $x in a) cd /a;& b) ls;; esac", []string{"cd /a @ .", "ls @ ?"}},
 	{"for f in a b; do ls; done; ls", []string{"ls @ .", "ls @ ."}},
 	{"cd /x; for f in a b; do ls; done", []string{"cd /x @ .", "ls @ /x"}},
-	{"for d in a b; do cd $d; ls; done; ls", []string{"cd $d @ ?", "ls @ ?", "ls @ ?"}},
+	{"for d in a b; do cd $d; ls; done; ls", []string{"cd a @ ?", "cd b @ ?", "ls @ ?", "ls @ ?"}},
 	{"for d in a b; do cd /srv; rm -rf y; done; ls", []string{"cd /srv @ ?", "rm -rf y @ /srv", "ls @ ?"}},
-	{"for d in a b; do (cd $d; ls); done; ls", []string{"cd $d @ .", "ls @ ?", "ls @ ."}},
+	{"for d in a b; do (cd $d; ls); done; ls", []string{"cd a @ .", "cd b @ .", "ls @ ?", "ls @ ."}},
 	{"while read d; do cd sub; done; ls", []string{"read d @ ?", "cd sub @ ?", "ls @ ?"}},
 	{"for f in $(cd /; ls); do rm $f; done", []string{"cd / @ .", "ls @ /", "rm $f @ ."}},
 	// A function's body runs where it is called.

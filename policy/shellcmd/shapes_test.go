@@ -23,15 +23,15 @@ var shapeTests = []struct {
 	in   string
 	want []string
 }{
-	{`F=-rf; rm $F x`, []string{"rm … x"}},
+	{`F=-rf; rm $F x`, []string{"rm -rf x"}},
 	{`rm "$F" x`, []string{"rm · x"}},
 	{`rm -r$F x`, []string{"rm -r… x"}},
 	{`rm -r"$F" x`, []string{"rm -r· x"}},
 	{`rm $(echo -rf) x`, []string{"rm … x"}},
 	{`rm "$(echo -rf)" x`, []string{"rm · x"}},
-	{`rm ${X:--rf} x`, []string{"rm … x"}},
+	{`rm ${X:--rf} x`, []string{"rm -rf x"}},
 	{`set -- -rf; rm "$@" x`, []string{"rm … x"}},
-	{`a=(-rf); rm "${a[@]}" x`, []string{"rm … x"}},
+	{`a=(-rf); rm "${a[@]}" x`, []string{"rm -rf x"}},
 	{`rm "a$((1))b"`, []string{"rm a·b"}},
 	{`git push origin "$B"`, []string{"git push origin ·"}},
 	{`git push origin HEAD:"$B"`, []string{"git push origin HEAD:·"}},

@@ -241,6 +241,7 @@ func Parse(src string) (line *Line) {
 		line.Err = fmt.Errorf("parse command line: %w", err)
 	}
 	if f != nil {
+		w.collectVars(f, true)
 		w.stmts(f.Stmts)
 	}
 	if line.Err == nil && st.err != nil {

@@ -22,6 +22,7 @@ type state struct {
 	// written are the files the line writes so far, by cleaned path (see
 	// written.go).
 	written map[string]writtenFile
+	vars    *lineVars // the values the line gives variables (vars.go), nil when it reads none
 }
 
 // cmdMeta is what a later pipeline stage needs to know about a command.
@@ -49,6 +50,10 @@ type walker struct {
 	feeds feed
 	cd    *dirState // the directory changes in force; shared by the walkers of one scope
 	own   dirState  // where cd points for the first walker of a scope
+	// bind is, while a command is walked with one combination of the values
+	// the line gives its variables, that combination (see vars.go).
+	bind     map[string]varChoice
+	varDepth int // values of variables within which this walker reads (b=$a/x)
 }
 
 // feed is the first n stages of a pipeline, after those of the pipeline
@@ -469,8 +474,9 @@ func (w *walker) redirect(r *syntax.Redirect) redir {
 	return out
 }
 
-// call normalizes a simple command and walks what is nested in it.
-func (w *walker) call(ce *syntax.CallExpr, redirs []*syntax.Redirect) {
+// callOnce normalizes a simple command, with the variables bound as they
+// are in w.
+func (w *walker) callOnce(ce *syntax.CallExpr, redirs []*syntax.Redirect) {
 	subst := false
 	var assigns []string
 	for _, a := range ce.Assigns {
@@ -494,8 +500,6 @@ func (w *walker) call(ce *syntax.CallExpr, redirs []*syntax.Redirect) {
 		rds = nil
 	}
 	base := Command{Assigns: assigns, Redirects: rds, Substitution: subst, Depth: w.depth}
-	before := *w.cd
-	fed := len(w.st.line.Commands) // the command simple adds first, if it adds one
 	switch {
 	case len(ce.Args) > 0:
 		w.simple(w.argWords(ce.Args), base, outerLayers{}, redirs)
@@ -510,6 +514,28 @@ func (w *walker) call(ce *syntax.CallExpr, redirs []*syntax.Redirect) {
 		w.st.cdpath = w.st.cdpath || setsCDPATH(assigns)
 		w.st.gitEnv = appendGitEnv(w.st.gitEnv, assigns)
 		w.bashAliases(ce.Assigns)
+	}
+}
+
+// call normalizes a simple command and walks what is nested in it.
+func (w *walker) call(ce *syntax.CallExpr, redirs []*syntax.Redirect) {
+	before := *w.cd
+	fed := len(w.st.line.Commands) // the command simple adds first, if it adds one
+	alts := w.varAlternatives(ce.Args, redirs)
+	if alts == nil {
+		w.callOnce(ce, redirs)
+	} else {
+		// Once per combination of its variables' values, each from where
+		// the command starts; it ends in any of the directories they reach.
+		ends := make([]dirState, 0, len(alts))
+		for _, b := range alts {
+			*w.cd = before
+			w.bind = b
+			w.callOnce(ce, redirs)
+			ends = append(ends, *w.cd)
+		}
+		w.bind = nil
+		*w.cd = joinDirs(ends...)
 	}
 	pre := w
 	if !before.equal(*w.cd) { // substitutions run before the command: its cd does not move them
@@ -918,6 +944,8 @@ func (w *walker) body(idx int, s script) {
 		cd = w.cd
 	}
 	sub := &walker{st: w.st, src: s.src, depth: w.depth + 1, nest: w.nest, holes: s.holes, runtime: s.runtime, appendBy: s.appendBy, cd: cd}
+	sub.collectVars(f, false)
+	sub.positional(s.params)
 	// The body's commands read and write through its command's descriptors:
 	// in sh -c cat < .env, cat reads .env. (A heredoc that feeds a shell
 	// is its script, not its commands' input.)

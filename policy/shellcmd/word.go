@@ -16,6 +16,7 @@ type word struct {
 	dyn   bool // holds an expansion or substitution: s is its source text, not its value
 	multi bool // holds an unquoted expansion, so it may become zero or several words
 	glob  bool // holds unquoted pattern characters, so pathname expansion may replace it
+	split bool // holds an unquoted variable whose value the line gives, with blanks that split it
 	// shape is, for a dyn word, s with each part known only at run time
 	// replaced by Hole or Spread (see [Command.Shapes]).
 	shape string
@@ -126,7 +127,7 @@ func (w *walker) expandWord(x *syntax.Word, out []word) []word {
 		return append(out, word{})
 	}
 	if !hasBrace(x) {
-		return append(out, w.word(x))
+		return w.splitWord(w.word(x), out)
 	}
 	// SplitBraces rewrites the word it is given; work on a copy so the tree
 	// stays one that syntax.Walk understands.
@@ -141,7 +142,7 @@ func (w *walker) expandWord(x *syntax.Word, out []word) []word {
 		return append(out, nw)
 	}
 	for _, parts := range alts {
-		out = append(out, w.word(&syntax.Word{Parts: parts}))
+		out = w.splitWord(w.word(&syntax.Word{Parts: parts}), out)
 	}
 	return out
 }
@@ -343,7 +344,9 @@ func (w *walker) parts(b, shape *strings.Builder, out *word, parts []syntax.Word
 		case *syntax.DblQuoted:
 			w.parts(b, shape, out, p.Parts, true)
 		case *syntax.ParamExp:
-			dynamic(p, !quoted || splitsInQuotes(p))
+			if !w.inline(b, shape, out, p, quoted) {
+				dynamic(p, !quoted || splitsInQuotes(p))
+			}
 		case *syntax.CmdSubst, *syntax.ArithmExp:
 			dynamic(p, !quoted)
 		case *syntax.ExtGlob:

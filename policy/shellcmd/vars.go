@@ -1,0 +1,578 @@
+package shellcmd
+
+import (
+	"strconv"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Variables the line sets itself. f=.env; cat $f reads .env, and
+// d=dist; rm -rf $d deletes dist: a word that uses a variable the line
+// assigns is read with the values the line gives it.
+//
+// Every assignment anywhere in the line counts, whatever its order or
+// scope (a loop runs later text first, a function runs where it is
+// called), so a command is walked once with each value its variables may
+// hold, and once more as written (the value is then not known statically)
+// unless the value is certain: one assignment in the whole line, at its
+// top level, that always runs before the command (f=.env; …, f=.env && …,
+// for f in a b; do … $f …; done). eval and source may set anything, so a
+// line that uses them has no certain values.
+
+const (
+	maxVarCombos = 32 // combinations of the values of a command's variables
+	maxVarDepth  = 3  // variables read inside the values of others (b=$a/x)
+)
+
+// lineVars are the values a line (and the bodies in it) gives variables.
+type lineVars struct {
+	byName    map[string]*varDefs
+	uncertain bool // the line runs eval or source: any variable may hold anything
+}
+
+// varDefs are the values of one variable.
+type varDefs struct {
+	values []varValue
+	// opaque: the variable is also set in a way not read statically (read,
+	// arithmetic, an array element, +=, a substitution).
+	opaque bool
+}
+
+// varValue is one value: a word of some source text, or one already read.
+type varValue struct {
+	node *syntax.Word
+	word *word // read already: a shell body's positional parameter
+	src  string
+	main bool // in the line itself, not in a body
+	glob bool // a for loop's item, which pathname expansion already expanded
+	// from and to bound the text (offsets in the line) where the value is
+	// certainly the variable's, when it is the only one; to is 0 when the
+	// value is never certain.
+	from, to uint
+}
+
+// collectVars adds the assignments of one parsed source to the state's
+// variables; main is true for the line itself.
+func (w *walker) collectVars(f *syntax.File, main bool) {
+	if !strings.Contains(w.src, "$") {
+		return // nothing in it reads a variable; its assignments only matter to text that does
+	}
+	v := w.st.vars
+	if v == nil {
+		v = &lineVars{byName: map[string]*varDefs{}}
+		w.st.vars = v
+	}
+	certain := map[*syntax.Assign][2]uint{}
+	loops := map[*syntax.ForClause]bool{}
+	if main {
+		certainAssigns(f.Stmts, certain, loops)
+	}
+	add := func(name string, val varValue) {
+		d := v.def(name)
+		// A value from a substitution is what a command prints: as
+		// written, the command's text says more than the substitution's.
+		if wordHasSubst(val.node) {
+			d.opaque = true
+			return
+		}
+		d.values = append(d.values, val)
+	}
+	assign := func(a *syntax.Assign) {
+		if a == nil || a.Name == nil || a.Naked {
+			return
+		}
+		name := a.Name.Value
+		switch {
+		case a.Append || a.Index != nil:
+			v.def(name).opaque = true
+		case a.Array != nil:
+			for _, e := range a.Array.Elems {
+				if e != nil && e.Value != nil {
+					add(name, varValue{node: e.Value, src: w.src, main: main})
+				}
+			}
+		default:
+			val := varValue{node: a.Value, src: w.src, main: main}
+			if span, ok := certain[a]; ok {
+				val.from, val.to = span[0], span[1]
+			}
+			add(name, val)
+		}
+	}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.CallExpr:
+			for _, a := range n.Assigns {
+				assign(a)
+			}
+			if len(n.Args) > 0 {
+				w.setters(v, n.Args, add)
+			}
+		case *syntax.DeclClause:
+			changes := false // -n, -i, -l, -u: the value is not what is written
+			for _, a := range n.Args {
+				if a == nil {
+					continue
+				}
+				if a.Name == nil {
+					if s := a.Value.Lit(); strings.HasPrefix(s, "-") || strings.HasPrefix(s, "+") {
+						changes = changes || strings.Trim(s[1:], "aAxrgtf") != ""
+					} else {
+						v.uncertain = true // declare "$x", declare "$n=v": names known at run time
+					}
+					continue
+				}
+				assign(a)
+				if changes {
+					v.def(a.Name.Value).opaque = true
+				}
+			}
+		case *syntax.ForClause:
+			wi, ok := n.Loop.(*syntax.WordIter)
+			if !ok || wi.Name == nil {
+				return true
+			}
+			if n.Select || len(wi.Items) == 0 {
+				v.def(wi.Name.Value).opaque = true
+				return true
+			}
+			for _, it := range wi.Items {
+				for _, alt := range braceWords(it) {
+					val := varValue{node: alt, src: w.src, main: main, glob: isGlob(alt.Lit())}
+					if loops[n] {
+						val.from, val.to = uint(n.DoPos.Offset()), uint(n.DonePos.Offset())
+					}
+					add(wi.Name.Value, val)
+				}
+			}
+		case *syntax.ParamExp:
+			if n.Param != nil && n.Exp != nil && (n.Exp.Op == syntax.AssignUnset || n.Exp.Op == syntax.AssignUnsetOrNull) {
+				if n.Exp.Word != nil {
+					add(n.Param.Value, varValue{node: n.Exp.Word, src: w.src, main: main})
+				}
+				v.def(n.Param.Value).opaque = true
+			}
+		case *syntax.BinaryArithm:
+			if n.Op >= syntax.Assgn && n.Op <= syntax.PowAssgn {
+				if x, ok := n.X.(*syntax.Word); ok {
+					v.def(x.Lit()).opaque = true
+				}
+			}
+		case *syntax.UnaryArithm:
+			if n.Op == syntax.Inc || n.Op == syntax.Dec {
+				if x, ok := n.X.(*syntax.Word); ok {
+					v.def(x.Lit()).opaque = true
+				}
+			}
+		}
+		return true
+	})
+}
+
+// setters notes what a simple command's builtins set: read, mapfile and
+// the like set the names they are given at run time; set -- sets the
+// positional parameters; eval and source may set anything.
+func (w *walker) setters(v *lineVars, args []*syntax.Word, add func(string, varValue)) {
+	switch args[0].Lit() {
+	case "eval", "source", ".":
+		v.uncertain = true
+	case "read", "mapfile", "readarray", "getopts", "printf", "let", "wait", "unset":
+		for _, a := range args[1:] {
+			name, _, _ := strings.Cut(a.Lit(), "=")
+			if validName(name) {
+				v.def(name).opaque = true
+			}
+		}
+	case "set":
+		if len(args) < 2 {
+			return
+		}
+		ops := args[1:]
+		switch s := ops[0].Lit(); {
+		case s == "--":
+			ops = ops[1:]
+		case strings.HasPrefix(s, "-") || strings.HasPrefix(s, "+"):
+			return
+		}
+		for i, a := range ops {
+			if i < 9 {
+				add(strconv.Itoa(i+1), varValue{node: a, src: w.src})
+			}
+		}
+	}
+}
+
+// positional gives a shell body's positional parameters their values
+// ($0, $1, ..., and each of them for "$@" and "$*").
+func (w *walker) positional(params []word) {
+	if len(params) == 0 || !strings.Contains(w.src, "$") {
+		return
+	}
+	v := w.st.vars
+	if v == nil {
+		v = &lineVars{byName: map[string]*varDefs{}}
+		w.st.vars = v
+	}
+	for i := range params {
+		val := varValue{word: &params[i]}
+		if i < 10 {
+			d := v.def(strconv.Itoa(i))
+			d.values = append(d.values, val)
+		}
+		if i > 0 {
+			for _, all := range []string{"@", "*"} {
+				d := v.def(all)
+				d.values = append(d.values, val)
+			}
+		}
+	}
+}
+
+func (v *lineVars) def(name string) *varDefs {
+	d := v.byName[name]
+	if d == nil {
+		d = &varDefs{}
+		v.byName[name] = d
+	}
+	return d
+}
+
+func validName(s string) bool {
+	if s == "" || s[0] >= '0' && s[0] <= '9' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '_' && !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// certainAssigns finds the assignments of the line's top level that always
+// run, with the text after them where nothing else ran first: a statement
+// of its own holds for the rest of the line, one in a && chain for the
+// rest of the chain (the chain's first command always runs, so it too
+// holds for the rest of the line). loops gets the for loops at the top
+// level, whose variable holds one of its items inside the loop's body.
+func certainAssigns(stmts []*syntax.Stmt, out map[*syntax.Assign][2]uint, loops map[*syntax.ForClause]bool) {
+	const rest = ^uint(0)
+	note := func(s *syntax.Stmt, to uint) {
+		if s.Negated || s.Background || s.Coprocess || len(s.Redirs) > 0 {
+			return
+		}
+		switch c := s.Cmd.(type) {
+		case *syntax.CallExpr:
+			if len(c.Args) == 0 {
+				for _, a := range c.Assigns {
+					out[a] = [2]uint{uint(s.End().Offset()), to}
+				}
+			}
+		case *syntax.DeclClause:
+			for _, a := range c.Args {
+				if a != nil && a.Name != nil {
+					out[a] = [2]uint{uint(s.End().Offset()), to}
+				}
+			}
+		case *syntax.ForClause:
+			loops[c] = true
+		}
+	}
+	for _, s := range stmts {
+		if s == nil {
+			continue
+		}
+		var chain []*syntax.Stmt
+		for x := s; ; {
+			b, ok := x.Cmd.(*syntax.BinaryCmd)
+			if !ok || b.Op != syntax.AndStmt || x.Negated || x.Background || len(x.Redirs) > 0 {
+				chain = append(chain, x)
+				break
+			}
+			chain = append(chain, b.Y)
+			x = b.X
+		}
+		if len(chain) == 1 {
+			note(s, rest)
+			continue
+		}
+		// chain holds the && list last command first.
+		end := uint(s.End().Offset())
+		for i := len(chain) - 1; i >= 0; i-- {
+			if i == len(chain)-1 {
+				note(chain[i], rest)
+			} else {
+				note(chain[i], end)
+			}
+		}
+	}
+}
+
+// braceWords is the words a brace expansion of x makes, or x itself.
+func braceWords(x *syntax.Word) []*syntax.Word {
+	if !hasBrace(x) {
+		return []*syntax.Word{x}
+	}
+	cp := &syntax.Word{Parts: append([]syntax.WordPart(nil), x.Parts...)}
+	if !syntax.SplitBraces(cp) {
+		return []*syntax.Word{x}
+	}
+	alts, ok := braceAlts(cp.Parts)
+	if !ok {
+		return []*syntax.Word{x}
+	}
+	out := make([]*syntax.Word, len(alts))
+	for i, parts := range alts {
+		out[i] = &syntax.Word{Parts: parts}
+	}
+	return out
+}
+
+// varChoice is what a variable holds in one walk of a command: one of its
+// values; unset, so that ${f:-default} is its default; or (neither) what
+// it holds at run time, as written.
+type varChoice struct {
+	value *varValue
+	unset bool
+}
+
+// known reports whether the values the line gives name are all it can
+// hold at offset at of the line (for a walker at depth 0).
+func (w *walker) known(d *varDefs, at uint) bool {
+	if w.st.vars.uncertain || w.depth != 0 || d.opaque || len(d.values) == 0 {
+		return false
+	}
+	for i := range d.values {
+		val := &d.values[i]
+		if !val.main || val.to == 0 || at < val.from || at > val.to {
+			return false
+		}
+	}
+	return true
+}
+
+// certain is the one value name certainly holds at offset at, or nil.
+func (w *walker) certain(name string, at uint) *varValue {
+	if w.st.vars == nil {
+		return nil
+	}
+	d := w.st.vars.byName[name]
+	if d == nil || len(d.values) != 1 || !w.known(d, at) {
+		return nil
+	}
+	return &d.values[0]
+}
+
+// varParam is the variable a parameter expansion reads whole ($f, ${f},
+// "${a[@]}", ${f:-default}), or "".
+func varParam(p *syntax.ParamExp) string {
+	if p.Param == nil || p.Excl || p.Length || p.Width || p.Slice != nil || p.Repl != nil || p.Names != 0 {
+		return ""
+	}
+	if p.Exp != nil {
+		switch p.Exp.Op {
+		case syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.AssignUnset, syntax.AssignUnsetOrNull:
+		default:
+			return ""
+		}
+	}
+	return p.Param.Value
+}
+
+// hasDefault reports ${f-default}, ${f:-default}, ${f=default} and
+// ${f:=default}, which are their default when f is unset.
+func hasDefault(p *syntax.ParamExp) bool {
+	if p.Exp == nil || p.Exp.Word == nil {
+		return false
+	}
+	switch p.Exp.Op {
+	case syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.AssignUnset, syntax.AssignUnsetOrNull:
+		return true
+	}
+	return false
+}
+
+// varAlternatives is the walks a command needs for the variables its words
+// read: nil when it reads none whose values the line gives (one walk, as
+// written), else one binding per walk. A variable with a certain value is
+// not among them: it reads that value in every walk.
+func (w *walker) varAlternatives(args []*syntax.Word, redirs []*syntax.Redirect) []map[string]varChoice {
+	v := w.st.vars
+	if v == nil {
+		return nil
+	}
+	var names []string
+	asWritten := map[string]bool{} // a name that may also hold what it holds at run time
+	unset := map[string]bool{}     // a name with a ${name:-default} that may be unset
+	visit := func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.CmdSubst, *syntax.ProcSubst, *syntax.ArithmExp:
+			return false // walked as commands of their own
+		case *syntax.ParamExp:
+			name := varParam(n)
+			if name == "" {
+				return true
+			}
+			d := v.byName[name]
+			at := uint(n.Pos().Offset())
+			if w.certain(name, at) != nil {
+				return true
+			}
+			if d == nil || len(d.values) == 0 {
+				if !hasDefault(n) {
+					return true
+				}
+				d = &varDefs{}
+			}
+			if _, seen := asWritten[name]; !seen {
+				names = append(names, name)
+			}
+			asWritten[name] = asWritten[name] || !w.known(d, at)
+			unset[name] = unset[name] || hasDefault(n) && !w.known(d, at)
+		}
+		return true
+	}
+	for _, a := range args {
+		if a != nil && strings.Contains(w.text(a), "$") {
+			syntax.Walk(a, visit)
+		}
+	}
+	for _, r := range redirs {
+		if r != nil && r.Word != nil {
+			syntax.Walk(r.Word, visit)
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	choices := make([][]varChoice, len(names))
+	combos := 1
+	for i, name := range names {
+		if d := v.byName[name]; d != nil {
+			for k := range d.values {
+				choices[i] = append(choices[i], varChoice{value: &d.values[k]})
+			}
+		}
+		if unset[name] {
+			choices[i] = append(choices[i], varChoice{unset: true})
+		}
+		if asWritten[name] {
+			choices[i] = append(choices[i], varChoice{})
+		}
+		combos *= len(choices[i])
+		if combos > maxVarCombos {
+			combos = maxVarCombos + 1
+		}
+	}
+	var out []map[string]varChoice
+	if combos <= maxVarCombos {
+		out = []map[string]varChoice{{}}
+		for i, name := range names {
+			var next []map[string]varChoice
+			for _, b := range out {
+				for _, c := range choices[i] {
+					nb := make(map[string]varChoice, len(b)+1)
+					for k, x := range b {
+						nb[k] = x
+					}
+					nb[name] = c
+					next = append(next, nb)
+				}
+			}
+			out = next
+		}
+		return out
+	}
+	// Too many combinations: each value once, the other variables as
+	// written, then all as written.
+	for i, name := range names {
+		for _, c := range choices[i] {
+			if c.value != nil || c.unset {
+				out = append(out, map[string]varChoice{name: c})
+			}
+		}
+	}
+	return append(out, map[string]varChoice{})
+}
+
+// value renders a variable's value as the word it is, reading in it the
+// variables whose values are certain there.
+func (w *walker) value(val *varValue) word {
+	if val.word != nil {
+		return *val.word
+	}
+	if w.varDepth >= maxVarDepth {
+		return word{s: "?", dyn: true, multi: true, shape: string(Spread)}
+	}
+	vw := &walker{st: w.st, src: val.src, depth: w.depth, nest: w.nest, cd: w.cd, varDepth: w.varDepth + 1}
+	if !val.main {
+		vw.depth = w.depth + 1 // a body's value: none certain in it
+	}
+	out := vw.word(val.node)
+	out.glob = out.glob || val.glob
+	return out
+}
+
+// inline writes, for a parameter expansion of a variable that has a value
+// in this walk (bound, or certain), that value, and reports whether it did.
+func (w *walker) inline(b, shape *strings.Builder, out *word, p *syntax.ParamExp, quoted bool) bool {
+	name := varParam(p)
+	if name == "" || w.st.vars == nil || !quoted && w.st.vars.byName["IFS"] != nil {
+		return false // unquoted, a value splits where IFS says, which the line changes
+	}
+	val := w.certain(name, uint(p.Pos().Offset()))
+	if c, ok := w.bind[name]; ok {
+		if c.unset && hasDefault(p) {
+			w.parts(b, shape, out, p.Exp.Word.Parts, quoted)
+			return true
+		}
+		val = c.value
+	}
+	if val == nil {
+		return false
+	}
+	v := w.value(val)
+	if p.Exp != nil && p.Exp.Word != nil && v.s == "" && !v.dyn &&
+		(p.Exp.Op == syntax.DefaultUnsetOrNull || p.Exp.Op == syntax.AssignUnsetOrNull) {
+		w.parts(b, shape, out, p.Exp.Word.Parts, quoted)
+		return true
+	}
+	if v.dyn {
+		if !out.dyn {
+			shape.WriteString(b.String())
+		}
+		b.WriteString(v.s)
+		shape.WriteString(v.shape)
+		out.dyn = true
+		out.multi = out.multi || v.multi || !quoted
+	} else {
+		b.WriteString(v.s)
+		if out.dyn {
+			shape.WriteString(v.s)
+		}
+		if !quoted {
+			out.glob = out.glob || isGlob(v.s)
+			out.split = out.split || strings.ContainsAny(v.s, " \t\n")
+		}
+	}
+	out.glob = out.glob || val.glob
+	return true
+}
+
+// splitWord appends x to out, or the fields it splits into when it holds
+// a variable whose value has blanks (c='rm -rf'; $c ~).
+func (w *walker) splitWord(x word, out []word) []word {
+	if !x.split {
+		return append(out, x)
+	}
+	if x.dyn {
+		x.multi = true
+		return append(out, x)
+	}
+	for _, f := range strings.Fields(x.s) {
+		out = append(out, word{s: f, glob: x.glob && isGlob(f)})
+	}
+	return out
+}

@@ -1,0 +1,118 @@
+package shellcmd
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// varTests: a word that reads a variable the line assigns is read with the
+// value the line gives it, alone when that value is certain, else once per
+// value and once as written.
+var varTests = []struct {
+	in   string
+	want []string
+}{
+	// Certain: one assignment at the top level, before the command.
+	{"f=.env; cat $f", []string{"cat .env"}},
+	{`f=.env; cat "$f"`, []string{"cat .env"}},
+	{"f=.env && cat ${f}", []string{"cat .env"}},
+	{"export f=.env; cat $f", []string{"export f=.env", "cat .env"}},
+	{"declare f=.env; local g=$f; cat $g", []string{"declare f=.env", "local g=.env", "cat .env"}},
+	{"d=~/.ssh; f=$d/id_rsa; cat $f", []string{"cat ~/.ssh/id_rsa"}},
+	{"c=cat; $c .env", []string{"cat .env"}},
+	{"c='rm -rf'; $c ~", []string{"rm -rf ~"}},
+	{`c='rm -rf'; "$c" ~`, []string{`"rm -rf" ~`}}, // quoted, one word: no such program
+	{"a='-rf ~'; rm $a", []string{"rm -rf ~"}},
+	{"f='.e*'; cat $f", []string{"cat .e*"}},
+	{`f='.e*'; cat "$f"`, []string{"cat .e*"}},
+	{"cmd='rm -rf ~'; bash -c \"$cmd\"", []string{`bash -c "rm -rf ~"`, "rm -rf ~ @1"}},
+	{"d=dist; rm -rf ./$d", []string{"rm -rf ./dist"}},
+	{"H=$HOME; rm -rf $H", []string{"rm -rf $HOME ~dyn"}},
+	// A top-level for loop's variable is one of its items in its body.
+	{"for d in dist build; do rm -rf $d; done", []string{"rm -rf dist", "rm -rf build"}},
+	{"for d in {a,b}; do rm -rf $d; done", []string{"rm -rf a", "rm -rf b"}},
+	{`for f in *.log; do cat "$f"; done`, []string{"cat *.log"}},
+	// Not certain: both the values and what the variable holds at run time.
+	{"test -n x && f=.env; cat $f", []string{"test -n x", "cat .env", "cat $f ~dyn"}},
+	{"cat $f; f=.env", []string{"cat .env", "cat $f ~dyn"}},
+	{"f=a; f=.env; cat $f", []string{"cat a", "cat .env"}},
+	{"(f=.env); cat $f", []string{"cat .env", "cat $f ~dyn"}},
+	{"g() { f=.env; }; g; cat $f", []string{"g", "cat .env", "cat $f ~dyn"}},
+	{"f=.env cat $f", []string{"cat .env", "cat $f ~dyn"}},
+	{"for d in a b; do :; done; rm -rf $d", []string{":", "rm -rf a", "rm -rf b", "rm -rf $d ~dyn"}},
+	{"a=(x .env); cat ${a[1]}", []string{"cat x", "cat .env", "cat ${a[1]} ~dyn"}},
+	{"set -- .env; cat $1", []string{"set -- .env", "cat .env", "cat $1 ~dyn"}},
+	{"cat ${f:-.env}", []string{"cat .env", "cat ${f:-.env} ~dyn"}},
+	{"cat ${f=.env}", []string{"cat .env", "cat .env", "cat ${f=.env} ~dyn"}}, // the value it assigns, and its default
+	{"f=; cat ${f:-.env}", []string{"cat .env"}},
+	// A shell body's positional parameters.
+	{`bash -c 'cat "$@"' x .env`, []string{`bash -c "cat \"$@\"" x .env`, "cat .env @1", "cat $@ @1 ~dyn"}},
+	{"export f=.env; sh -c 'cat $f'", []string{"export f=.env", `sh -c "cat $f"`, "cat .env @1", "cat $f @1 ~dyn"}},
+	// Set in ways not read here: as written (with the values it has).
+	{"read f; cat $f", []string{"read f", "cat $f ~dyn"}},
+	{"f=.env; eval x; cat $f", []string{"eval x", "x @1", "cat .env", "cat $f ~dyn"}},
+	{"f=.env; f+=x; cat $f", []string{"cat .env", "cat $f ~dyn"}},
+	{"f=.env; ((f++)); cat $f", []string{"cat .env", "cat $f ~dyn"}},
+	{"f=$(ls); cat $f", []string{"ls", "cat $f ~dyn"}},
+	{"IFS=,; a=-r,-f; rm $a x", []string{"rm $a x ~dyn"}},
+	{`IFS=,; a=.env; cat "$a"`, []string{"cat .env"}},
+	{"cat $f", []string{"cat $f ~dyn"}},
+}
+
+func TestParseVars(t *testing.T) {
+	for _, tt := range varTests {
+		l := Parse(tt.in)
+		if l.Err != nil {
+			t.Errorf("Parse(%q): %v", tt.in, l.Err)
+			continue
+		}
+		var got []string
+		for _, c := range l.Commands {
+			if len(c.Argv) > 0 && c.Argv[0] == ":" && c.Implied != "" {
+				continue
+			}
+			got = append(got, render(c))
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("Parse(%q):\n got %q\nwant %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestParseVarsBounded: a variable with many values, or many variables,
+// cost one walk per value, not per combination; a line whose values would
+// make too many commands is too large, never silently cut.
+func TestParseVarsBounded(t *testing.T) {
+	items := make([]string, 500)
+	for i := range items {
+		items[i] = fmt.Sprint(i)
+	}
+	l := Parse("for x in " + strings.Join(items, " ") + " .env; do cat $x; done")
+	if !slices.ContainsFunc(l.Commands, func(c Command) bool { return slices.Equal(c.Argv, []string{"cat", ".env"}) }) {
+		t.Errorf("the 501st value of x is not read: %d commands", len(l.Commands))
+	}
+	var six []string
+	for _, v := range []string{"a", "b", "c", "d", "e", "f"} {
+		six = append(six, "for "+v+" in 1 2 3; do :; done")
+	}
+	l = Parse(strings.Join(six, "; ") + "; cat $a$b$c$d$e$f")
+	n := 0
+	for _, c := range l.Commands {
+		if c.Argv[0] == "cat" {
+			n++
+		}
+	}
+	if want := 6*3 + 1; n != want { // 4^6 combinations are too many: each value once, then as written
+		t.Errorf("cat $a$b$c$d$e$f: %d commands, want %d", n, want)
+	}
+	big := make([]string, 12000)
+	for i := range big {
+		big[i] = "x"
+	}
+	l = Parse("for x in " + strings.Join(big, " ") + "; do cat $x; done")
+	if l.Err == nil {
+		t.Errorf("12,000 values of one variable: no error, %d commands", len(l.Commands))
+	}
+}
