@@ -360,6 +360,12 @@ var parseTests = []struct {
 	{"export PS4='`rm -rf ~`'; bash -x s.sh", []string{"export \"PS4=`rm -rf ~`\"", ": =implied", ": \"`rm -rf ~`\" @1 +subst ~dyn", "rm -rf ~ @1", "bash -x s.sh"}},
 	{"PROMPT_COMMAND='rm -rf ~'", []string{": =implied", "rm -rf ~ @1"}},
 	{"env PROMPT_COMMAND='rm -rf ~' bash -i", []string{"bash -i", ": =implied", "rm -rf ~ @1"}},
+	// Pagers, editors and browsers are commands programs run with a shell
+	// (git reads its own as configuration: see TestParseIndirect).
+	{`PAGER='sh -c "rm -rf ~"' man ls`, []string{"man ls", ": =implied", `sh -c "rm -rf ~" @1`, "rm -rf ~ @2"}},
+	{"LESSOPEN='|rm -rf ~ %s' less f", []string{"less f", ": =implied", "rm -rf ~ FILE @1"}},
+	{"export MANPAGER='rm -rf ~'; man ls", []string{"export \"MANPAGER=rm -rf ~\"", ": =implied", "rm -rf ~ @1", "man ls"}},
+	{"EDITOR=nano crontab -e", []string{"crontab -e", ": =implied", "nano @1"}},
 	{"BASH_ENV=<(echo rm -rf ~) bash -c true", []string{"bash -c true +subst", ": !unknown =implied", "true @1", "echo rm -rf ~"}},
 	{"bash --rcfile <(echo rm -rf ~) -i", []string{`bash --rcfile "<(echo rm -rf ~)" -i !unknown +subst ~dyn`, "echo rm -rf ~"}},
 	{"PS1='\\u@\\h $ ' bash -i", []string{"bash -i"}},

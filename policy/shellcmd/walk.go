@@ -510,7 +510,7 @@ func (w *walker) callOnce(ce *syntax.CallExpr, redirs []*syntax.Redirect) {
 		w.simple([]word{{s: ":"}}, base, outerLayers{}, nil)
 	default:
 		w.st.line.Assigns = append(w.st.line.Assigns, assigns...)
-		w.startupVars(assigns, base)
+		w.startupVars(assigns, base, false)
 		w.st.cdpath = w.st.cdpath || setsCDPATH(assigns)
 		w.st.gitEnv = appendGitEnv(w.st.gitEnv, assigns)
 		w.bashAliases(ce.Assigns)
@@ -590,7 +590,7 @@ func (w *walker) decl(d *syntax.DeclClause, redirs []*syntax.Redirect) {
 	w.st.cdpath = w.st.cdpath || setsCDPATH(strs(words[1:]))
 	w.st.gitEnv = appendGitEnv(w.st.gitEnv, strs(words[1:]))
 	w.simple(words, Command{Redirects: rds, Substitution: subst, Depth: w.depth}, outerLayers{}, redirs)
-	w.startupVars(strs(words[1:]), Command{Depth: w.depth})
+	w.startupVars(strs(words[1:]), Command{Depth: w.depth}, false)
 	for _, a := range d.Args {
 		if a != nil {
 			w.substs(a)
@@ -724,7 +724,7 @@ func (w *walker) simple(words []word, base Command, outer outerLayers, stmtRedir
 		return
 	}
 	if len(c.Assigns) > 0 {
-		w.startupVars(c.Assigns, base) // PS4='$(rm -rf ~)' bash -xc true
+		w.startupVars(c.Assigns, base, c.Argv[0] == "git") // PS4='$(rm -rf ~)' bash -xc true
 	}
 	name := c.Argv[0]
 	if outer.layers == nil && (name == "cd" || name == "pushd" || name == "popd") && inShell(&c) {
@@ -805,13 +805,17 @@ func (w *walker) impliedDelete(idx int, base Command, what string, paths []word)
 	w.simple(append([]word{{s: "rm"}, {s: "-r"}, {s: "-f"}}, paths...), del, layers, nil)
 }
 
-// startupVars walks the code that assignments give a shell to run later:
-// PS0 to PS4 are expanded when it prompts or traces (PS4='$(rm -rf ~)'
-// bash -xc true runs rm), PROMPT_COMMAND is a command, and BASH_ENV and
-// ENV name a file it reads at start (from a process substitution, not
-// static). Each such assignment is reported as an implied null command
-// ":" holding that code, with base's redirections.
-func (w *walker) startupVars(assigns []string, base Command) {
+// startupVars walks the code that assignments give a shell, or another
+// program, to run later: PS0 to PS4 are expanded when it prompts or traces
+// (PS4='$(rm -rf ~)' bash -xc true runs rm), PROMPT_COMMAND is a command,
+// and BASH_ENV and ENV name a file it reads at start (from a process
+// substitution, not static); a pager, an editor or a browser is a command
+// that man, less, crontab -e, gh, systemctl and many more run with a shell
+// (PAGER='sh -c "rm -rf ~"' man ls; git reads its own, see gitEnvKey).
+// Each such assignment is reported as an implied null command ":" holding
+// that code, with base's redirections. forGit: they are given to git, which
+// reads the program variables as its configuration.
+func (w *walker) startupVars(assigns []string, base Command, forGit bool) {
 	for _, a := range assigns {
 		name, v, ok := strings.Cut(a, "=")
 		if !ok {
@@ -826,16 +830,23 @@ func (w *walker) startupVars(assigns []string, base Command) {
 			src = ": " + v
 		case "PROMPT_COMMAND":
 			src = v
+		case "LESSOPEN", "LESSCLOSE":
+			// "|cmd %s" (or "||cmd %s", "cmd %s %s"): less runs it with a
+			// shell, %s the file.
+			src = strings.ReplaceAll(strings.TrimLeft(strings.TrimPrefix(v, "-"), "|"), "%s", "FILE")
 		case "BASH_ENV", "ENV":
 			if !strings.Contains(v, "<(") && !strings.Contains(v, ">(") {
 				continue // a file: running it is the effects table's business, as for bash FILE
 			}
 			why = fmt.Sprintf("a shell reads its startup file %s from a process substitution, which is not static", name)
 		default:
-			continue
+			if !programVar(name) || forGit {
+				continue
+			}
+			src = strings.ReplaceAll(v, "%s", "FILE") // BROWSER's %s is the address
 		}
 		idx := len(w.st.line.Commands)
-		w.simple([]word{{s: ":"}}, Command{Redirects: base.Redirects, Depth: w.depth, Implied: "an assignment of " + name + ", code a shell runs"}, outerLayers{}, nil)
+		w.simple([]word{{s: ":"}}, Command{Redirects: base.Redirects, Depth: w.depth, Implied: "an assignment of " + name + ", code run later"}, outerLayers{}, nil)
 		if idx >= len(w.st.line.Commands) {
 			return
 		}
@@ -858,6 +869,17 @@ func (w *walker) stdinScript(idx int, lang string, redirs []*syntax.Redirect) {
 	default:
 		w.st.meta[idx].stdinLang = lang
 	}
+}
+
+// programVar reports the variables that name a pager, an editor or a
+// browser, commands programs run with a shell.
+func programVar(name string) bool {
+	switch name {
+	case "PAGER", "MANPAGER", "SYSTEMD_PAGER", "GH_PAGER", "AWS_PAGER", "PSQL_PAGER", "BAT_PAGER",
+		"EDITOR", "VISUAL", "SUDO_EDITOR", "GH_EDITOR", "KUBE_EDITOR", "FCEDIT", "BROWSER":
+		return true
+	}
+	return false
 }
 
 // appendGitEnv adds the assignments among words that give git
