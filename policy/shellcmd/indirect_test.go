@@ -73,8 +73,16 @@ var indirectTests = []struct {
 	{`EDITOR=vim git commit`, []string{`git commit`, `vim @1 ~dyn`}},
 	// Commands other programs run on this machine (these passed).
 	{`ssh -o ProxyCommand='rm -rf ~' host`, []string{`ssh -o "ProxyCommand=rm -rf ~" host`, `rm -rf ~ @1 ~dyn`}},
-	{`ssh -o 'LocalCommand rm -rf ~' host ls`, []string{`ssh -o "LocalCommand rm -rf ~" host ls`, `rm -rf ~ @1 ~dyn`}},
-	{`ssh host 'rm -rf x'`, []string{`ssh host "rm -rf x"`}},
+	{`ssh -o 'LocalCommand rm -rf ~' host ls`, []string{`ssh -o "LocalCommand rm -rf ~" host ls`, `rm -rf ~ @1 ~dyn`, `ls @1`}},
+	// ssh's command runs on the remote host, which may be this one, in a
+	// folder not known here; options may follow the destination.
+	{`ssh host 'rm -rf x'`, []string{`ssh host "rm -rf x"`, `rm -rf x @1`}},
+	{`ssh localhost rm -rf ~`, []string{`ssh localhost rm -rf ~`, `rm -rf ~ @1`}},
+	{`ssh h -p 22 -- rm -rf ~`, []string{`ssh h -p 22 -- rm -rf ~`, `rm -rf ~ @1`}},
+	{`echo 'rm -rf ~' | ssh h`, []string{`echo "rm -rf ~"`, `ssh h`, `rm -rf ~ @1`}},
+	{`ssh h "$CMD"`, []string{`ssh h $CMD !unknown ~dyn`}},
+	{`ssh -N -L 8080:localhost:80 h`, []string{`ssh -N -L 8080:localhost:80 h`}},
+	{`ssh -s h sftp`, []string{`ssh -s h sftp`}},
 	{`scp -o ProxyCommand='rm -rf ~' a host:b`, []string{`scp -o "ProxyCommand=rm -rf ~" a host:b`, `rm -rf ~ @1 ~dyn`}},
 	{`rsync -ae 'rm -rf ~;' a host:b`, []string{`rsync -ae "rm -rf ~;" a host:b`, `rm -rf ~ @1 ~dyn`}},
 	{`rsync -e ssh a host:b`, []string{`rsync -e ssh a host:b`, `ssh @1 ~dyn`}},

@@ -477,13 +477,18 @@ func recipe(line string) script {
 	return script{src: strings.ReplaceAll(line, "$$", "$")}
 }
 
-// sshBodies finds the commands ssh, scp and sftp run on this machine:
+// sshBodies finds the commands ssh, scp and sftp run: on this machine,
 // the -o ProxyCommand, LocalCommand and KnownHostsCommand options (shell
 // text, with %h-style tokens filled in at run time), and scp's and sftp's
-// -S PROGRAM, run in place of ssh with arguments added. What runs on the
-// remote host is not this machine's.
+// -S PROGRAM, run in place of ssh with arguments added; on the remote host
+// (which may be this one: ssh localhost rm -rf ~), ssh's command, its
+// words joined by spaces as ssh does, run by the remote user's shell in a
+// folder not known here, or with no command, what that shell reads from
+// standard input.
 func sshBodies(name string, l []word) bodyResult {
 	var r bodyResult
+	remote, command := -1, -1 // the indexes of ssh's destination and its command
+	noCommand := false        // -N (forwarding only), -s (a subsystem), -O (a control command), -W
 	args := "BbcDEeFIiJLlmOoPpQRSWw" // ssh's short options with a value
 	if name != "ssh" {
 		args = "BbcDFiJlloPRSsX"
@@ -524,13 +529,24 @@ func sshBodies(name string, l []word) bodyResult {
 	for i := 1; i < len(l); i++ {
 		x := l[i]
 		if x.s == "--" && !x.dyn || !strings.HasPrefix(x.s, "-") || len(x.s) < 2 {
-			if name == "ssh" {
-				break // the destination: what follows runs remotely
+			if name != "ssh" {
+				continue // scp's and sftp's operands; options may follow
 			}
-			continue // scp's and sftp's operands; options may follow
+			// OpenSSH reads options after the destination too, up to the
+			// command's first word or --.
+			if x.s == "--" && !x.dyn {
+				i++
+			}
+			if remote < 0 {
+				remote = i
+				continue
+			}
+			command = i
+			break
 		}
 		for j := 1; j < len(x.s); j++ {
 			c := x.s[j]
+			noCommand = noCommand || strings.IndexByte("NsOW", c) >= 0
 			if strings.IndexByte(args, c) < 0 {
 				continue
 			}
@@ -547,6 +563,20 @@ func sshBodies(name string, l []word) bodyResult {
 			}
 			break
 		}
+	}
+	if remote < 0 || remote >= len(l) || noCommand || r.why != "" {
+		return r
+	}
+	r.elsewhere = true
+	if command > 0 && command < len(l) {
+		cmd := l[command:]
+		if why := allStatic("ssh: the remote command", cmd); why != "" {
+			r.why = why
+			return r
+		}
+		r.scripts = append(r.scripts, script{src: join(cmd)})
+	} else {
+		r.stdin = true
 	}
 	return r
 }
