@@ -84,6 +84,10 @@ func bodies(name string, l []word) bodyResult {
 			return bodyResult{why: why, missing: "flock -c script"}
 		}
 		return oneBody("flock -c", l[op+2])
+	case name == "at" || name == "batch":
+		return atBody(l)
+	case name == "tmux":
+		return tmuxBodies(l)
 	case name == "watch":
 		_, op, why := watchOpts.scan(l)
 		if why != "" {

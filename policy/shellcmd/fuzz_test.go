@@ -29,7 +29,7 @@ func FuzzParse(f *testing.F) {
 		"echo 'abc", "(ls", "cat <<EOF\nx", "a |", "$(", "${x", "case x in", "{a,b}{c,d}",
 		"sudo -u", "env -S", "xargs -I", "find . -exec", "parallel :::", "bash -c", "eval",
 		"git -C", "timeout", "trap", "su -c", "flock f -c", "watch", "echo x | sh",
-		"echo x > a; sh a", "curl -o a u; ./a", "wget -qO a u; python3 a", "PS4=", "BASH_ENV=<(", "export PROMPT_COMMAND=", "bash --rcfile", "npx", "npx -c", "npm exec --", "pnpm -r --filter", "npm --prefix", "uv --directory x", "pnpm -C", "uv tool run", "pnpm exec -c", "yarn exec", "cross-env A=1", "cross-env-shell", "npx @s", "rimraf --", "tar --remove-files -C$D -cf x a", "tar --directory=$D --remove-f -cf x a", "f=.env; cat $f", "for d in a b; do rm -rf $d; done", "cat ${f:-x} ${g=y}", "sh -c 'cat $1 \"$@\"' _ x", "a=(x y); b=$a/$c; $b", "IFS=,; f=a,b; $f", "declare -u f=x; f+=y; ((f++)); $f", "PAGER=x man", "LESSOPEN='|x %s' less",
+		"echo x > a; sh a", "curl -o a u; ./a", "wget -qO a u; python3 a", "PS4=", "BASH_ENV=<(", "export PROMPT_COMMAND=", "bash --rcfile", "npx", "npx -c", "npm exec --", "pnpm -r --filter", "npm --prefix", "uv --directory x", "pnpm -C", "uv tool run", "pnpm exec -c", "yarn exec", "cross-env A=1", "cross-env-shell", "npx @s", "rimraf --", "tar --remove-files -C$D -cf x a", "tar --directory=$D --remove-f -cf x a", "f=.env; cat $f", "for d in a b; do rm -rf $d; done", "cat ${f:-x} ${g=y}", "sh -c 'cat $1 \"$@\"' _ x", "a=(x y); b=$a/$c; $b", "IFS=,; f=a,b; $f", "declare -u f=x; f+=y; ((f++)); $f", "PAGER=x man", "LESSOPEN='|x %s' less", "at now <<< x", "at -f", "at -qa", "tmux -c", "tmux new -d x \\; send-keys -l y Enter", "tmux send-keys C-c", "tmux -Lx new -c", "screen -dmS", "screen -X", "ssh h -p", "ssh -- h", "ssh h -- x",
 	} {
 		f.Add(s)
 	}

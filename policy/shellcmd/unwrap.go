@@ -258,6 +258,8 @@ func wrapperStep(name string, l []word) step {
 			return step{} // flock FILE -c SCRIPT: a shell body
 		}
 		return wrapAt(op+1, l)
+	case "screen":
+		return screenStep(l)
 	case "watch":
 		hits, op, why := watchOpts.scan(l)
 		if why != "" {

@@ -1,0 +1,264 @@
+package shellcmd
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Programs that run a command later or in another terminal: at and batch
+// (a script from standard input or -f FILE, run in this folder), tmux
+// (the shell command of a new session, window or pane, run-shell, and the
+// keys send-keys types into a pane, in a folder not known here) and screen
+// (a command and its arguments, a wrapper).
+
+// atBody: at TIME and batch read a script from standard input, or run
+// -f FILE; -l, -r, -d and -c list, remove or show jobs.
+func atBody(l []word) bodyResult {
+	for i := 1; i < len(l); i++ {
+		x := l[i]
+		if x.dyn || len(x.s) < 2 || x.s[0] != '-' {
+			continue
+		}
+		for j := 1; j < len(x.s); j++ {
+			switch x.s[j] {
+			case 'l', 'r', 'd', 'c', 'V':
+				return bodyResult{}
+			case 'f':
+				v := word{s: x.s[j+1:], dyn: x.dyn}
+				if v.s == "" && i+1 < len(l) {
+					v = l[i+1]
+				}
+				if v.dyn {
+					return bodyResult{}
+				}
+				return bodyResult{file: v.s}
+			case 'q', 't':
+				j = len(x.s) // its value follows: in this word, or the next
+				if len(x.s) == 2 {
+					i++
+				}
+			}
+		}
+	}
+	return bodyResult{stdin: true}
+}
+
+// tmuxCommand describes a tmux command that runs a shell command: the
+// letters of its options that take a value.
+var tmuxCommands = map[string]string{
+	"new-session": "cefFnstxy", "new": "cefFnstxy",
+	"new-window": "ceFnt", "neww": "ceFnt",
+	"split-window": "celtFp", "splitw": "celtFp",
+	"respawn-pane": "cet", "respawnp": "cet",
+	"respawn-window": "cet", "respawnw": "cet",
+	"display-popup": "bcdehsStTwxy", "popup": "bcdehsStTwxy",
+	"run-shell": "cdt", "run": "cdt",
+	"pipe-pane": "t", "pipep": "t",
+}
+
+// tmuxQuiet are tmux commands that run nothing.
+var tmuxQuiet = map[string]bool{
+	"ls": true, "list-sessions": true, "list-windows": true, "lsw": true, "list-panes": true, "lsp": true,
+	"list-clients": true, "lsc": true, "list-buffers": true, "lsb": true, "list-keys": true, "lsk": true,
+	"list-commands": true, "lscm": true, "has-session": true, "has": true, "attach-session": true,
+	"attach": true, "a": true, "at": true, "detach-client": true, "detach": true, "kill-session": true,
+	"kill-server": true, "kill-window": true, "killw": true, "kill-pane": true, "killp": true,
+	"capture-pane": true, "capturep": true, "display-message": true, "display": true,
+	"show-options": true, "show": true, "show-environment": true, "showenv": true,
+	"select-window": true, "selectw": true, "select-pane": true, "selectp": true,
+	"switch-client": true, "switchc": true, "rename-session": true, "rename": true,
+	"rename-window": true, "renamew": true, "resize-pane": true, "resizep": true,
+	"start-server": true, "start": true, "wait-for": true, "wait": true, "show-buffer": true,
+	"showb": true, "clear-history": true, "clearhist": true, "last-window": true, "last": true,
+	"next-window": true, "next": true, "previous-window": true, "prev": true,
+}
+
+// tmuxBodies reads a tmux command line: global options (-c runs a shell
+// command, as sh -c does), then commands separated by ";".
+func tmuxBodies(l []word) bodyResult {
+	var r bodyResult
+	i := 1
+options:
+	for ; i < len(l); i++ {
+		x := l[i]
+		if x.dyn {
+			return bodyResult{why: fmt.Sprintf("tmux: %q is not static", x.s)}
+		}
+		if len(x.s) < 2 || x.s[0] != '-' {
+			break
+		}
+		if x.s == "--" {
+			i++
+			break
+		}
+		for j := 1; j < len(x.s); j++ {
+			c := x.s[j]
+			if strings.IndexByte("cfLST", c) < 0 {
+				continue
+			}
+			v := word{s: x.s[j+1:]}
+			if v.s == "" && i+1 < len(l) {
+				i++
+				v = l[i]
+			}
+			if c == 'c' {
+				return oneBody("tmux -c", v)
+			}
+			continue options
+		}
+	}
+	r.elsewhere = true
+	start := i
+	for k := i; k <= len(l); k++ {
+		if k < len(l) && l[k].s != ";" && !strings.HasSuffix(l[k].s, `\;`) {
+			continue
+		}
+		if k > start {
+			cmd := l[start:k]
+			if k < len(l) && l[k].s != ";" { // "cmd\;" ends its word
+				cmd = append(cmd[:len(cmd):len(cmd)], word{s: strings.TrimSuffix(l[k].s, `\;`)})
+			}
+			if why := tmuxCommand(cmd, &r); why != "" {
+				return bodyResult{why: why}
+			}
+		}
+		start = k + 1
+	}
+	return r
+}
+
+// tmuxCommand adds what one tmux command runs to r, or says why that is
+// not known.
+func tmuxCommand(cmd []word, r *bodyResult) string {
+	name := cmd[0].s
+	if tmuxQuiet[name] {
+		return ""
+	}
+	if name == "send-keys" || name == "send" {
+		return tmuxKeys(cmd, r)
+	}
+	values, ok := tmuxCommands[name]
+	if !ok {
+		return fmt.Sprintf("tmux: %s may run commands that are not known here", name)
+	}
+	i := 1
+	for ; i < len(cmd); i++ {
+		x := cmd[i]
+		if len(x.s) < 2 || x.s[0] != '-' {
+			break
+		}
+		if x.s == "--" {
+			i++
+			break
+		}
+		if (name == "run-shell" || name == "run") && strings.IndexByte(x.s, 'C') > 0 {
+			return "tmux: run-shell -C runs tmux commands"
+		}
+		if c := x.s[len(x.s)-1]; strings.IndexByte(values, c) >= 0 {
+			i++ // the value follows
+		}
+	}
+	if i >= len(cmd) {
+		return "" // the default shell, interactive
+	}
+	if why := allStatic("tmux: the shell command", cmd[i:]); why != "" {
+		return why
+	}
+	r.scripts = append(r.scripts, script{src: join(cmd[i:])})
+	return ""
+}
+
+// tmuxKeys reads send-keys: the keys it types into a pane, text and
+// Enter, are a command line the pane's shell runs; other keys (C-c, Up,
+// Escape), -H hex and -X copy-mode commands are not read here.
+func tmuxKeys(cmd []word, r *bodyResult) string {
+	literal := false
+	i := 1
+	for ; i < len(cmd); i++ {
+		x := cmd[i]
+		if len(x.s) < 2 || x.s[0] != '-' {
+			break
+		}
+		if x.s == "--" {
+			i++
+			break
+		}
+		if strings.ContainsAny(x.s[1:], "HXMK") {
+			return "tmux: send-keys " + x.s + " does not type text"
+		}
+		literal = literal || strings.IndexByte(x.s[1:], 'l') >= 0
+		if c := x.s[len(x.s)-1]; strings.IndexByte("cNt", c) >= 0 {
+			i++
+		}
+	}
+	var b strings.Builder
+	for _, x := range cmd[i:] {
+		if x.dyn {
+			return fmt.Sprintf("tmux: the keys %q are not static", x.s)
+		}
+		switch {
+		case literal:
+			b.WriteString(x.s)
+		case x.s == "Enter" || x.s == "C-m" || x.s == "KPEnter" || x.s == "C-j":
+			b.WriteByte('\n')
+		case x.s == "Space":
+			b.WriteByte(' ')
+		case x.s == "Tab":
+			b.WriteByte('\t')
+		case tmuxKeyName(x.s):
+			return fmt.Sprintf("tmux: send-keys %s does more than type text", x.s)
+		default:
+			b.WriteString(x.s)
+		}
+	}
+	if b.Len() > 0 {
+		r.scripts = append(r.scripts, script{src: b.String()})
+	}
+	return ""
+}
+
+// tmuxKeyName reports a word tmux reads as a key rather than text: C-x,
+// M-x, S-x, and the named keys.
+func tmuxKeyName(s string) bool {
+	if len(s) > 2 && (s[0] == 'C' || s[0] == 'M' || s[0] == 'S') && s[1] == '-' {
+		return true
+	}
+	switch strings.ToLower(s) {
+	case "up", "down", "left", "right", "bspace", "btab", "dc", "end", "escape", "home", "ic",
+		"npage", "pagedown", "pgdn", "ppage", "pageup", "pgup", "any":
+		return true
+	}
+	return len(s) >= 2 && len(s) <= 3 && s[0] == 'F' && s[1] >= '1' && s[1] <= '9'
+}
+
+// screenStep reads screen's options: -X sends a screen command to a
+// session (stuff types text), -ls, -r, -x, -wipe and the like start
+// nothing; the first operand is a command screen runs with its arguments,
+// in this folder, as a wrapper does.
+func screenStep(l []word) step {
+	for i := 1; i < len(l); i++ {
+		x := l[i]
+		if x.dyn {
+			return unknownStep(fmt.Sprintf("screen: %q is not static", x.s))
+		}
+		switch x.s {
+		case "-X":
+			return unknownStep("screen -X sends commands to a session")
+		case "-ls", "-list", "-r", "-R", "-RR", "-x", "-wipe", "-v", "-version", "--version", "-Q":
+			return step{}
+		case "-c", "-e", "-h", "-p", "-s", "-S", "-t", "-T", "-Logfile":
+			i++
+			continue
+		}
+		if strings.HasPrefix(x.s, "-") {
+			// A cluster of flags (-dmS NAME: a value-taking letter last
+			// takes the next word).
+			if c := x.s[len(x.s)-1]; len(x.s) > 2 && strings.IndexByte("cehpsStT", c) >= 0 {
+				i++
+			}
+			continue
+		}
+		return wrapAt(i, l)
+	}
+	return step{kind: stepImplied, implied: "sh", why: "screen without a command runs a shell", missing: true}
+}
