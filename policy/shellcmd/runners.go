@@ -487,8 +487,8 @@ func recipe(line string) script {
 // standard input.
 func sshBodies(name string, l []word) bodyResult {
 	var r bodyResult
-	remote, command := -1, -1 // the indexes of ssh's destination and its command
-	noCommand := false        // -N (forwarding only), -s (a subsystem), -O (a control command), -W
+	remote, command := -1, -1        // the indexes of ssh's destination and its command
+	noCommand := false               // -N (forwarding only), -s (a subsystem), -O (a control command), -W
 	args := "BbcDEeFIiJLlmOoPpQRSWw" // ssh's short options with a value
 	if name != "ssh" {
 		args = "BbcDFiJlloPRSsX"
