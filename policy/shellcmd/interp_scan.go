@@ -399,10 +399,11 @@ func (s *scanner) trim(sp span) span {
 
 // snippet is the source text of a call, for reasons.
 func (s *scanner) snippet(c call) string {
-	if c.first >= len(s.toks) || c.end <= c.first {
+	end := min(c.end, len(s.toks)) // a call left open (require(m)["exec") ends with the program
+	if c.first >= len(s.toks) || end <= c.first {
 		return ""
 	}
-	a, b := s.toks[c.first].pos, s.toks[c.end-1].end
+	a, b := s.toks[c.first].pos, s.toks[end-1].end
 	if b > len(s.code) || a >= b {
 		return ""
 	}
