@@ -192,7 +192,7 @@ func tmuxKeys(cmd []word, r *bodyResult) string {
 		}
 	}
 	var b strings.Builder
-	for _, x := range cmd[i:] {
+	for _, x := range cmd[min(i, len(cmd)):] {
 		if x.dyn {
 			return fmt.Sprintf("tmux: the keys %q are not static", x.s)
 		}

@@ -105,6 +105,8 @@ type oneLiner struct {
 	parts   []word // the program (several -e parts); none when it comes on stdin
 	stdin   bool
 	inPlace bool   // perl -i, ruby -i, gawk -i inplace: the program edits its file operands in place
+	loop    bool   // perl -n or -p, ruby -n or -p: the program runs on each line of its file operands
+	files   []word // the operands after the program: its arguments, or the files it reads
 	why     string // non-empty: the options cannot be read statically
 	// missing names the program when it is not written (awk alone): an
 	// enclosing xargs or parallel appends it at run time, if any.
@@ -132,6 +134,7 @@ type interpOpts struct {
 	rest   string // letters that take the rest of the word, if any (-i.bak, -Mstrict)
 	octal  string // letters that take the octal digits that follow (-l0, -0777; -0x1f)
 	script string // letters whose argument is a program file or module (-m, -f): no one-liner
+	loop   string // letters that run the program on each line of the file operands (-n, -p)
 	// firstCode: the first program part ends the options (python -c).
 	firstCode bool
 	inPlace   byte // the letter that edits files in place, or 0
@@ -145,10 +148,10 @@ type interpOpts struct {
 var (
 	pythonOpts = interpOpts{lang: "python", code: "c", arg: "WXQ", script: "m", firstCode: true, longArg: "check-hash-based-pycs"}
 	rubyOpts   = interpOpts{
-		lang: "ruby", code: "e", arg: "rICE", rest: "ixFWKT", octal: "0", inPlace: 'i',
+		lang: "ruby", code: "e", arg: "rICE", rest: "ixFWKT", octal: "0", inPlace: 'i', loop: "np",
 		longArg: "enable disable encoding external-encoding internal-encoding dump backtrace-limit crash-report",
 	}
-	perlOpts = interpOpts{lang: "perl", code: "eE", arg: "I", rest: "MmiFCxdDV", octal: "l0", inPlace: 'i'}
+	perlOpts = interpOpts{lang: "perl", code: "eE", arg: "I", rest: "MmiFCxdDV", octal: "l0", inPlace: 'i', loop: "np"}
 	phpOpts  = interpOpts{
 		lang: "php", code: "rBRE", arg: "dczt", script: "fFS",
 		longCode: "run process-begin process-code process-end", longArg: "define php-ini zend-extension rf rc re ri rz",
@@ -224,6 +227,7 @@ func clusterArgs(name string, l []word, o *interpOpts) (oneLiner, bool) {
 		}
 		i = next
 		if stop {
+			ol.files = l[min(i, len(l)):]
 			return ol, true
 		}
 	}
@@ -239,6 +243,7 @@ func stopsOptions(x word) bool { return !x.multi && !strings.HasPrefix(x.s, "-")
 func operands(name string, ol oneLiner, l []word, i int) (oneLiner, bool) {
 	switch {
 	case len(ol.parts) > 0:
+		ol.files = l[min(i, len(l)):]
 		return ol, true
 	case i >= len(l) || l[i].s == "-" && !l[i].dyn:
 		ol.stdin, ol.form = true, name+" (program on standard input)"
@@ -287,6 +292,8 @@ func (o *interpOpts) option(name string, l []word, i int, ol *oneLiner) (next in
 			return i + 1, false, true
 		case strings.IndexByte(o.octal, c) >= 0:
 			j += octalLen(c, s[j+1:])
+		case strings.IndexByte(o.loop, c) >= 0:
+			ol.loop = true
 		}
 	}
 	return i + 1, false, true

@@ -57,7 +57,30 @@ func scanCode(ol oneLiner, src string) CodeScan {
 	budget := 16*len(src) + 1024
 	s := &scanner{lang: ol.lang, form: ol.form, binds: map[string]string{}, out: &out, budget: &budget}
 	s.scan(src, ol.stdin && ol.lang == "php")
+	if ol.loop || readsArgFiles(ol.lang, src) {
+		for _, f := range ol.files {
+			if !f.dyn && f.s != "-" && len(out.Reads) < maxCodeFiles {
+				out.Reads = append(out.Reads, f.s)
+			}
+		}
+	}
 	return out
+}
+
+// readsArgFiles reports code that reads the files named by its arguments:
+// Perl's <> (<<>>, <ARGV>), Ruby's ARGF ($<, and gets and readlines,
+// which read it), Python's fileinput.
+func readsArgFiles(lang, src string) bool {
+	switch lang {
+	case "perl":
+		return strings.Contains(src, "<>") || strings.Contains(src, "<ARGV>")
+	case "ruby":
+		return strings.Contains(src, "ARGF") || strings.Contains(src, "$<") ||
+			strings.Contains(src, "gets") || strings.Contains(src, "readlines")
+	case "python":
+		return strings.Contains(src, "fileinput")
+	}
+	return false
 }
 
 func (s *scanner) scan(src string, html bool) {

@@ -600,6 +600,16 @@ func TestScanCodeReads(t *testing.T) {
 		{py(`import pathlib; print(pathlib.Path(".env").read_text())`), []string{".env"}},
 		{py(`from pathlib import Path; print(Path("/home/dev/.ssh/id_rsa").read_bytes())`), []string{"/home/dev/.ssh/id_rsa"}},
 		{py(`print(Path("/home/dev/.ssh", "id_rsa").read_text(), x.read_text(), f(y).read_text(), Path(d, "x").read_text())`), []string{"/home/dev/.ssh/id_rsa"}},
+		// The operands of a program that loops over its input (perl -n,
+		// -p; ruby -n, -p) or reads <>, ARGF or fileinput are files it reads.
+		{[]string{"perl", "-ne", "print", ".env"}, []string{".env"}},
+		{[]string{"perl", "-lpe", "", ".env", "-", "b"}, []string{".env", "b"}},
+		{[]string{"perl", "-e", "print while <>", ".env"}, []string{".env"}},
+		{[]string{"ruby", "-ne", "puts $_", ".env"}, []string{".env"}},
+		{[]string{"ruby", "-e", "puts ARGF.read", ".env"}, []string{".env"}},
+		{[]string{"python3", "-c", "import fileinput\nfor l in fileinput.input(): print(l)", ".env"}, []string{".env"}},
+		{[]string{"perl", "-e", "print $ARGV[0]", ".env"}, nil}, // an argument, not read
+		{[]string{"python3", "-c", "import sys; print(sys.argv[1])", ".env"}, nil},
 	} {
 		got, ok := ScanCode(tt.argv)
 		if !ok || !slices.Equal(got.Reads, tt.reads) {

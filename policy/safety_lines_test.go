@@ -1,0 +1,77 @@
+package policy
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// safetyEngine loads a project whose manifest turns on the built-in
+// safety pack at level.
+func safetyEngine(t *testing.T, level string) (*Engine, string) {
+	t.Helper()
+	root := t.TempDir()
+	os.Mkdir(filepath.Join(root, ".git"), 0o755)
+	writeFiles(t, filepath.Join(root, ".github/hooks/agent-shell"), map[string]string{
+		"agent-shell.toml": "version = 1\n\n[policy]\nunknown = \"ask\"\n\n[[pack]]\nname = \"safety\"\noptions = { level = \"" + level + "\" }\n",
+	})
+	e := Load(root, func(k string) string {
+		if k == "HOME" {
+			return "/home/dev"
+		}
+		return ""
+	})
+	if e.LoadErr != nil {
+		t.Fatal(e.LoadErr)
+	}
+	return e, root
+}
+
+// TestSafetyPackLines: whole lines an agent wrote to get past the safety
+// pack, each decided as the command it hides (these passed), and the
+// ordinary lines beside them that must stay allowed.
+func TestSafetyPackLines(t *testing.T) {
+	e, root := safetyEngine(t, "standard")
+	for _, c := range []struct{ cmd, action, rule string }{
+		// Variables the line sets.
+		{`f=.env; cat "$f"`, "deny", "safety/secret-files"},
+		{`test -n "$CI" && f=.env; cat $f`, "deny", "safety/secret-files"},
+		{`for f in .env; do cat $f; done`, "deny", "safety/secret-files"},
+		{`cat ${f:-.env}`, "deny", "safety/secret-files"},
+		{`d=~/.ssh; f=$d/id_rsa; cat $f`, "deny", "safety/secret-files"},
+		{`x=rm; $x -rf ~`, "deny", "safety/rm-recursive"},
+		{`a='-rf ~'; rm $a`, "deny", "safety/rm-recursive"},
+		{`cmd='rm -rf ~'; bash -c "$cmd"`, "deny", "safety/rm-recursive"},
+		{`export f=.env; sh -c 'cat $f'`, "deny", "safety/secret-files"},
+		{`bash -c 'cat "$@"' x .env`, "deny", "safety/secret-files"},
+		{`m=--hard; git reset $m`, "deny", "safety/git-discard"},
+		{`b=main; git push -f origin $b`, "deny", "safety/git-history"},
+		{`d=dist; rm -rf "$d"`, "allow", ""},
+		{`for d in dist build .next; do rm -rf "$d"; done`, "allow", ""},
+		{`f=.env.example; cat $f`, "allow", ""},
+		// Programs that run a command later, elsewhere or with a shell.
+		{`PAGER='sh -c "rm -rf ~"' man ls`, "deny", "safety/rm-recursive"},
+		{`LESSOPEN='|rm -rf ~ %s' less README.md`, "deny", "safety/rm-recursive"},
+		{`at now <<< 'rm -rf ~'`, "deny", "safety/rm-recursive"},
+		{`echo 'rm -rf ~' | batch`, "deny", "safety/rm-recursive"},
+		{`tmux new -d 'rm -rf ~'`, "deny", "safety/rm-recursive"},
+		{`tmux send-keys -t dev 'rm -rf ~' Enter`, "deny", "safety/rm-recursive"},
+		{`tmux send-keys -t dev Up Enter`, "ask", ""},
+		{`screen -dmS x bash -c 'rm -rf ~'`, "deny", "safety/rm-recursive"},
+		{`ssh localhost rm -rf ~`, "deny", "safety/rm-recursive"},
+		{`ssh localhost -- 'cat .env'`, "deny", "safety/secret-files"},
+		{`EDITOR=vim crontab -e`, "allow", ""},
+		{`tmux new-session -d -s dev 'npm run dev'`, "allow", ""},
+		{`screen -dmS dev npm run dev`, "allow", ""},
+		{`ssh build-host 'cd app && git pull && npm ci'`, "allow", ""},
+		// Interpreters that read the files they are given.
+		{`perl -ne print .env`, "deny", "safety/secret-files"},
+		{`ruby -e 'puts ARGF.read' .env`, "deny", "safety/secret-files"},
+		{`perl -ne 'print if /TODO/' src/app.js`, "allow", ""},
+	} {
+		d := e.Decide(c.cmd, root)
+		if string(d.Action) != c.action || d.Rule != c.rule {
+			t.Errorf("%q: %s by %q (%s), want %s by %q", c.cmd, d.Action, d.Rule, d.Reason, c.action, c.rule)
+		}
+	}
+}
