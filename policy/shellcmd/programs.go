@@ -120,6 +120,10 @@ func ProgramOptions(prog string) *Options {
 		return &gzipOpts
 	case "curl":
 		return &curlOpts
+	case "wget":
+		return &wgetOpts
+	case "aria2c":
+		return &aria2Opts
 	case "parallel":
 		return &parallelOpts
 	case "man":
@@ -377,8 +381,16 @@ var (
 		flags: "0123456aBfgGiIjJklLMnNOpqRsSvVZ", args: "AbcCdDeEFHKmoPQrtTuUwxXyYz",
 		long: "output=:o request=:X header=:H data=:d location:L silent:s fail:f show-error:S insecure:k " +
 			"include:i head:I remote-name:O user=:u upload-file=:T verbose:v form=:F user-agent=:A cookie=:b " +
-			"proxy=:x max-time=:m referer=:e range=:r get:G",
+			"proxy=:x max-time=:m referer=:e range=:r get:G output-dir= remote-name-all remote-header-name:J url=",
 	}
+	// GNU wget's options with a value (it has many more flags).
+	wgetOpts = Options{noAbbrev: true, flags: "bcdEFhkKmNpqrSvV46x", args: "aABDeiIlnOoPQtTUwX",
+		long: "output-document=:O directory-prefix=:P input-file=:i recursive:r mirror:m level=:l " +
+			"content-disposition output-file=:o append-output=:a user-agent=:U header= post-data= post-file= " +
+			"tries=:t timeout=:T wait=:w user= password= execute=:e",
+	}
+	// aria2c's options with a value that name where it writes.
+	aria2Opts = Options{noAbbrev: true, flags: "hqvVxZ", args: "cdiojsxk", long: "out=:o dir=:d input-file=:i"}
 	// man-db's man: -P and --pager name the pager it runs with a shell.
 	manOpts = Options{flags: "acdDfhiIkKluVwWtZ7", args: "CMPrSsemplLERT", opt: "HX",
 		long: "config-file=:C manpath=:M pager=:P prompt=:r sections=:S extension=:e systems=:m preprocessor=:p " +

@@ -401,6 +401,19 @@ var parseTests = []struct {
 	{"cp a x.py; echo x >> x.py; python3 x.py", []string{"cp a x.py", "echo x w:x.py", "python3 x.py !unknown"}},
 	{"echo '#!/usr/bin/env python3' > x && ./x", []string{`echo "#!/usr/bin/env python3" w:x`, "x !unknown"}},
 	{"curl -o out.json https://x && jq . out.json", []string{"curl -o out.json https://x", "jq . out.json"}},
+	// Downloads named after the address (these passed: curl -O URL && sh
+	// install.sh ran what it fetched), in the folder the options give, or
+	// named at run time.
+	{"curl -fsSLO https://x/install.sh?v=1 && sh install.sh", []string{"curl -fsSLO https://x/install.sh?v=1", "sh install.sh !unknown"}},
+	{"curl --output-dir /tmp -O https://x/i.sh && sh /tmp/i.sh", []string{"curl --output-dir /tmp -O https://x/i.sh", "sh /tmp/i.sh !unknown"}},
+	{"wget https://x/install.sh && bash install.sh", []string{"wget https://x/install.sh", "bash install.sh !unknown"}},
+	{"wget -q -P /tmp https://x/ && sh /tmp/index.html", []string{"wget -q -P /tmp https://x/", "sh /tmp/index.html !unknown"}},
+	{"aria2c https://x/y.sh && bash y.sh", []string{"aria2c https://x/y.sh", "bash y.sh !unknown"}},
+	{"http --download https://x/i.sh && sh i.sh", []string{"http --download https://x/i.sh", "sh i.sh !unknown"}},
+	{"curl -OJ https://x/dl && ./setup", []string{"curl -OJ https://x/dl", "setup !unknown"}},
+	{"curl -O $URL && ./install.sh", []string{"curl -O $URL ~dyn", "install.sh !unknown"}},
+	{"curl -O https://x/data.json && ./scripts/check.sh", []string{"curl -O https://x/data.json", "check.sh"}},
+	{"wget https://x/a.tar.gz && tar xzf a.tar.gz", []string{"wget https://x/a.tar.gz", "tar xzf a.tar.gz"}},
 	{"bash scripts/build.sh", []string{"bash scripts/build.sh"}},
 	// A shell in an output process substitution reads its script from the
 	// command's output (these passed: curl x > >(sh) ran no rule's way).

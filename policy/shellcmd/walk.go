@@ -22,6 +22,9 @@ type state struct {
 	// written are the files the line writes so far, by cleaned path (see
 	// written.go).
 	written map[string]writtenFile
+	// downloadedAny names a downloader in the line that writes files whose
+	// names are known only at run time (curl -J, wget -i, $URL), or is "".
+	downloadedAny string
 	vars    *lineVars // the values the line gives variables (vars.go), nil when it reads none
 }
 

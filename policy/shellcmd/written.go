@@ -18,7 +18,7 @@ type writtenFile struct {
 	by       string // the program that wrote it
 	data     string // its whole text, when known
 	known    bool
-	download bool // curl or wget wrote it
+	download bool // a downloader (curl, wget, ...) wrote it
 }
 
 // recordWrites notes the files the command at idx (named name, its words
@@ -46,34 +46,8 @@ func (w *walker) recordWrites(idx int, name string, inner []word, m cmdMeta, stm
 	}
 	args := inner[1:]
 	switch name {
-	case "curl":
-		for _, v := range ProgramOptions("curl").Split(strs(args)).Values("o", "output") {
-			if v != "-" && !DynamicWord(v) {
-				w.wrote(v, writtenFile{by: name, download: true})
-			}
-		}
-	case "wget":
-		// -O FILE, -qO FILE, -OFILE, --output-document[=]FILE.
-		for i, a := range args {
-			if a.dyn {
-				continue
-			}
-			v, next := "", i+1 < len(args) && !args[i+1].dyn
-			switch {
-			case a.s == "--output-document" && next:
-				v = args[i+1].s
-			case strings.HasPrefix(a.s, "--output-document="):
-				v = strings.TrimPrefix(a.s, "--output-document=")
-			case !strings.HasPrefix(a.s, "--") && strings.HasPrefix(a.s, "-") && strings.Contains(a.s, "O"):
-				v = a.s[strings.IndexByte(a.s, 'O')+1:]
-				if v == "" && next {
-					v = args[i+1].s
-				}
-			}
-			if v != "" && v != "-" {
-				w.wrote(v, writtenFile{by: name, download: true})
-			}
-		}
+	case "curl", "wget", "aria2c", "http", "https", "xh", "xhs":
+		w.downloads(name, args)
 	case "tee":
 		for _, a := range args {
 			if !a.dyn && !strings.HasPrefix(a.s, "-") {
@@ -81,6 +55,91 @@ func (w *walker) recordWrites(idx int, name string, inner []word, m cmdMeta, stm
 			}
 		}
 	}
+}
+
+// downloads records the files a downloader writes: the one its options
+// name, or each address's last path element (wget and aria2c by default,
+// curl with -O, httpie with --download), in the folder its options give.
+// A name the server gives (curl -J, wget --content-disposition) or
+// addresses read from a file are not known: any file the line runs later
+// may be one.
+func (w *walker) downloads(name string, args []word) {
+	var named, dirs []string
+	remote := false
+	p := ProgramOptions(name).Split(strs(args))
+	switch name {
+	case "curl":
+		named, dirs = p.Values("o", "output"), p.Values("output-dir")
+		remote = p.Has("O", "remote-name", "remote-name-all")
+		if p.Has("J", "remote-header-name") {
+			w.st.downloadedAny = name
+		}
+	case "wget":
+		named, dirs = p.Values("O", "output-document"), p.Values("P", "directory-prefix")
+		remote = len(named) == 0
+		if p.Has("i", "input-file", "r", "recursive", "m", "mirror", "content-disposition") {
+			w.st.downloadedAny = name
+		}
+	case "aria2c":
+		named, dirs = p.Values("o", "out"), p.Values("d", "dir")
+		remote = len(named) == 0
+		if p.Has("i", "input-file") {
+			w.st.downloadedAny = name
+		}
+	default: // httpie: http --download URL, -o FILE
+		p = (&Options{flags: "dbcfFhjmqSvx", args: "oAaps", long: "download:d output=:o"}).Split(strs(args))
+		if !p.Has("d", "download") {
+			return
+		}
+		named = p.Values("o", "output")
+		remote = len(named) == 0
+	}
+	dir := ""
+	if len(dirs) > 0 {
+		dir = dirs[len(dirs)-1]
+	}
+	write := func(file string) {
+		if DynamicWord(file) {
+			w.st.downloadedAny = name // a name known at run time
+			return
+		}
+		w.wrote(path.Join(dir, file), writtenFile{by: name, download: true})
+	}
+	for _, v := range named {
+		if v != "-" {
+			write(v)
+		}
+	}
+	if !remote {
+		return
+	}
+	for _, u := range append(p.Operands, p.Values("url")...) {
+		if DynamicWord(u) {
+			write(u)
+		} else if b := urlBase(u); b != "" {
+			write(b)
+		}
+	}
+}
+
+// urlBase is the file name a downloader gives what it fetches from u: the
+// last element of its path (index.html for a folder), or "" for a word
+// that is no address.
+func urlBase(u string) string {
+	_, rest, ok := strings.Cut(u, "://")
+	if !ok {
+		if strings.HasPrefix(u, "http") || !strings.Contains(u, ".") && !strings.Contains(u, "/") {
+			return ""
+		}
+		rest = u // wget example.com/x.sh
+	}
+	rest, _, _ = strings.Cut(rest, "#")
+	rest, _, _ = strings.Cut(rest, "?")
+	_, p, ok := strings.Cut(rest, "/")
+	if !ok || p == "" || strings.HasSuffix(p, "/") {
+		return "index.html"
+	}
+	return path.Base(p)
 }
 
 func (w *walker) wrote(file string, f writtenFile) {
@@ -94,7 +153,7 @@ func (w *walker) wrote(file string, f writtenFile) {
 // wrote earlier: a shell's or source's script file (b.file), a program
 // run by its path (./x.sh), or an interpreter's program file.
 func (w *walker) runsWritten(idx int, name string, inner []word, b bodyResult) {
-	if len(w.st.written) == 0 {
+	if len(w.st.written) == 0 && w.st.downloadedAny == "" {
 		return
 	}
 	file, shell := b.file, b.file != ""
@@ -116,6 +175,10 @@ func (w *walker) runsWritten(idx int, name string, inner []word, b bodyResult) {
 		}
 	}
 	f, ok := w.st.written[path.Clean(file)]
+	if !ok && file != "" && w.st.downloadedAny != "" {
+		// A file the line runs may be one a download named at run time.
+		f, ok = writtenFile{by: w.st.downloadedAny, download: true}, true
+	}
 	if file == "" || !ok {
 		return
 	}
