@@ -25,7 +25,7 @@ type state struct {
 	// downloadedAny names a downloader in the line that writes files whose
 	// names are known only at run time (curl -J, wget -i, $URL), or is "".
 	downloadedAny string
-	vars    *lineVars // the values the line gives variables (vars.go), nil when it reads none
+	vars          *lineVars // the values the line gives variables (vars.go), nil when it reads none
 }
 
 // cmdMeta is what a later pipeline stage needs to know about a command.
