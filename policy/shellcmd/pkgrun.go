@@ -24,13 +24,28 @@ var (
 	bunxOpts    = Options{args: "p", long: "bun package= silent verbose no-install help"}
 	// uvx, uv tool run and uv run share most options; uv takes any setting
 	// as --name=value too.
-	uvOpts = Options{flags: "qvnms", args: "pw", openLong: true,
-		long: "from= with= with-editable= with-requirements= python= project= directory= package= extra= " +
-			"all-extras no-extra= no-dev dev group= no-group= only-group= all-groups only-dev frozen locked " +
-			"isolated no-sync no-project active exact inexact env-file= no-env-file module script gui-script " +
-			"all-packages no-editable quiet verbose offline no-cache cache-dir= index= default-index= index-url= " +
-			"extra-index-url= find-links= refresh no-progress native-tls color= config-file= no-config " +
-			"managed-python no-managed-python no-python-downloads python-preference= help version"}
+	uvOpts = Options{flags: "Umnqsv", args: "CPfipw", openLong: true,
+		// uv run's, uv tool run's and uv's global options (uv 0.9, from its
+		// command-line definitions): an option it does not know makes the
+		// command unknown.
+		long: "active all-extras all-groups all-packages allow-insecure-host= allow-python-downloads binary " +
+			"build build-constraint= build-constraints= build-isolation cache-dir= color= compile " +
+			"compile-bytecode config-file= config-setting= config-settings-package= config-settings= " +
+			"constraint= constraints= default-index= dev directory= editable env-file= exact " +
+			"exclude-newer-package= exclude-newer= extra-index-url= extra= find-links= force-reinstall " +
+			"fork-strategy= from= frozen group= gui-script help index-strategy= index-url= index= inexact " +
+			"isolated keyring-provider= lfs link-mode= locked managed-python max-recursion-depth= module " +
+			"native-tls no-active no-all-extras no-binary no-binary-package= no-build no-build-isolation " +
+			"no-build-isolation-package= no-build-package= no-cache no-cache-dir no-color no-compile " +
+			"no-compile-bytecode no-config no-default-groups no-dev no-editable no-editable-package= " +
+			"no-env-file no-exact no-extra= no-group= no-index no-installer-metadata no-managed-python " +
+			"no-native-tls no-offline no-preview no-progress no-project no-python-downloads no-refresh " +
+			"no-reinstall no-sources no-sources-package= no-sync no-system-certs no-upgrade no-workspace " +
+			"offline only-dev only-group= override= overrides= package= pre prerelease-package= prerelease= " +
+			"preview preview-feature= preview-features= project= python-fetch= python-platform= " +
+			"python-preference= python= quiet refresh refresh-package= reinstall reinstall-package= " +
+			"resolution= script show-resolution show-settings system-certs torch-backend= trusted-host= " +
+			"upgrade upgrade-group= upgrade-package= verbose version with-editable= with-requirements= with="}
 	poetryRunOpts = Options{flags: "qvn", args: "CP", long: "directory= project= quiet verbose no-interaction no-plugins no-cache ansi no-ansi help version"}
 	pdmRunOpts    = Options{flags: "lgsvq", args: "p", long: "list json site-packages global project= recreate verbose quiet help"}
 	pipxRunOpts   = Options{flags: "qv", long: "spec= python= no-cache pypackages path index-url= pip-args= editable verbose quiet help"}

@@ -187,6 +187,10 @@ var parseTests = []struct {
 	{"uv tool run rm -rf /", []string{"rm -rf /"}},
 	{"uv run --with pytest --frozen rm -rf /", []string{"rm -rf /"}},
 	{"uv run --directory /tmp rm -rf x", []string{"rm -rf x"}},
+	// pallets/flask's CI: every option of uv run is known, so the command
+	// it runs is judged (an unknown one would make it unknown).
+	{"uv run --locked --no-default-groups --group dev tox run -e typing", []string{"tox run -e typing"}},
+	{"uvx --from 'ruff==0.6' --refresh-package ruff --no-build ruff check", []string{"ruff check"}},
 	{"poetry run -C sub rm -rf /", []string{"rm -rf /"}},
 	{"pipenv run rm -rf /", []string{"rm -rf /"}},
 	{"pdm run rm -rf /", []string{"rm -rf /"}},
