@@ -205,6 +205,11 @@ func runnerStep(r packageRunner, l []word) step {
 	if st.kind != stepWrap || !r.pkg || l[op].dyn {
 		return st
 	}
+	if progName(l[0]) == "pipx" && strings.HasSuffix(l[op].s, ".py") && !strings.Contains(l[op].s, "://") {
+		// pipx run x.py runs a script file with python (pypa/pip's CI).
+		st.layer = append(append(l[:op:op], word{s: "python3"}), l[op:]...)
+		return st
+	}
 	bin, ok := packageBin(l[op].s)
 	if !ok {
 		return unknownStep(fmt.Sprintf("%s runs a package whose command cannot be named: %s", r.form(l), l[op].s))
