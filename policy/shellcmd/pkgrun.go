@@ -206,9 +206,7 @@ func runnerStep(r packageRunner, l []word) step {
 		return st
 	}
 	if progName(l[0]) == "pipx" && strings.HasSuffix(l[op].s, ".py") && !strings.Contains(l[op].s, "://") {
-		// pipx run x.py runs a script file with python (pypa/pip's CI).
-		st.layer = append(append(l[:op:op], word{s: "python3"}), l[op:]...)
-		return st
+		return step{} // pipx run x.py runs a script file with python, as python x.py does (pypa/pip's CI)
 	}
 	bin, ok := packageBin(l[op].s)
 	if !ok {

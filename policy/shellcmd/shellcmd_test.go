@@ -190,7 +190,7 @@ var parseTests = []struct {
 	// pallets/flask's CI: every option of uv run is known, so the command
 	// it runs is judged (an unknown one would make it unknown).
 	{"uv run --locked --no-default-groups --group dev tox run -e typing", []string{"tox run -e typing"}},
-	{"pipx run tools/update-rtd-redirects.py --dry", []string{"python3 tools/update-rtd-redirects.py --dry"}},
+	{"pipx run tools/update-rtd-redirects.py --dry", []string{"pipx run tools/update-rtd-redirects.py --dry"}},
 	{"pipx run https://x/a.py", []string{"pipx run https://x/a.py !unknown"}},
 	{"uvx --from 'ruff==0.6' --refresh-package ruff --no-build ruff check", []string{"ruff check"}},
 	{"poetry run -C sub rm -rf /", []string{"rm -rf /"}},
