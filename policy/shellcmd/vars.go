@@ -23,6 +23,9 @@ import (
 const (
 	maxVarCombos = 32 // combinations of the values of a command's variables
 	maxVarDepth  = 3  // variables read inside the values of others (b=$a/x)
+	// maxVarBytes bounds the text values add to one line's words: past it
+	// (a=<100 KB>; echo $a$a$a...), a variable reads as written.
+	maxVarBytes = 256 << 10
 )
 
 // lineVars are the values a line (and the bodies in it) gives variables.
@@ -530,10 +533,13 @@ func (w *walker) inline(b, shape *strings.Builder, out *word, p *syntax.ParamExp
 		}
 		val = c.value
 	}
-	if val == nil {
+	if val == nil || w.st.varBytes > maxVarBytes {
 		return false
 	}
 	v := w.value(val)
+	if w.st.varBytes += len(v.s); w.st.varBytes > maxVarBytes {
+		return false
+	}
 	if p.Exp != nil && p.Exp.Word != nil && v.s == "" && !v.dyn &&
 		(p.Exp.Op == syntax.DefaultUnsetOrNull || p.Exp.Op == syntax.AssignUnsetOrNull) {
 		w.parts(b, shape, out, p.Exp.Word.Parts, quoted)

@@ -107,6 +107,18 @@ func TestParseVarsBounded(t *testing.T) {
 	if want := 6*3 + 1; n != want { // 4^6 combinations are too many: each value once, then as written
 		t.Errorf("cat $a$b$c$d$e$f: %d commands, want %d", n, want)
 	}
+	// A long value read many times: the text values add to the line is
+	// bounded, past it a variable reads as written.
+	l = Parse("a=" + strings.Repeat("A", 60000) + "; echo " + strings.Repeat("$a", 2000))
+	total := 0
+	for _, c := range l.Commands {
+		for _, a := range c.Argv {
+			total += len(a)
+		}
+	}
+	if total > 2*maxVarBytes {
+		t.Errorf("a 60 KB value read 2,000 times: %d bytes of arguments", total)
+	}
 	big := make([]string, 12000)
 	for i := range big {
 		big[i] = "x"

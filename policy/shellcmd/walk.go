@@ -26,6 +26,7 @@ type state struct {
 	// names are known only at run time (curl -J, wget -i, $URL), or is "".
 	downloadedAny string
 	vars          *lineVars // the values the line gives variables (vars.go), nil when it reads none
+	varBytes      int       // the text those values added to the line's words so far
 }
 
 // cmdMeta is what a later pipeline stage needs to know about a command.
