@@ -54,7 +54,7 @@ func programClass(name string) (class effectClass, ok bool) {
 		return classWriter, true
 	case "cp", "mv", "install", "rsync", "scp":
 		return classCopier, true
-	case "curl", "wget", "ssh", "sftp", "nc", "ncat", "netcat", "telnet", "ftp", "http", "gh", "ping",
+	case "curl", "wget", "aria2c", "ssh", "sftp", "nc", "ncat", "netcat", "telnet", "ftp", "http", "gh", "ping",
 		"dig", "nslookup":
 		return classNetwork, true
 	case "python", "python3", "node", "ruby", "perl", "php", "bash", "sh", "zsh", "dash", "ksh",
@@ -202,20 +202,7 @@ func commandEffects(argv []string, c *shellcmd.Command, cwd string) []string {
 		}
 	case class == classNetwork:
 		add(EffectNetwork)
-		if argv[0] == "curl" {
-			for _, out := range p.Values("o", "output") {
-				if out != "" && out != "-" {
-					addPaths(EffectWrite, []string{out})
-				}
-			}
-		}
-		if argv[0] == "wget" {
-			for i, a := range argv {
-				if (a == "-o" || a == "--output" || a == "-O") && i+1 < len(argv) {
-					addPaths(EffectWrite, argv[i+1:i+2])
-				}
-			}
-		}
+		addPaths(EffectWrite, shellcmd.DownloaderWrites(argv[0], argv[1:]))
 	case class == classInterpreter:
 		add(EffectArbitraryCode)
 		add(EffectChildProcesses)

@@ -61,6 +61,12 @@ var writeForms = []string{
 	"sort -o P /tmp/agent-shell-guard-src",
 	"curl -o P https://example.com/x",
 	"wget -O P https://example.com/x",
+	"curl -D P https://example.com/x",
+	"curl --cookie-jar P https://example.com/x",
+	"curl --trace P https://example.com/x",
+	"wget -o P https://example.com/x",
+	"aria2c -o P https://example.com/x",
+	"http --download -o P https://example.com/x",
 	"gzip P",
 }
 
@@ -198,6 +204,11 @@ func TestGuardXargsAndFindForms(t *testing.T) {
 		{"find . -fprint .amp/settings.json", HookRegistration},
 		{"sudo find .claude -exec truncate -s 0 {} +", HookRegistration},
 		{"find src -exec rm {} +", ""},
+		// A download named after its address, in the folder an option gives.
+		{"wget -P .claude https://x/settings.json", HookRegistration},
+		{"curl --output-dir .claude -O https://x/settings.json", HookRegistration},
+		{"aria2c -d .claude https://x/settings.json", HookRegistration},
+		{"curl -O https://x/settings.json", ""},
 		// {} is also each protected file under the root (these passed: {}
 		// stood for the folder, so cp wrote a file inside it).
 		{"find .claude -exec cp /dev/null {} \\;", HookRegistration},

@@ -125,38 +125,9 @@ func (g *guarder) layerOps(argv []string, cwds []string, underFind bool) *Denial
 		if len(p.Operands) > 1 {
 			return check(guardOp{word: p.Operands[1], verb: "writes", follow: true, removal: true})
 		}
-	case "curl":
-		for _, out := range opts(prog).Split(args).Values("o", "output") {
-			if out != "" && out != "-" {
-				if d := check(guardOp{word: out, verb: "writes", follow: true, removal: true}); d != nil {
-					return d
-				}
-			}
-		}
-	case "wget":
-		for i, a := range args {
-			var out string
-			switch {
-			case a == "--output" || a == "--output-document":
-				if i+1 < len(args) {
-					out = args[i+1]
-				}
-			case strings.HasPrefix(a, "--output=") || strings.HasPrefix(a, "--output-document="):
-				out = a[strings.IndexByte(a, '=')+1:]
-			case len(a) > 1 && a[0] == '-' && a[1] != '-':
-				if k := strings.IndexByte(a, 'O'); k > 0 {
-					out = a[k+1:]
-					if out == "" && i+1 < len(args) {
-						out = args[i+1]
-					}
-				}
-			}
-			if out != "" && out != "-" {
-				if d := check(guardOp{word: out, verb: "writes", follow: true, removal: true}); d != nil {
-					return d
-				}
-			}
-		}
+	case "curl", "wget", "aria2c", "http", "https", "xh", "xhs":
+		// What it downloads, and the logs, headers and cookies it saves.
+		return each(shellcmd.DownloaderWrites(prog, args), guardOp{verb: "writes", follow: true, removal: true})
 	case "gzip", "bzip2", "xz", "lzma", "lzip", "zstd", "gunzip", "bunzip2", "unxz", "unlzma", "unzstd", "compress", "uncompress":
 		p := opts(prog).Split(args)
 		if p.Has("c", "k", "l", "t", "stdout", "to-stdout", "keep", "list", "test") || prog == "zstd" && !p.Has("rm") {

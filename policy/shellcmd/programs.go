@@ -381,7 +381,8 @@ var (
 		flags: "0123456aBfgGiIjJklLMnNOpqRsSvVZ", args: "AbcCdDeEFHKmoPQrtTuUwxXyYz",
 		long: "output=:o request=:X header=:H data=:d location:L silent:s fail:f show-error:S insecure:k " +
 			"include:i head:I remote-name:O user=:u upload-file=:T verbose:v form=:F user-agent=:A cookie=:b " +
-			"proxy=:x max-time=:m referer=:e range=:r get:G output-dir= remote-name-all remote-header-name:J url=",
+			"proxy=:x max-time=:m referer=:e range=:r get:G output-dir= remote-name-all remote-header-name:J url= " +
+			"dump-header=:D cookie-jar=:c trace= trace-ascii= stderr= libcurl= etag-save= hsts= alt-svc=",
 	}
 	// GNU wget's options with a value (it has many more flags).
 	wgetOpts = Options{noAbbrev: true, flags: "bcdEFhkKmNpqrSvV46x", args: "aABDeiIlnOoPQtTUwX",

@@ -3,6 +3,7 @@ package shellcmd
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -57,70 +58,97 @@ func (w *walker) recordWrites(idx int, name string, inner []word, m cmdMeta, stm
 	}
 }
 
-// downloads records the files a downloader writes: the one its options
-// name, or each address's last path element (wget and aria2c by default,
-// curl with -O, httpie with --download), in the folder its options give.
-// A name the server gives (curl -J, wget --content-disposition) or
-// addresses read from a file are not known: any file the line runs later
-// may be one.
+// downloads records the files a downloader writes (see Downloads); a
+// name known only at run time means any file the line runs later may be
+// one.
 func (w *walker) downloads(name string, args []word) {
+	files, unnamed := Downloads(name, strs(args))
+	if unnamed {
+		w.st.downloadedAny = name
+	}
+	for _, f := range files {
+		if DynamicWord(f) {
+			w.st.downloadedAny = name
+			continue
+		}
+		w.wrote(f, writtenFile{by: name, download: true})
+	}
+}
+
+// Downloads lists the files a downloader (curl, wget, aria2c, httpie's
+// http with --download) writes what it fetches to: the one its options
+// name, or each address's last path element (wget and aria2c by default,
+// curl with -O), in the folder its options give (curl --output-dir, wget
+// -P, aria2c -d). unnamed reports names the server gives or that come from
+// a file of addresses (curl -J, wget -r, -i, --content-disposition). A
+// file whose name holds an expansion is listed as written.
+func Downloads(name string, args []string) (files []string, unnamed bool) {
 	var named, dirs []string
 	remote := false
-	p := ProgramOptions(name).Split(strs(args))
+	p := ProgramOptions(name).Split(args)
 	switch name {
 	case "curl":
 		named, dirs = p.Values("o", "output"), p.Values("output-dir")
 		remote = p.Has("O", "remote-name", "remote-name-all")
-		if p.Has("J", "remote-header-name") {
-			w.st.downloadedAny = name
-		}
+		unnamed = p.Has("J", "remote-header-name")
 	case "wget":
 		named, dirs = p.Values("O", "output-document"), p.Values("P", "directory-prefix")
 		remote = len(named) == 0
-		if p.Has("i", "input-file", "r", "recursive", "m", "mirror", "content-disposition") {
-			w.st.downloadedAny = name
-		}
+		unnamed = p.Has("i", "input-file", "r", "recursive", "m", "mirror", "content-disposition")
 	case "aria2c":
 		named, dirs = p.Values("o", "out"), p.Values("d", "dir")
 		remote = len(named) == 0
-		if p.Has("i", "input-file") {
-			w.st.downloadedAny = name
-		}
-	default: // httpie: http --download URL, -o FILE
-		p = (&Options{flags: "dbcfFhjmqSvx", args: "oAaps", long: "download:d output=:o"}).Split(strs(args))
+		unnamed = p.Has("i", "input-file")
+	case "http", "https", "xh", "xhs":
+		p = httpieOpts.Split(args)
 		if !p.Has("d", "download") {
-			return
+			return nil, false
 		}
 		named = p.Values("o", "output")
 		remote = len(named) == 0
+	default:
+		return nil, false
 	}
 	dir := ""
 	if len(dirs) > 0 {
 		dir = dirs[len(dirs)-1]
 	}
-	write := func(file string) {
-		if DynamicWord(file) {
-			w.st.downloadedAny = name // a name known at run time
-			return
-		}
-		w.wrote(path.Join(dir, file), writtenFile{by: name, download: true})
-	}
 	for _, v := range named {
 		if v != "-" {
-			write(v)
+			files = append(files, path.Join(dir, v))
 		}
 	}
 	if !remote {
-		return
+		return files, unnamed
 	}
 	for _, u := range append(p.Operands, p.Values("url")...) {
 		if DynamicWord(u) {
-			write(u)
+			files = append(files, path.Join(dir, u))
 		} else if b := urlBase(u); b != "" {
-			write(b)
+			files = append(files, path.Join(dir, b))
 		}
 	}
+	return files, unnamed
 }
+
+// DownloaderWrites lists every file a downloader writes: what it downloads
+// (Downloads), and the headers, cookies, traces and logs it saves (curl
+// -D, -c, --trace, --stderr, ...; wget -o, -a).
+func DownloaderWrites(name string, args []string) []string {
+	files, _ := Downloads(name, args)
+	p := ProgramOptions(name).Split(args)
+	switch name {
+	case "curl":
+		files = append(files, p.Values("D", "dump-header", "c", "cookie-jar", "trace", "trace-ascii", "stderr",
+			"libcurl", "etag-save", "hsts", "alt-svc")...)
+	case "wget":
+		files = append(files, p.Values("o", "output-file", "a", "append-output")...)
+	}
+	return slices.DeleteFunc(files, func(f string) bool { return f == "" || f == "-" })
+}
+
+// httpie's options (http, https, xh): --download writes a file.
+var httpieOpts = Options{flags: "dbcfFhjmqSvx", args: "oAaps", long: "download:d output=:o"}
 
 // urlBase is the file name a downloader gives what it fetches from u: the
 // last element of its path (index.html for a folder), or "" for a word
