@@ -141,22 +141,14 @@ func tmuxCommand(cmd []word, r *bodyResult) string {
 	if !ok {
 		return fmt.Sprintf("tmux: %s may run commands that are not known here", name)
 	}
-	i := 1
-	for ; i < len(cmd); i++ {
-		x := cmd[i]
-		if len(x.s) < 2 || x.s[0] != '-' {
-			break
-		}
-		if x.s == "--" {
-			i++
-			break
-		}
-		if (name == "run-shell" || name == "run") && strings.IndexByte(x.s, 'C') > 0 {
+	i, why := tmuxOptions(cmd, values, func(opt string) string {
+		if (name == "run-shell" || name == "run") && strings.IndexByte(opt, 'C') > 0 {
 			return "tmux: run-shell -C runs tmux commands"
 		}
-		if c := x.s[len(x.s)-1]; strings.IndexByte(values, c) >= 0 {
-			i++ // the value follows
-		}
+		return ""
+	})
+	if why != "" {
+		return why
 	}
 	if i >= len(cmd) {
 		return "" // the default shell, interactive
@@ -168,11 +160,11 @@ func tmuxCommand(cmd []word, r *bodyResult) string {
 	return ""
 }
 
-// tmuxKeys reads send-keys: the keys it types into a pane, text and
-// Enter, are a command line the pane's shell runs; other keys (C-c, Up,
-// Escape), -H hex and -X copy-mode commands are not read here.
-func tmuxKeys(cmd []word, r *bodyResult) string {
-	literal := false
+// tmuxOptions reads the options of one tmux command, calling check with
+// each option word (a cluster of letters, the last of which may take the
+// next word when it is in values), and returns the index of its first
+// operand, or why check refused an option.
+func tmuxOptions(cmd []word, values string, check func(opt string) string) (int, string) {
 	i := 1
 	for ; i < len(cmd); i++ {
 		x := cmd[i]
@@ -180,16 +172,32 @@ func tmuxKeys(cmd []word, r *bodyResult) string {
 			break
 		}
 		if x.s == "--" {
-			i++
-			break
+			return i + 1, ""
 		}
-		if strings.ContainsAny(x.s[1:], "HXMK") {
-			return "tmux: send-keys " + x.s + " does not type text"
+		if why := check(x.s); why != "" {
+			return i, why
 		}
-		literal = literal || strings.IndexByte(x.s[1:], 'l') >= 0
-		if c := x.s[len(x.s)-1]; strings.IndexByte("cNt", c) >= 0 {
-			i++
+		if c := x.s[len(x.s)-1]; strings.IndexByte(values, c) >= 0 {
+			i++ // the value follows
 		}
+	}
+	return i, ""
+}
+
+// tmuxKeys reads send-keys: the keys it types into a pane, text and
+// Enter, are a command line the pane's shell runs; other keys (C-c, Up,
+// Escape), -H hex and -X copy-mode commands are not read here.
+func tmuxKeys(cmd []word, r *bodyResult) string {
+	literal := false
+	i, why := tmuxOptions(cmd, "cNt", func(opt string) string {
+		if strings.ContainsAny(opt[1:], "HXMK") {
+			return "tmux: send-keys " + opt + " does not type text"
+		}
+		literal = literal || strings.IndexByte(opt[1:], 'l') >= 0
+		return ""
+	})
+	if why != "" {
+		return why
 	}
 	var b strings.Builder
 	for _, x := range cmd[min(i, len(cmd)):] {
