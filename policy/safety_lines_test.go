@@ -49,6 +49,9 @@ func TestSafetyPackLines(t *testing.T) {
 		{`d=dist; rm -rf "$d"`, "allow", ""},
 		{`for d in dist build .next; do rm -rf "$d"; done`, "allow", ""},
 		{`f=.env.example; cat $f`, "allow", ""},
+		{`d=$(mktemp -d); cd "$d" && npm pack ../x; rm -rf "$d"`, "allow", ""},
+		{`d=$(mktemp -d); rm -rf "$d"/../..`, "deny", "safety/rm-recursive"},
+		{`d=$(mktemp -u); rm -rf "$d"`, "deny", "safety/rm-recursive"},
 		// Programs that run a command later, elsewhere or with a shell.
 		{`PAGER='sh -c "rm -rf ~"' man ls`, "deny", "safety/rm-recursive"},
 		{`LESSOPEN='|rm -rf ~ %s' less README.md`, "deny", "safety/rm-recursive"},

@@ -75,9 +75,13 @@ func (w *walker) collectVars(f *syntax.File, main bool) {
 		d := v.def(name)
 		// A value from a substitution is what a command prints: as
 		// written, the command's text says more than the substitution's.
+		// But mktemp prints the new temporary file or folder it made.
 		if wordHasSubst(val.node) {
-			d.opaque = true
-			return
+			if !isMktemp(val.node) {
+				d.opaque = true
+				return
+			}
+			val.word = &word{s: mktempPath}
 		}
 		d.values = append(d.values, val)
 	}
@@ -239,6 +243,46 @@ func (v *lineVars) def(name string) *varDefs {
 		v.byName[name] = d
 	}
 	return d
+}
+
+// mktempPath stands for the path mktemp prints, in the default temporary
+// folder: d=$(mktemp -d); ...; rm -rf "$d" deletes only what it made.
+const mktempPath = "/tmp/tmp.XXXXXXXXXX"
+
+// isMktemp reports a word that is only $(mktemp [-d] [-q]) (or in
+// backquotes), which makes a new file or folder in the default temporary
+// folder and prints its path. -u only prints a name; -p, --tmpdir and a
+// template choose the folder, not known here.
+func isMktemp(x *syntax.Word) bool {
+	parts := x.Parts
+	if len(parts) == 1 {
+		if dq, ok := parts[0].(*syntax.DblQuoted); ok {
+			parts = dq.Parts
+		}
+	}
+	if len(parts) != 1 {
+		return false
+	}
+	cs, ok := parts[0].(*syntax.CmdSubst)
+	if !ok {
+		return false
+	}
+	stmts := cs.Stmts
+	if len(stmts) != 1 || len(stmts[0].Redirs) > 0 || stmts[0].Negated || stmts[0].Background {
+		return false
+	}
+	ce, ok := stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(ce.Assigns) > 0 || len(ce.Args) == 0 || ce.Args[0].Lit() != "mktemp" {
+		return false
+	}
+	for _, a := range ce.Args[1:] {
+		switch a.Lit() {
+		case "-d", "--directory", "-q", "--quiet", "-dq", "-qd":
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 func validName(s string) bool {

@@ -56,6 +56,11 @@ var varTests = []struct {
 	{"f=.env; f+=x; cat $f", []string{"cat .env", "cat $f ~dyn"}},
 	{"f=.env; ((f++)); cat $f", []string{"cat .env", "cat $f ~dyn"}},
 	{"f=$(ls); cat $f", []string{"ls", "cat $f ~dyn"}},
+	// mktemp prints the new file or folder it made.
+	{`d=$(mktemp -d); rm -rf "$d"`, []string{"mktemp -d", "rm -rf /tmp/tmp.XXXXXXXXXX"}},
+	{"d=`mktemp -dq`; rm -rf $d/..", []string{"mktemp -dq", "rm -rf /tmp/tmp.XXXXXXXXXX/.."}},
+	{`d=$(mktemp -d -p ~); rm -rf "$d"`, []string{"mktemp -d -p ~", "rm -rf $d ~dyn"}},
+	{`d=$(mktemp -u); rm -rf "$d"`, []string{"mktemp -u", "rm -rf $d ~dyn"}},
 	{"IFS=,; a=-r,-f; rm $a x", []string{"rm $a x ~dyn"}},
 	{`IFS=,; a=.env; cat "$a"`, []string{"cat .env"}},
 	{"cat $f", []string{"cat $f ~dyn"}},
