@@ -58,7 +58,7 @@ func TestDynamicWordsAndIndirection(t *testing.T) {
 		{`find . -name '*.o' | xargs rm -f`, ActionAsk, "rm -rf *"},
 		{`a=(-rf); rm "${a[@]}" x`, ActionDeny, "rm -rf *"},
 		{`printf -v F -- -rf; rm $F x`, ActionAsk, "rm -rf *"},
-		{`read F <<< -rf; rm $F x`, ActionAsk, "rm -rf *"},
+		{`read F <<< -rf; rm $F x`, ActionDeny, "rm -rf *"},
 		{`declare F=-rf; rm $F x`, ActionDeny, "rm -rf *"},
 		{`IFS=,; F=-r,-f; rm $F x`, ActionAsk, "rm -rf *"},
 		{`env F=-rf rm $F x`, ActionAsk, "rm -rf *"},

@@ -109,6 +109,15 @@ func (w *walker) collectVars(f *syntax.File, main bool) {
 	}
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch n := n.(type) {
+		case *syntax.Stmt:
+			// read [-r] NAME <<< WORD: NAME holds WORD's first line.
+			if name := readName(n); name != "" {
+				for _, r := range n.Redirs {
+					if r != nil && r.Op == syntax.WordHdoc && r.Word != nil {
+						add(name, varValue{node: r.Word, src: w.src, main: main})
+					}
+				}
+			}
 		case *syntax.CallExpr:
 			for _, a := range n.Assigns {
 				assign(a)
@@ -234,6 +243,25 @@ func (w *walker) positional(params []word) {
 			}
 		}
 	}
+}
+
+// readName is the one variable a read statement sets, or "".
+func readName(s *syntax.Stmt) string {
+	ce, ok := s.Cmd.(*syntax.CallExpr)
+	if !ok || len(ce.Args) < 2 || ce.Args[0].Lit() != "read" {
+		return ""
+	}
+	name := ""
+	for _, a := range ce.Args[1:] {
+		switch l := a.Lit(); {
+		case l == "-r" || l == "-e" || l == "-s":
+		case validName(l) && name == "":
+			name = l
+		default:
+			return "" // other options, or more names: the line is split
+		}
+	}
+	return name
 }
 
 func (v *lineVars) def(name string) *varDefs {

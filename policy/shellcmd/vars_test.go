@@ -52,6 +52,7 @@ var varTests = []struct {
 	{"export f=.env; sh -c 'cat $f'", []string{"export f=.env", `sh -c "cat $f"`, "cat .env @1", "cat $f @1 ~dyn"}},
 	// Set in ways not read here: as written (with the values it has).
 	{"read f; cat $f", []string{"read f", "cat $f ~dyn"}},
+	{"read -r f <<< .env; cat $f", []string{"read -r f (<<<)", "cat .env", "cat $f ~dyn"}},
 	{"f=.env; eval x; cat $f", []string{"eval x", "x @1", "cat .env", "cat $f ~dyn"}},
 	{"f=.env; f+=x; cat $f", []string{"cat .env", "cat $f ~dyn"}},
 	{"f=.env; ((f++)); cat $f", []string{"cat .env", "cat $f ~dyn"}},
