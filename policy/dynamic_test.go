@@ -53,7 +53,8 @@ func TestDynamicWordsAndIndirection(t *testing.T) {
 		{`git push "$R" main`, ActionAsk, "git push --force*"},
 		{`git $SUB --force`, ActionAsk, "git reset --hard*"}, // the first pattern that may match names it
 		{`f(){ rm "$@"; }; f -rf x`, ActionAsk, "rm -rf *"},
-		{`echo -rf x | xargs rm`, ActionAsk, "rm -rf *"},
+		{`echo -rf x | xargs rm`, ActionDeny, "rm -rf *"}, // xargs fed static text
+		{`cat list | xargs rm`, ActionAsk, "rm -rf *"},
 		{`xargs rm < list.txt`, ActionAsk, "rm -rf *"},
 		{`find . -name '*.o' | xargs rm -f`, ActionAsk, "rm -rf *"},
 		{`a=(-rf); rm "${a[@]}" x`, ActionDeny, "rm -rf *"},

@@ -45,6 +45,11 @@ func TestSafetyPackLines(t *testing.T) {
 		{`export f=.env; sh -c 'cat $f'`, "deny", "safety/secret-files"},
 		{`bash -c 'cat "$@"' x .env`, "deny", "safety/secret-files"},
 		{`m=--hard; git reset $m`, "deny", "safety/git-discard"},
+		{`read -r f <<< .env; cat "$f"`, "deny", "safety/secret-files"},
+		// xargs fed static text.
+		{`echo .env | xargs cat`, "deny", "safety/secret-files"},
+		{`printf '%s
+' .env | xargs -I{} cp {} /tmp/x`, "deny", "safety/secret-files"},
 		{`b=main; git push -f origin $b`, "deny", "safety/git-history"},
 		{`d=dist; rm -rf "$d"`, "allow", ""},
 		{`for d in dist build .next; do rm -rf "$d"; done`, "allow", ""},

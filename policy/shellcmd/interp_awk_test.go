@@ -50,8 +50,8 @@ var awkParseTests = []struct {
 	{`gawk -W source='BEGIN { system("rm -rf /") }'`, []string{"rm -rf / @1"}, ""},
 	{`busybox awk 'BEGIN { system("rm -rf /") }'`, []string{"rm -rf / @1"}, ""},
 	{`sudo awk 'BEGIN { system("rm -rf /") }'`, []string{"rm -rf / @1"}, ""},
-	{`echo ok | xargs awk 'BEGIN { system("rm -rf /") }'`, []string{"rm -rf / @1"}, ""},
-	{`echo ok | xargs -S 4096 awk 'BEGIN { system("rm -rf /") }'`, []string{"rm -rf / @1"}, ""},
+	{`echo ok | xargs awk 'BEGIN { system("rm -rf /") }'`, []string{"rm -rf / @1", `awk "BEGIN { system(\"rm -rf /\") }" ok =implied`, "rm -rf / @1"}, ""},
+	{`echo ok | xargs -S 4096 awk 'BEGIN { system("rm -rf /") }'`, []string{"rm -rf / @1", `awk "BEGIN { system(\"rm -rf /\") }" ok =implied`, "rm -rf / @1"}, ""},
 	{`find . -exec awk 'BEGIN { system("rm -rf /") }' \;`, []string{"rm -rf / @1"}, ""},
 	{`bash -c "awk 'BEGIN { system(\"rm -rf /\") }'"`, []string{"rm -rf / @2"}, ""},
 	{`awk 'BEGIN { system("bash -c \"rm -rf /\"") }'`, []string{`bash -c "rm -rf /" @1`, "rm -rf / @2"}, ""},
@@ -90,7 +90,7 @@ var awkParseTests = []struct {
 	{`awk '{ print > "/dev/stderr" }'`, nil, ""},
 	{`awk 'BEGIN { system("") }'`, nil, ""},
 	{"awk '{print $1}' <<EOF\nrm -rf /home/user\nEOF", nil, ""},
-	{`echo ok | xargs awk '{ print }'`, nil, ""},
+	{`echo ok | xargs awk '{ print }'`, []string{`awk "{ print }" ok =implied`}, ""}, // xargs fed static text
 	{`awk -f prog.awk file`, nil, ""},
 	{`awk -f prog.awk 'BEGIN { system("rm -rf /") }'`, nil, ""}, // the operand is a data file
 	{`mawk -W exec prog.awk`, nil, ""},

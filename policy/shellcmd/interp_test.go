@@ -28,7 +28,7 @@ var interpParseTests = []struct {
 	{`python3.12 -W ignore -c "import os; os.system('ls')"`, []string{"ls @1"}, ""},
 	{`sudo env python3 -c "import os; os.system('rm -rf /')"`, []string{"rm -rf / @1"}, ""},
 	{`bash -c "python3 -c \"import os; os.system('rm -rf /')\""`, []string{"rm -rf / @2"}, ""},
-	{`echo ok | xargs python -c 'import os; os.system("rm -rf /")'`, []string{"rm -rf / @1"}, ""},
+	{`echo ok | xargs python -c 'import os; os.system("rm -rf /")'`, []string{"rm -rf / @1", `python -c "import os; os.system(\"rm -rf /\")" ok =implied`, "rm -rf / @1"}, ""},
 	{`find . -exec python3 -c "import os; os.system('rm -rf /')" {} \;`, []string{"rm -rf / @1"}, ""},
 	// Programs on standard input.
 	{"python3 - <<'EOF'\nimport os\nos.system('rm -rf /')\nEOF", []string{"rm -rf / @1"}, ""},

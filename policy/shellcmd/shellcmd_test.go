@@ -286,7 +286,12 @@ var parseTests = []struct {
 	{"echo x | parallel 'sudo; echo {}'", []string{"echo x", `parallel "sudo; echo {}"`, "sudo @1 ~dyn", "echo {} @1 ~dyn"}},
 	{"find . -exec sudo \\;", []string{"find . -exec sudo ;", "sudo"}},
 	{"find . -exec env {} +", []string{"find . -exec env {} +", "env {} !unknown ~dyn"}},
-	{"echo x | xargs find . -exec sudo \\;", []string{"echo x", "find . -exec sudo ; ~dyn", "sudo"}},
+	{"echo x | xargs find . -exec sudo \\;", []string{"echo x", "find . -exec sudo ; ~dyn", "sudo", "find . -exec sudo ; x =implied", "sudo"}},
+	// xargs fed static text runs its command with those words (these
+	// passed: echo .env | xargs cat).
+	{"echo .env | xargs cat", []string{"echo .env", "cat ~dyn", "cat .env =implied"}},
+	{"printf '%s\\n' a .env | xargs -I{} cp {} /tmp", []string{`printf %s\n a .env`, "cp {} /tmp ~dyn", "cp a /tmp =implied", "cp .env /tmp =implied"}},
+	{"echo x | xargs -0 echo $V", []string{"echo x", "echo $V ~dyn"}},
 
 	// find runs commands and deletes.
 	{"find / -delete", []string{"find / -delete", "rm -r -f / =implied"}},

@@ -1,7 +1,9 @@
 package shellcmd
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -401,6 +403,9 @@ func (w *walker) pipedScript(prev []int, start int) {
 		}
 		return
 	}
+	if len(prev) == 1 && m[prev[0]].hasData {
+		w.xargsFed(start, m[prev[0]].data)
+	}
 	if start >= len(m) || !m[start].stdinShell {
 		return
 	}
@@ -412,6 +417,60 @@ func (w *walker) pipedScript(prev []int, start int) {
 		return
 	}
 	w.body(start, script{src: m[prev[0]].data})
+}
+
+// maxXargsLines bounds the input lines of xargs -I that are walked.
+const maxXargsLines = 64
+
+// xargsFed walks, when the command at idx is xargs fed by an echo or printf
+// of static text (echo .env | xargs cat), the command it runs with that
+// text: its words appended, or each line in place of -I's replace string.
+func (w *walker) xargsFed(idx int, data string) {
+	if idx >= len(w.st.line.Commands) {
+		return
+	}
+	c := &w.st.line.Commands[idx]
+	if len(c.Layers) < 2 || c.Layers[0][0] != "xargs" || c.Unknown != "" {
+		return
+	}
+	hits, op, why := xargsOpts.scan(lits(c.Layers[0]))
+	if why != "" || op >= len(c.Layers[0]) {
+		return
+	}
+	hole := ""
+	for _, h := range hits {
+		switch h.name {
+		case "I", "J":
+			hole = h.val.s
+		case "i", "replace":
+			hole = cmp.Or(h.val.s, "{}")
+		}
+	}
+	inner := c.Layers[0][op:]
+	for _, x := range inner {
+		if hole != "" {
+			x = strings.ReplaceAll(x, hole, "")
+		}
+		if DynamicWord(x) {
+			return
+		}
+	}
+	base := Command{Depth: c.Depth, Redirects: c.Redirects, Implied: "xargs fed static text"}
+	if hole == "" {
+		w.simple(lits(append(slices.Clip(inner), strings.Fields(data)...)), base, outerLayers{}, nil)
+		return
+	}
+	lines := strings.Split(strings.TrimRight(data, "\n"), "\n")
+	if len(lines) > maxXargsLines {
+		return
+	}
+	for _, line := range lines {
+		words := make([]string, len(inner))
+		for i, x := range inner {
+			words[i] = strings.ReplaceAll(x, hole, strings.TrimSpace(line))
+		}
+		w.simple(lits(words), base, outerLayers{}, nil)
+	}
 }
 
 // assignText renders an assignment as NAME=value (NAME+=value, NAME[i]=v).
@@ -1056,10 +1115,48 @@ func echoData(argv []string) (string, bool) {
 		}
 		return strings.Join(args, " ") + "\n", true
 	case "printf":
-		if len(argv) < 2 || strings.ContainsRune(argv[1], '%') {
+		if len(argv) < 2 || strings.HasPrefix(argv[1], "-") {
 			return "", false
 		}
-		return ansiC(argv[1]), true
+		return printfData(ansiC(argv[1]), argv[2:])
 	}
 	return "", false
+}
+
+// printfData is what printf FORMAT ARGS... writes when FORMAT holds no
+// conversion but %s and %%: the format again for each further round of
+// arguments, as printf does.
+func printfData(format string, args []string) (string, bool) {
+	var b strings.Builder
+	for {
+		used := 0
+		for i := 0; i < len(format); i++ {
+			if format[i] != '%' {
+				b.WriteByte(format[i])
+				continue
+			}
+			if i+1 >= len(format) {
+				return "", false
+			}
+			i++
+			switch format[i] {
+			case '%':
+				b.WriteByte('%')
+			case 's':
+				if used < len(args) {
+					b.WriteString(args[used])
+				}
+				used++
+			default:
+				return "", false
+			}
+		}
+		if used == 0 || used >= len(args) {
+			return b.String(), true
+		}
+		args = args[used:]
+		if b.Len() > maxBodyBytes {
+			return "", false
+		}
+	}
 }
