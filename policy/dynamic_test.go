@@ -52,7 +52,7 @@ func TestDynamicWordsAndIndirection(t *testing.T) {
 		{`git push origin "$B"`, ActionAsk, "git push --force*"}, // $B may be +main
 		{`git push "$R" main`, ActionAsk, "git push --force*"},
 		{`git $SUB --force`, ActionAsk, "git reset --hard*"}, // the first pattern that may match names it
-		{`f(){ rm "$@"; }; f -rf x`, ActionAsk, "rm -rf *"},
+		{`f(){ rm "$@"; }; f -rf x`, ActionDeny, "rm -rf *"},
 		{`echo -rf x | xargs rm`, ActionDeny, "rm -rf *"}, // xargs fed static text
 		{`cat list | xargs rm`, ActionAsk, "rm -rf *"},
 		{`xargs rm < list.txt`, ActionAsk, "rm -rf *"},
@@ -64,7 +64,7 @@ func TestDynamicWordsAndIndirection(t *testing.T) {
 		{`IFS=,; F=-r,-f; rm $F x`, ActionAsk, "rm -rf *"},
 		{`env F=-rf rm $F x`, ActionAsk, "rm -rf *"},
 		{`sh -c 'rm $1 x' _ -rf`, ActionDeny, "rm -rf *"},
-		{`shopt -s expand_aliases; alias x='rm -r'; x -f y`, ActionAsk, "rm -rf *"},
+		{`shopt -s expand_aliases; alias x='rm -r'; x -f y`, ActionDeny, "rm -rf *"},
 		{`sudo rm $F x`, ActionAsk, "rm -rf *"},
 		// Unknown where the program or a body is not static.
 		{`$CMD -rf x`, ActionAsk, ""},

@@ -46,6 +46,11 @@ func TestSafetyPackLines(t *testing.T) {
 		{`bash -c 'cat "$@"' x .env`, "deny", "safety/secret-files"},
 		{`m=--hard; git reset $m`, "deny", "safety/git-discard"},
 		{`read -r f <<< .env; cat "$f"`, "deny", "safety/secret-files"},
+		// Functions and aliases the line defines, with their arguments.
+		{`f(){ cat "$1"; }; f .env`, "deny", "safety/secret-files"},
+		{`alias c=cat; c .env`, "deny", "safety/secret-files"},
+		{`alias ls='ls -la'; ls src`, "allow", ""},
+		{`f(){ npm test -- "$@"; }; f --watch`, "allow", ""},
 		// xargs fed static text.
 		{`echo .env | xargs cat`, "deny", "safety/secret-files"},
 		{`printf '%s

@@ -20,6 +20,7 @@ type script struct {
 	// (parallel with no replacement string in it), or is "".
 	appendBy string
 	params   []word // its positional parameters from $0 (sh -c SCRIPT NAME ARG...)
+	alias    string // the aliases it is the text of, used with their arguments (names, spaced)
 }
 
 // bodyResult is what bodies finds for one command.

@@ -131,7 +131,7 @@ var indirectTests = []struct {
 	{`make -j4 test`, []string{`make -j4 test`}},
 	{`echo 'all:; rm -rf x' | make -f /dev/fd/0`, []string{`echo "all:; rm -rf x"`, `make -f /dev/fd/0`, `rm -rf x @1`}},
 	// Aliases assigned through BASH_ALIASES.
-	{`BASH_ALIASES[x]='rm -rf'; x y`, []string{`alias "x=rm -rf" =implied`, `rm -rf @1 ~dyn`, `x y`}},
+	{`BASH_ALIASES[x]='rm -rf'; x y`, []string{`alias "x=rm -rf" =implied`, `rm -rf @1 ~dyn`, `x y`, `rm -rf y @1`}},
 }
 
 func TestParseIndirect(t *testing.T) {

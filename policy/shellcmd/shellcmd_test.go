@@ -136,7 +136,7 @@ var parseTests = []struct {
 	{"caffeinate -i -t 60 rm -rf /", []string{"rm -rf /"}},
 	// The words after an alias's name are appended to its body at run time.
 	{"alias s='sudo'", []string{"alias s=sudo", "sudo @1 !unknown ~dyn"}},
-	{"shopt -s expand_aliases\nalias x='rm -rf ~'\nx", []string{"shopt -s expand_aliases", "alias \"x=rm -rf ~\"", "rm -rf ~ @1 ~dyn", "x"}},
+	{"shopt -s expand_aliases\nalias x='rm -rf ~'\nx", []string{"shopt -s expand_aliases", "alias \"x=rm -rf ~\"", "rm -rf ~ @1 ~dyn", "x", "rm -rf ~ @1"}},
 	{"alias ll='ls -la'", []string{"alias \"ll=ls -la\"", "ls -la @1 ~dyn"}},
 	{"caffeinate -w 123", []string{"caffeinate -w 123"}},
 	{"fish -c 'rm -rf ~'", []string{"fish -c \"rm -rf ~\"", "rm -rf ~ @1"}},
@@ -287,6 +287,12 @@ var parseTests = []struct {
 	{"find . -exec sudo \\;", []string{"find . -exec sudo ;", "sudo"}},
 	{"find . -exec env {} +", []string{"find . -exec env {} +", "env {} !unknown ~dyn"}},
 	{"echo x | xargs find . -exec sudo \\;", []string{"echo x", "find . -exec sudo ; ~dyn", "sudo", "find . -exec sudo ; x =implied", "sudo"}},
+	// A command named by an alias the line defines is the alias's text
+	// with its arguments (alias c=cat; c .env passed), not expanded again
+	// within itself.
+	{"alias c=cat; c .env", []string{"alias c=cat", "cat @1 ~dyn", "c .env", "cat .env @1"}},
+	{"alias ls='ls -la'; ls src", []string{`alias "ls=ls -la"`, "ls -la @1 ~dyn", "ls src", "ls -la src @1"}},
+	{"alias a=b b=a; a x", []string{"alias a=b b=a", "b @1 ~dyn", "a @1 ~dyn", "a x", "b x @1", "a x @2"}},
 	// xargs fed static text runs its command with those words (these
 	// passed: echo .env | xargs cat).
 	{"echo .env | xargs cat", []string{"echo .env", "cat ~dyn", "cat .env =implied"}},

@@ -107,8 +107,14 @@ func (w *walker) collectVars(f *syntax.File, main bool) {
 			add(name, val)
 		}
 	}
+	funcs := map[string]bool{}
+	var calls []*syntax.CallExpr
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch n := n.(type) {
+		case *syntax.FuncDecl:
+			if n.Name != nil {
+				funcs[n.Name.Value] = true
+			}
 		case *syntax.Stmt:
 			// read [-r] NAME <<< WORD: NAME holds WORD's first line.
 			if name := readName(n); name != "" {
@@ -124,6 +130,7 @@ func (w *walker) collectVars(f *syntax.File, main bool) {
 			}
 			if len(n.Args) > 0 {
 				w.setters(v, n.Args, add)
+				calls = append(calls, n)
 			}
 		case *syntax.DeclClause:
 			changes := false // -n, -i, -l, -u: the value is not what is written
@@ -184,6 +191,20 @@ func (w *walker) collectVars(f *syntax.File, main bool) {
 		}
 		return true
 	})
+	// A function's positional parameters are the arguments of its calls.
+	for _, c := range calls {
+		if !funcs[c.Args[0].Lit()] {
+			continue
+		}
+		for i, a := range c.Args[1:] {
+			val := varValue{node: a, src: w.src, main: main}
+			if i < 9 {
+				add(strconv.Itoa(i+1), val)
+			}
+			add("@", val)
+			add("*", val)
+		}
+	}
 }
 
 // setters notes what a simple command's builtins set: read, mapfile and

@@ -50,6 +50,8 @@ var varTests = []struct {
 	// A shell body's positional parameters.
 	{`bash -c 'cat "$@"' x .env`, []string{`bash -c "cat \"$@\"" x .env`, "cat .env @1", "cat $@ @1 ~dyn"}},
 	{"export f=.env; sh -c 'cat $f'", []string{"export f=.env", `sh -c "cat $f"`, "cat .env @1", "cat $f @1 ~dyn"}},
+	// A function's positional parameters are its calls' arguments.
+	{`f(){ cat "$1"; }; f .env`, []string{"cat .env", "cat $1 ~dyn", "f .env"}},
 	// Set in ways not read here: as written (with the values it has).
 	{"read f; cat $f", []string{"read f", "cat $f ~dyn"}},
 	{"read -r f <<< .env; cat $f", []string{"read -r f (<<<)", "cat .env", "cat $f ~dyn"}},

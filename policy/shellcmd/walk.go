@@ -27,8 +27,9 @@ type state struct {
 	// downloadedAny names a downloader in the line that writes files whose
 	// names are known only at run time (curl -J, wget -i, $URL), or is "".
 	downloadedAny string
-	vars          *lineVars // the values the line gives variables (vars.go), nil when it reads none
-	varBytes      int       // the text those values added to the line's words so far
+	vars          *lineVars         // the values the line gives variables (vars.go), nil when it reads none
+	aliases       map[string]string // the aliases the line defines so far, by name
+	varBytes      int               // the text those values added to the line's words so far
 }
 
 // cmdMeta is what a later pipeline stage needs to know about a command.
@@ -59,7 +60,8 @@ type walker struct {
 	// bind is, while a command is walked with one combination of the values
 	// the line gives its variables, that combination (see vars.go).
 	bind     map[string]varChoice
-	varDepth int // values of variables within which this walker reads (b=$a/x)
+	varDepth int    // values of variables within which this walker reads (b=$a/x)
+	alias    string // the aliases whose text this walker walks (names, spaced), not expanded again within it
 }
 
 // feed is the first n stages of a pipeline, after those of the pipeline
@@ -417,6 +419,31 @@ func (w *walker) pipedScript(prev []int, start int) {
 		return
 	}
 	w.body(start, script{src: m[prev[0]].data})
+}
+
+// aliases notes the aliases an alias command defines, and walks a
+// command named by one defined earlier in the line as the alias's text
+// with its arguments (alias c=cat; c .env: where aliases are expanded, as
+// in a shell that sources a user's aliases, that is cat .env).
+func (w *walker) aliases(idx int, name string, inner []word) {
+	c := &w.st.line.Commands[idx]
+	if name == "alias" {
+		for _, x := range inner[1:] {
+			n, v, ok := strings.Cut(x.s, "=")
+			if ok && !x.dyn && !strings.HasPrefix(n, "-") {
+				if w.st.aliases == nil {
+					w.st.aliases = map[string]string{}
+				}
+				w.st.aliases[n] = v
+			}
+		}
+		return
+	}
+	v, ok := w.st.aliases[name]
+	if !ok || hasWord(w.alias, name) || len(c.Layers) != 1 || c.Dynamic || c.Depth >= MaxDepth {
+		return // (an alias is not expanded within its own text, nor its expansions')
+	}
+	w.body(idx, script{src: v + " " + joinQuoted(inner[1:], true), alias: strings.TrimSpace(w.alias + " " + name)})
 }
 
 // maxXargsLines bounds the input lines of xargs -I that are walked.
@@ -800,6 +827,7 @@ func (w *walker) simple(words []word, base Command, outer outerLayers, stmtRedir
 	}
 
 	w.recordWrites(idx, name, inner, m, stmtRedirs)
+	w.aliases(idx, name, inner)
 	b := bodies(name, inner)
 	w.runsWritten(idx, name, inner, b)
 	if w.st.line.Commands[idx].Unknown != "" {
@@ -1028,7 +1056,7 @@ func (w *walker) body(idx int, s script) {
 	if (c.Argv[0] == "eval" || c.Argv[0] == "source" || c.Argv[0] == ".") && inShell(c) {
 		cd = w.cd
 	}
-	sub := &walker{st: w.st, src: s.src, depth: w.depth + 1, nest: w.nest, holes: s.holes, runtime: s.runtime, appendBy: s.appendBy, cd: cd}
+	sub := &walker{st: w.st, src: s.src, depth: w.depth + 1, nest: w.nest, holes: s.holes, runtime: s.runtime, appendBy: s.appendBy, cd: cd, alias: s.alias}
 	sub.collectVars(f, false)
 	sub.positional(s.params)
 	// The body's commands read and write through its command's descriptors:
