@@ -51,6 +51,11 @@ func TestSafetyPackLines(t *testing.T) {
 		{`alias c=cat; c .env`, "deny", "safety/secret-files"},
 		{`alias ls='ls -la'; ls src`, "allow", ""},
 		{`f(){ npm test -- "$@"; }; f --watch`, "allow", ""},
+		// A shell find runs on each file, with the file as $1.
+		{`find . -name .env -exec sh -c 'cat "$1"' _ {} \;`, "deny", "safety/secret-files"},
+		{`find ~ -exec sh -c 'rm -rf "$1"' _ {} \;`, "deny", "safety/find-delete"},
+		{`find dist -exec sh -c 'rm -rf "$1"' _ {} \;`, "allow", ""},
+		{`sh -c 'rm -rf "$1"' _ dist`, "allow", ""},
 		// xargs fed static text.
 		{`echo .env | xargs cat`, "deny", "safety/secret-files"},
 		{`printf '%s

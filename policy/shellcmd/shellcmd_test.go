@@ -307,7 +307,7 @@ var parseTests = []struct {
 	{"find . -name '*.o' -exec rm -f {} \\;", []string{"find . -name *.o -exec rm -f {} ;", "rm -f {} ~dyn"}},
 	{"find . -exec rm -f {} +", []string{"find . -exec rm -f {} +", "rm -f {} ~dyn"}},
 	{"find . -execdir sudo rm {} ';' -ok echo x \\;", []string{"find . -execdir sudo rm {} ; -ok echo x ;", "rm {} ~dyn", "echo x"}},
-	{"find . -exec bash -c 'rm -rf \"$1\"' _ {} \\;", []string{`find . -exec bash -c "rm -rf \"$1\"" _ {} ;`, `bash -c "rm -rf \"$1\"" _ {} ~dyn`, "rm -rf {} @1 ~dyn", "rm -rf $1 @1 ~dyn"}},
+	{"find . -exec bash -c 'rm -rf \"$1\"' _ {} \\;", []string{`find . -exec bash -c "rm -rf \"$1\"" _ {} ;`, `bash -c "rm -rf \"$1\"" _ {} ~dyn`, "rm -rf {} @1 ~dyn"}},
 	{"find . -exec sh -c {} \\;", []string{"find . -exec sh -c {} ;", "sh -c {} !unknown ~dyn"}},
 	{"find $DIRS -delete", []string{"find $DIRS -delete !unknown ~dyn", "rm -r -f $DIRS ~dyn =implied"}},
 	{"find $TMPDIR -exec rm {} \\;", []string{"find $TMPDIR -exec rm {} ; !unknown ~dyn", "rm {} ~dyn"}},

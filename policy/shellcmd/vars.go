@@ -47,8 +47,9 @@ type varValue struct {
 	node *syntax.Word
 	word *word // read already: a shell body's positional parameter
 	src  string
-	main bool // in the line itself, not in a body
-	glob bool // a for loop's item, which pathname expansion already expanded
+	main bool   // in the line itself, not in a body
+	in   string // a shell body's positional parameter: the body (its text) in which it is certain
+	glob bool   // a for loop's item, which pathname expansion already expanded
 	// from and to bound the text (offsets in the line) where the value is
 	// certainly the variable's, when it is the only one; to is 0 when the
 	// value is never certain.
@@ -214,6 +215,10 @@ func (w *walker) setters(v *lineVars, args []*syntax.Word, add func(string, varV
 	switch args[0].Lit() {
 	case "eval", "source", ".":
 		v.uncertain = true
+	case "shift":
+		for _, name := range []string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "@", "*"} {
+			v.def(name).opaque = true
+		}
 	case "read", "mapfile", "readarray", "getopts", "printf", "let", "wait", "unset":
 		for _, a := range args[1:] {
 			name, _, _ := strings.Cut(a.Lit(), "=")
@@ -252,7 +257,7 @@ func (w *walker) positional(params []word) {
 		w.st.vars = v
 	}
 	for i := range params {
-		val := varValue{word: &params[i]}
+		val := varValue{word: &params[i], in: w.src}
 		if i < 10 {
 			d := v.def(strconv.Itoa(i))
 			d.values = append(d.values, val)
@@ -437,12 +442,18 @@ type varChoice struct {
 // known reports whether the values the line gives name are all it can
 // hold at offset at of the line (for a walker at depth 0).
 func (w *walker) known(d *varDefs, at uint) bool {
-	if w.st.vars.uncertain || w.depth != 0 || d.opaque || len(d.values) == 0 {
+	if w.st.vars.uncertain || d.opaque || len(d.values) == 0 {
 		return false
 	}
 	for i := range d.values {
 		val := &d.values[i]
-		if !val.main || val.to == 0 || at < val.from || at > val.to {
+		if val.in != "" {
+			if val.in != w.src {
+				return false
+			}
+			continue
+		}
+		if w.depth != 0 || !val.main || val.to == 0 || at < val.from || at > val.to {
 			return false
 		}
 	}

@@ -48,7 +48,8 @@ var varTests = []struct {
 	{"cat ${f=.env}", []string{"cat .env", "cat .env", "cat ${f=.env} ~dyn"}}, // the value it assigns, and its default
 	{"f=; cat ${f:-.env}", []string{"cat .env"}},
 	// A shell body's positional parameters.
-	{`bash -c 'cat "$@"' x .env`, []string{`bash -c "cat \"$@\"" x .env`, "cat .env @1", "cat $@ @1 ~dyn"}},
+	{`bash -c 'cat "$@"' x .env`, []string{`bash -c "cat \"$@\"" x .env`, "cat .env @1"}},
+	{`sh -c 'shift; cat "$1"' x .env`, []string{`sh -c "shift; cat \"$1\"" x .env`, "shift @1", "cat .env @1", "cat $1 @1 ~dyn"}},
 	{"export f=.env; sh -c 'cat $f'", []string{"export f=.env", `sh -c "cat $f"`, "cat .env @1", "cat $f @1 ~dyn"}},
 	// A function's positional parameters are its calls' arguments.
 	{`f(){ cat "$1"; }; f .env`, []string{"cat .env", "cat $1 ~dyn", "f .env"}},

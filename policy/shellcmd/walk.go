@@ -62,6 +62,11 @@ type walker struct {
 	bind     map[string]varChoice
 	varDepth int    // values of variables within which this walker reads (b=$a/x)
 	alias    string // the aliases whose text this walker walks (names, spaced), not expanded again within it
+	// findLayers are, for the body of a shell a find runs (find -exec sh
+	// -c 'cat "$1"' _ {} \;), the layers of that shell's command, which
+	// its commands have as their outer layers: each file find passes is
+	// theirs too.
+	findLayers outerLayers
 }
 
 // feed is the first n stages of a pipeline, after those of the pipeline
@@ -592,7 +597,7 @@ func (w *walker) callOnce(ce *syntax.CallExpr, redirs []*syntax.Redirect) {
 	base := Command{Assigns: assigns, Redirects: rds, Substitution: subst, Depth: w.depth}
 	switch {
 	case len(ce.Args) > 0:
-		w.simple(w.argWords(ce.Args), base, outerLayers{}, redirs)
+		w.simple(w.argWords(ce.Args), base, w.findLayers, redirs)
 	case len(redirs) > 0:
 		// "> f" alone truncates f: report it as the null command ":" so
 		// the write is not lost with the missing program.
@@ -1057,6 +1062,9 @@ func (w *walker) body(idx int, s script) {
 		cd = w.cd
 	}
 	sub := &walker{st: w.st, src: s.src, depth: w.depth + 1, nest: w.nest, holes: s.holes, runtime: s.runtime, appendBy: s.appendBy, cd: cd, alias: s.alias}
+	if len(c.Layers) > 1 && c.Layers[0][0] == "find" {
+		sub.findLayers = outerLayers{layers: c.Layers, shapes: c.Shapes}
+	}
 	sub.collectVars(f, false)
 	sub.positional(s.params)
 	// The body's commands read and write through its command's descriptors:
