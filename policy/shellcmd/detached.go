@@ -43,34 +43,44 @@ func atBody(l []word) bodyResult {
 	return bodyResult{stdin: true}
 }
 
-// tmuxCommand describes a tmux command that runs a shell command: the
-// letters of its options that take a value.
-var tmuxCommands = map[string]string{
-	"new-session": "cefFnstxy", "new": "cefFnstxy",
-	"new-window": "ceFnt", "neww": "ceFnt",
-	"split-window": "celtFp", "splitw": "celtFp",
-	"respawn-pane": "cet", "respawnp": "cet",
-	"respawn-window": "cet", "respawnw": "cet",
-	"display-popup": "bcdehsStTwxy", "popup": "bcdehsStTwxy",
-	"run-shell": "cdt", "run": "cdt",
-	"pipe-pane": "t", "pipep": "t",
+// tmuxRuns says whether a tmux command runs a shell command, with the
+// letters of its options that take a value. (Switches, not maps: a map
+// literal is built at every start.)
+func tmuxRuns(name string) (values string, ok bool) {
+	switch name {
+	case "new-session", "new":
+		return "cefFnstxy", true
+	case "new-window", "neww":
+		return "ceFnt", true
+	case "split-window", "splitw":
+		return "celtFp", true
+	case "respawn-pane", "respawnp", "respawn-window", "respawnw":
+		return "cet", true
+	case "display-popup", "popup":
+		return "bcdehsStTwxy", true
+	case "run-shell", "run":
+		return "cdt", true
+	case "pipe-pane", "pipep":
+		return "t", true
+	}
+	return "", false
 }
 
-// tmuxQuiet are tmux commands that run nothing.
-var tmuxQuiet = map[string]bool{
-	"ls": true, "list-sessions": true, "list-windows": true, "lsw": true, "list-panes": true, "lsp": true,
-	"list-clients": true, "lsc": true, "list-buffers": true, "lsb": true, "list-keys": true, "lsk": true,
-	"list-commands": true, "lscm": true, "has-session": true, "has": true, "attach-session": true,
-	"attach": true, "a": true, "at": true, "detach-client": true, "detach": true, "kill-session": true,
-	"kill-server": true, "kill-window": true, "killw": true, "kill-pane": true, "killp": true,
-	"capture-pane": true, "capturep": true, "display-message": true, "display": true,
-	"show-options": true, "show": true, "show-environment": true, "showenv": true,
-	"select-window": true, "selectw": true, "select-pane": true, "selectp": true,
-	"switch-client": true, "switchc": true, "rename-session": true, "rename": true,
-	"rename-window": true, "renamew": true, "resize-pane": true, "resizep": true,
-	"start-server": true, "start": true, "wait-for": true, "wait": true, "show-buffer": true,
-	"showb": true, "clear-history": true, "clearhist": true, "last-window": true, "last": true,
-	"next-window": true, "next": true, "previous-window": true, "prev": true,
+// tmuxQuiet reports the tmux commands that run nothing.
+func tmuxQuiet(name string) bool {
+	switch name {
+	case "ls", "list-sessions", "list-windows", "lsw", "list-panes", "lsp", "list-clients", "lsc",
+		"list-buffers", "lsb", "list-keys", "lsk", "list-commands", "lscm", "has-session", "has",
+		"attach-session", "attach", "a", "at", "detach-client", "detach", "kill-session", "kill-server",
+		"kill-window", "killw", "kill-pane", "killp", "capture-pane", "capturep", "display-message",
+		"display", "show-options", "show", "show-environment", "showenv", "select-window", "selectw",
+		"select-pane", "selectp", "switch-client", "switchc", "rename-session", "rename", "rename-window",
+		"renamew", "resize-pane", "resizep", "start-server", "start", "wait-for", "wait", "show-buffer",
+		"showb", "clear-history", "clearhist", "last-window", "last", "next-window", "next",
+		"previous-window", "prev":
+		return true
+	}
+	return false
 }
 
 // tmuxBodies reads a tmux command line: global options (-c runs a shell
@@ -131,13 +141,13 @@ options:
 // not known.
 func tmuxCommand(cmd []word, r *bodyResult) string {
 	name := cmd[0].s
-	if tmuxQuiet[name] {
+	if tmuxQuiet(name) {
 		return ""
 	}
 	if name == "send-keys" || name == "send" {
 		return tmuxKeys(cmd, r)
 	}
-	values, ok := tmuxCommands[name]
+	values, ok := tmuxRuns(name)
 	if !ok {
 		return fmt.Sprintf("tmux: %s may run commands that are not known here", name)
 	}
