@@ -204,6 +204,7 @@ func TestGuardXargsAndFindForms(t *testing.T) {
 		{"find . -fprint .amp/settings.json", HookRegistration},
 		{"sudo find .claude -exec truncate -s 0 {} +", HookRegistration},
 		{"find src -exec rm {} +", ""},
+		{"git rm -r --cached .claude", HookRegistration}, // the next commit deletes it in other clones
 		// A download named after its address, in the folder an option gives.
 		{"wget -P .claude https://x/settings.json", HookRegistration},
 		{"curl --output-dir .claude -O https://x/settings.json", HookRegistration},

@@ -431,7 +431,13 @@ func (g *guarder) gitOps(args []string, cwds []string) *Denial {
 		return check(guardOp{word: p.Operands[0], verb: "checks a work tree out into", tree: true, unknown: true, removal: true})
 	case "rm":
 		p := shellcmd.GitOptions(sub).Split(rest)
-		return g.eachCheck(p.Operands, guardOp{verb: "removes", tree: p.Has("r"), removal: true}, check)
+		verb := "removes"
+		if p.Has("cached") {
+			// The file stays here, but the next commit deletes it in every
+			// other clone that pulls it.
+			verb = "removes from git's index"
+		}
+		return g.eachCheck(p.Operands, guardOp{verb: verb, tree: p.Has("r"), removal: true}, check)
 	case "mv":
 		p := shellcmd.GitOptions(sub).Split(rest)
 		return g.eachCheck(p.Operands, guardOp{verb: "moves", tree: true, removal: true}, check)
