@@ -61,6 +61,9 @@ func TestSafetyPackLines(t *testing.T) {
 		{`printf '%s
 ' .env | xargs -I{} cp {} /tmp/x`, "deny", "safety/secret-files"},
 		{`b=main; git push -f origin $b`, "deny", "safety/git-history"},
+		{`a=(.env); for f in "${a[@]}"; do cat "$f"; done`, "deny", "safety/secret-files"},
+		{`a=(x); a+=(.env); cat "${a[@]}"`, "deny", "safety/secret-files"},
+		{`dirs=(dist build); for d in "${dirs[@]}"; do rm -rf "$d"; done`, "allow", ""},
 		{`d=dist; rm -rf "$d"`, "allow", ""},
 		{`for d in dist build .next; do rm -rf "$d"; done`, "allow", ""},
 		{`f=.env.example; cat $f`, "allow", ""},

@@ -1,6 +1,7 @@
 package shellcmd
 
 import (
+	"maps"
 	"strconv"
 	"strings"
 
@@ -92,12 +93,24 @@ func (w *walker) collectVars(f *syntax.File, main bool) {
 		}
 		name := a.Name.Value
 		switch {
-		case a.Append || a.Index != nil:
-			v.def(name).opaque = true
-		case a.Array != nil:
+		case a.Append && a.Array != nil: // a+=(x y): more elements
 			for _, e := range a.Array.Elems {
 				if e != nil && e.Value != nil {
 					add(name, varValue{node: e.Value, src: w.src, main: main})
+				}
+			}
+		case a.Append || a.Index != nil:
+			v.def(name).opaque = true
+		case a.Array != nil:
+			// Each element is one of the values ${a[i]} and "${a[@]}" give.
+			span, certainArray := certain[a]
+			for _, e := range a.Array.Elems {
+				if e != nil && e.Value != nil {
+					val := varValue{node: e.Value, src: w.src, main: main}
+					if certainArray && e.Index == nil {
+						val.from, val.to = span[0], span[1]
+					}
+					add(name, val)
 				}
 			}
 		default:
@@ -512,8 +525,10 @@ func (w *walker) varAlternatives(args []*syntax.Word, redirs []*syntax.Redirect)
 	}
 	var names []string
 	asWritten := map[string]bool{} // a name that may also hold what it holds at run time
+	inner := map[string]bool{}     // certain names whose values were read for more names
 	unset := map[string]bool{}     // a name with a ${name:-default} that may be unset
-	visit := func(n syntax.Node) bool {
+	var visit func(n syntax.Node) bool
+	visit = func(n syntax.Node) bool {
 		switch n := n.(type) {
 		case *syntax.CmdSubst, *syntax.ProcSubst, *syntax.ArithmExp:
 			return false // walked as commands of their own
@@ -524,7 +539,11 @@ func (w *walker) varAlternatives(args []*syntax.Word, redirs []*syntax.Redirect)
 			}
 			d := v.byName[name]
 			at := uint(n.Pos().Offset())
-			if w.certain(name, at) != nil {
+			if c := w.certain(name, at); c != nil {
+				if c.node != nil && !inner[name] && len(inner) < maxVarCombos {
+					inner[name] = true
+					syntax.Walk(c.node, visit) // its value may read variables that are not certain
+				}
 				return true
 			}
 			if d == nil || len(d.values) == 0 {
@@ -549,6 +568,17 @@ func (w *walker) varAlternatives(args []*syntax.Word, redirs []*syntax.Redirect)
 	for _, r := range redirs {
 		if r != nil && r.Word != nil {
 			syntax.Walk(r.Word, visit)
+		}
+	}
+	// The variables read inside those variables' values (a=(.env); for f
+	// in "${a[@]}" ...; b=$a/x) take part in the combinations too.
+	for i := 0; i < len(names) && len(names) <= maxVarCombos; i++ {
+		if d := v.byName[names[i]]; d != nil {
+			for k := range d.values {
+				if n := d.values[k].node; n != nil && d.values[k].main == (w.depth == 0) {
+					syntax.Walk(n, visit)
+				}
+			}
 		}
 	}
 	if len(names) == 0 {
@@ -604,16 +634,22 @@ func (w *walker) varAlternatives(args []*syntax.Word, redirs []*syntax.Redirect)
 	return append(out, map[string]varChoice{})
 }
 
-// value renders a variable's value as the word it is, reading in it the
-// variables whose values are certain there.
-func (w *walker) value(val *varValue) word {
+// value renders the value val of variable name as the word it is, reading
+// in it the variables bound in this walk or certain there.
+func (w *walker) value(name string, val *varValue) word {
 	if val.word != nil {
 		return *val.word
 	}
 	if w.varDepth >= maxVarDepth {
 		return word{s: "?", dyn: true, multi: true, shape: string(Spread)}
 	}
-	vw := &walker{st: w.st, src: val.src, depth: w.depth, nest: w.nest, cd: w.cd, varDepth: w.varDepth + 1}
+	bind := w.bind
+	if _, ok := bind[name]; ok {
+		// In its own value (D="$D x"), a variable is what it held before.
+		bind = maps.Clone(bind)
+		delete(bind, name)
+	}
+	vw := &walker{st: w.st, src: val.src, depth: w.depth, nest: w.nest, cd: w.cd, varDepth: w.varDepth + 1, bind: bind}
 	if !val.main {
 		vw.depth = w.depth + 1 // a body's value: none certain in it
 	}
@@ -640,7 +676,7 @@ func (w *walker) inline(b, shape *strings.Builder, out *word, p *syntax.ParamExp
 	if val == nil || w.st.varBytes > maxVarBytes {
 		return false
 	}
-	v := w.value(val)
+	v := w.value(name, val)
 	if w.st.varBytes += len(v.s); w.st.varBytes > maxVarBytes {
 		return false
 	}

@@ -42,7 +42,12 @@ var varTests = []struct {
 	{"g() { f=.env; }; g; cat $f", []string{"g", "cat .env", "cat $f ~dyn"}},
 	{"f=.env cat $f", []string{"cat .env", "cat $f ~dyn"}},
 	{"for d in a b; do :; done; rm -rf $d", []string{":", "rm -rf a", "rm -rf b", "rm -rf $d ~dyn"}},
-	{"a=(x .env); cat ${a[1]}", []string{"cat x", "cat .env", "cat ${a[1]} ~dyn"}},
+	{"a=(x .env); cat ${a[1]}", []string{"cat x", "cat .env"}}, // any element: over-counted
+	{"a=(x); a+=(.env); cat \"${a[@]}\"", []string{"cat x", "cat .env", "cat ${a[@]} ~dyn"}},
+	{`a=(.env); for f in "${a[@]}"; do cat "$f"; done`, []string{"cat .env"}},
+	{`dirs=(dist build); for d in "${dirs[@]}"; do rm -rf "$d"; done`, []string{"rm -rf dist", "rm -rf build"}},
+	{`D=a; test -n "$CI" && D="$D b"; brew install $D`, []string{"test -n $CI ~dyn", "brew install a", `brew install "$D b" ~dyn`, "brew install $D ~dyn"}},
+	{`x=.env; [ -n "$CI" ] && y=$x; cat $y`, []string{"[ -n $CI ] ~dyn", "cat .env", "cat $y ~dyn"}},
 	{"set -- .env; cat $1", []string{"set -- .env", "cat .env", "cat $1 ~dyn"}},
 	{"cat ${f:-.env}", []string{"cat .env", "cat ${f:-.env} ~dyn"}},
 	{"cat ${f=.env}", []string{"cat .env", "cat .env", "cat ${f=.env} ~dyn"}}, // the value it assigns, and its default
