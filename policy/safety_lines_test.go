@@ -64,6 +64,8 @@ func TestSafetyPackLines(t *testing.T) {
 		{`a=(.env); for f in "${a[@]}"; do cat "$f"; done`, "deny", "safety/secret-files"},
 		{`a=(x); a+=(.env); cat "${a[@]}"`, "deny", "safety/secret-files"},
 		{`dirs=(dist build); for d in "${dirs[@]}"; do rm -rf "$d"; done`, "allow", ""},
+		{`f=.exx; cat ${f/xx/nv}`, "deny", "safety/secret-files"},
+		{`f=x.env; cat "${f#x}"`, "deny", "safety/secret-files"},
 		{`d=dist; rm -rf "$d"`, "allow", ""},
 		{`for d in dist build .next; do rm -rf "$d"; done`, "allow", ""},
 		{`f=.env.example; cat $f`, "allow", ""},

@@ -488,17 +488,98 @@ func (w *walker) certain(name string, at uint) *varValue {
 // varParam is the variable a parameter expansion reads whole ($f, ${f},
 // "${a[@]}", ${f:-default}), or "".
 func varParam(p *syntax.ParamExp) string {
-	if p.Param == nil || p.Excl || p.Length || p.Width || p.Slice != nil || p.Repl != nil || p.Names != 0 {
+	if p.Param == nil || p.Excl || p.Length || p.Width || p.Names != 0 {
 		return ""
 	}
 	if p.Exp != nil {
 		switch p.Exp.Op {
-		case syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.AssignUnset, syntax.AssignUnsetOrNull:
+		case syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.AssignUnset, syntax.AssignUnsetOrNull,
+			syntax.RemSmallSuffix, syntax.RemLargeSuffix, syntax.RemSmallPrefix, syntax.RemLargePrefix,
+			syntax.UpperFirst, syntax.UpperAll, syntax.LowerFirst, syntax.LowerAll:
 		default:
 			return ""
 		}
 	}
 	return p.Param.Value
+}
+
+// transform applies what a parameter expansion does to a static value:
+// ${f/a/b} and ${f//a/b}, ${f#a} and ${f%a} (and ## %%) with literal
+// patterns, ${f:n:m} with literal numbers, and the case changes. ok is
+// false when it does more than that (a pattern with wildcards, a value
+// known at run time).
+func (w *walker) transform(p *syntax.ParamExp, v string) (string, bool) {
+	literal := func(x *syntax.Word) (string, bool) {
+		if x == nil {
+			return "", true
+		}
+		lw := w.word(x)
+		return lw.s, !lw.dyn && !lw.glob
+	}
+	switch {
+	case p.Repl != nil:
+		from, ok1 := literal(p.Repl.Orig)
+		to, ok2 := literal(p.Repl.With)
+		if !ok1 || !ok2 || from == "" || strings.HasPrefix(from, "#") || strings.HasPrefix(from, "%") {
+			return "", false
+		}
+		if p.Repl.All {
+			return strings.ReplaceAll(v, from, to), true
+		}
+		return strings.Replace(v, from, to, 1), true
+	case p.Slice != nil:
+		off, ok1 := sliceNumber(p.Slice.Offset)
+		length, ok2 := sliceNumber(p.Slice.Length)
+		if !ok1 || !ok2 || off < 0 || off > len(v) {
+			return "", false
+		}
+		v = v[off:]
+		if p.Slice.Length != nil {
+			if length < 0 || length > len(v) {
+				return "", false
+			}
+			v = v[:length]
+		}
+		return v, true
+	case p.Exp == nil || hasDefault(p):
+		return v, true
+	}
+	pat, ok := literal(p.Exp.Word)
+	if !ok {
+		return "", false
+	}
+	switch p.Exp.Op {
+	case syntax.RemSmallSuffix, syntax.RemLargeSuffix:
+		return strings.TrimSuffix(v, pat), true
+	case syntax.RemSmallPrefix, syntax.RemLargePrefix:
+		return strings.TrimPrefix(v, pat), true
+	case syntax.UpperAll:
+		return strings.ToUpper(v), pat == ""
+	case syntax.LowerAll:
+		return strings.ToLower(v), pat == ""
+	case syntax.UpperFirst, syntax.LowerFirst:
+		if pat != "" || v == "" {
+			return v, pat == ""
+		}
+		if p.Exp.Op == syntax.UpperFirst {
+			return strings.ToUpper(v[:1]) + v[1:], true
+		}
+		return strings.ToLower(v[:1]) + v[1:], true
+	}
+	return "", false
+}
+
+// sliceNumber reads a literal number of ${f:n:m}; a missing one is 0.
+func sliceNumber(x syntax.ArithmExpr) (int, bool) {
+	if x == nil {
+		return 0, true
+	}
+	lw, ok := x.(*syntax.Word)
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(lw.Lit()))
+	return n, err == nil
 }
 
 // hasDefault reports ${f-default}, ${f:-default}, ${f=default} and
@@ -684,6 +765,13 @@ func (w *walker) inline(b, shape *strings.Builder, out *word, p *syntax.ParamExp
 		(p.Exp.Op == syntax.DefaultUnsetOrNull || p.Exp.Op == syntax.AssignUnsetOrNull) {
 		w.parts(b, shape, out, p.Exp.Word.Parts, quoted)
 		return true
+	}
+	if p.Repl != nil || p.Slice != nil || p.Exp != nil && !hasDefault(p) {
+		t, ok := w.transform(p, v.s)
+		if !ok || v.dyn {
+			return false
+		}
+		v.s = t
 	}
 	if v.dyn {
 		if !out.dyn {

@@ -52,6 +52,16 @@ var varTests = []struct {
 	{"cat ${f:-.env}", []string{"cat .env", "cat ${f:-.env} ~dyn"}},
 	{"cat ${f=.env}", []string{"cat .env", "cat .env", "cat ${f=.env} ~dyn"}}, // the value it assigns, and its default
 	{"f=; cat ${f:-.env}", []string{"cat .env"}},
+	// What an expansion does to a value: replace, remove a prefix or a
+	// suffix, take a substring, change case.
+	{"f=.exx; cat ${f/xx/nv}", []string{"cat .env"}},
+	{"f=a.a; cat ${f//a/b}", []string{"cat b.b"}},
+	{"f=x.env; cat ${f#x} ${f##x}", []string{"cat .env .env"}},
+	{"f=README.md; cat ${f%.md}.txt", []string{"cat README.txt"}},
+	{"f=.ENV; cat ${f,,} ${f^^} ${f,}", []string{"cat .env .ENV .ENV"}},
+	{"f=abc.env; cat ${f:3} ${f:0:3}", []string{"cat .env abc"}},
+	{"f=a.b; cat ${f%.*}", []string{"cat ${f%.*} ~dyn"}}, // a pattern: as written
+	{`f=.e*v; cat ${f/\*/n}`, []string{"cat .env"}},
 	// A shell body's positional parameters.
 	{`bash -c 'cat "$@"' x .env`, []string{`bash -c "cat \"$@\"" x .env`, "cat .env @1"}},
 	{`sh -c 'shift; cat "$1"' x .env`, []string{`sh -c "shift; cat \"$1\"" x .env`, "shift @1", "cat .env @1", "cat $1 @1 ~dyn"}},
