@@ -66,6 +66,8 @@ func TestSafetyPackLines(t *testing.T) {
 		{`dirs=(dist build); for d in "${dirs[@]}"; do rm -rf "$d"; done`, "allow", ""},
 		{`f=.exx; cat ${f/xx/nv}`, "deny", "safety/secret-files"},
 		{`f=x.env; cat "${f#x}"`, "deny", "safety/secret-files"},
+		{`f=.e; f+=nv; cat $f`, "deny", "safety/secret-files"},
+		{`f=.e; f="${f}nv"; cat "$f"`, "deny", "safety/secret-files"},
 		{`d=dist; rm -rf "$d"`, "allow", ""},
 		{`for d in dist build .next; do rm -rf "$d"; done`, "allow", ""},
 		{`f=.env.example; cat $f`, "allow", ""},

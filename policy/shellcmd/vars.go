@@ -1,7 +1,9 @@
 package shellcmd
 
 import (
+	"cmp"
 	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -70,8 +72,10 @@ func (w *walker) collectVars(f *syntax.File, main bool) {
 	}
 	certain := map[*syntax.Assign][2]uint{}
 	loops := map[*syntax.ForClause]bool{}
+	var computed map[*syntax.Assign]string
 	if main {
 		certainAssigns(f.Stmts, certain, loops)
+		computed = appendedTexts(certain)
 	}
 	add := func(name string, val varValue) {
 		d := v.def(name)
@@ -99,6 +103,10 @@ func (w *walker) collectVars(f *syntax.File, main bool) {
 					add(name, varValue{node: e.Value, src: w.src, main: main})
 				}
 			}
+		case a.Append && a.Index == nil && computed[a] != "":
+			// f=.e; f+=nv: the text it now holds.
+			span := certain[a]
+			add(name, varValue{word: &word{s: computed[a]}, main: main, from: span[0], to: span[1]})
 		case a.Append || a.Index != nil:
 			v.def(name).opaque = true
 		case a.Array != nil:
@@ -117,6 +125,9 @@ func (w *walker) collectVars(f *syntax.File, main bool) {
 			val := varValue{node: a.Value, src: w.src, main: main}
 			if span, ok := certain[a]; ok {
 				val.from, val.to = span[0], span[1]
+			}
+			if t, ok := computed[a]; ok && refersTo(a.Value, name) {
+				val.word = &word{s: t} // f="${f}nv": read with what f held before
 			}
 			add(name, val)
 		}
@@ -424,6 +435,100 @@ func certainAssigns(stmts []*syntax.Stmt, out map[*syntax.Assign][2]uint, loops 
 	}
 }
 
+// appendedTexts follows the line's certain assignments in order and gives
+// each whose text is static, reading the variables it uses with what they
+// hold at that point (f=.e; f+=nv; g="${f}x"), that text. An assignment it
+// cannot read makes its variable unknown from there on.
+func appendedTexts(certain map[*syntax.Assign][2]uint) map[*syntax.Assign]string {
+	assigns := make([]*syntax.Assign, 0, len(certain))
+	for a := range certain {
+		assigns = append(assigns, a)
+	}
+	slices.SortFunc(assigns, func(a, b *syntax.Assign) int { return cmp.Compare(a.Pos().Offset(), b.Pos().Offset()) })
+	cur := map[string]string{}
+	out := map[*syntax.Assign]string{}
+	for _, a := range assigns {
+		if a.Name == nil || a.Naked || a.Index != nil {
+			continue
+		}
+		name := a.Name.Value
+		t, ok := staticText(a.Value, cur)
+		if a.Array != nil || !ok || certain[a][1] != ^uint(0) {
+			delete(cur, name) // (one later in a && chain may not run: either value then)
+			continue
+		}
+		if a.Append {
+			prev, known := cur[name]
+			if !known {
+				continue
+			}
+			t = prev + t
+		}
+		cur[name], out[a] = t, t
+	}
+	return out
+}
+
+// staticText is the text of a word of literals and of variables in cur.
+func staticText(x *syntax.Word, cur map[string]string) (string, bool) {
+	if x == nil {
+		return "", true
+	}
+	var b strings.Builder
+	var parts func(ps []syntax.WordPart, quoted bool) bool
+	parts = func(ps []syntax.WordPart, quoted bool) bool {
+		for _, p := range ps {
+			switch p := p.(type) {
+			case *syntax.Lit:
+				if quoted {
+					b.WriteString(unescapeDquote(p.Value))
+				} else {
+					s, _ := unescape(p.Value)
+					b.WriteString(s)
+				}
+			case *syntax.SglQuoted:
+				if p.Dollar {
+					b.WriteString(ansiC(p.Value))
+				} else {
+					b.WriteString(p.Value)
+				}
+			case *syntax.DblQuoted:
+				if !parts(p.Parts, true) {
+					return false
+				}
+			case *syntax.ParamExp:
+				v, ok := cur[varParam(p)]
+				if !ok || p.Exp != nil || p.Repl != nil || p.Slice != nil || p.Index != nil {
+					return false
+				}
+				b.WriteString(v)
+			default:
+				return false
+			}
+		}
+		return true
+	}
+	if !parts(x.Parts, false) {
+		return "", false
+	}
+	return b.String(), true
+}
+
+// refersTo reports a word that reads the variable name.
+func refersTo(x *syntax.Word, name string) bool {
+	if x == nil {
+		return false
+	}
+	found := false
+	syntax.Walk(x, func(n syntax.Node) bool {
+		if p, ok := n.(*syntax.ParamExp); ok && p.Param != nil && p.Param.Value == name {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
 // braceWords is the words a brace expansion of x makes, or x itself.
 func braceWords(x *syntax.Word) []*syntax.Word {
 	if !hasBrace(x) {
@@ -656,7 +761,7 @@ func (w *walker) varAlternatives(args []*syntax.Word, redirs []*syntax.Redirect)
 	for i := 0; i < len(names) && len(names) <= maxVarCombos; i++ {
 		if d := v.byName[names[i]]; d != nil {
 			for k := range d.values {
-				if n := d.values[k].node; n != nil && d.values[k].main == (w.depth == 0) {
+				if n := d.values[k].node; n != nil && d.values[k].word == nil && d.values[k].main == (w.depth == 0) {
 					syntax.Walk(n, visit)
 				}
 			}

@@ -72,7 +72,10 @@ var varTests = []struct {
 	{"read f; cat $f", []string{"read f", "cat $f ~dyn"}},
 	{"read -r f <<< .env; cat $f", []string{"read -r f (<<<)", "cat .env", "cat $f ~dyn"}},
 	{"f=.env; eval x; cat $f", []string{"eval x", "x @1", "cat .env", "cat $f ~dyn"}},
-	{"f=.env; f+=x; cat $f", []string{"cat .env", "cat $f ~dyn"}},
+	{"f=.env; f+=x; cat $f", []string{"cat .env", "cat .envx"}},
+	{"f=.e; f+=nv; cat $f", []string{"cat .e", "cat .env"}},
+	{`f=.e; f="${f}nv"; cat "$f"`, []string{"cat .e", "cat .env"}},
+	{"f=.e; test -n x && f=zz; f+=nv; cat $f", []string{"test -n x", "cat .e", "cat zz", "cat $f ~dyn"}},
 	{"f=.env; ((f++)); cat $f", []string{"cat .env", "cat $f ~dyn"}},
 	{"f=$(ls); cat $f", []string{"ls", "cat $f ~dyn"}},
 	// mktemp prints the new file or folder it made.
