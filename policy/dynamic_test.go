@@ -40,8 +40,10 @@ func TestDynamicWordsAndIndirection(t *testing.T) {
 		// the variable is read (F=-rf is denied, certainly or as one of
 		// the values); IFS may split it anywhere.
 		{`F=-rf; rm $F x`, ActionDeny, "rm -rf *"},
-		{`rm $(echo -rf) x`, ActionAsk, "rm -rf *"},
-		{"rm `echo -rf` x", ActionAsk, "rm -rf *"},
+		{`rm $(cat opts) x`, ActionAsk, "rm -rf *"},
+		{"rm `cat opts` x", ActionAsk, "rm -rf *"},
+		{`rm $(echo -rf) x`, ActionDeny, "rm -rf *"}, // what a static echo prints is known
+		{"rm `printf %s -rf` x", ActionDeny, "rm -rf *"},
 		{`rm ${X:--rf} x`, ActionDeny, "rm -rf *"},
 		{`set -- -rf; rm "$@" x`, ActionAsk, "rm -rf *"},
 		{`rm -r$F x`, ActionAsk, "rm -rf *"},

@@ -211,7 +211,7 @@ func TestUnknownCommands(t *testing.T) {
 	denyOnly := mustEngine(t, `{"deny":["rm -rf *"]}`, "")
 	runDecideCases(t, denyOnly, []decideCase{
 		{"$X -rf /", ActionAsk, ""},
-		{"$(echo rm) -rf /", ActionAsk, ""},
+		{"$(cat prog) -rf /", ActionAsk, ""},
 		{`"${CMD}" x`, ActionAsk, ""},
 		{"bash -c \"$X\"", ActionAsk, ""},
 		{"ls 'unterminated", ActionAsk, ""},

@@ -68,6 +68,8 @@ func TestSafetyPackLines(t *testing.T) {
 		{`f=x.env; cat "${f#x}"`, "deny", "safety/secret-files"},
 		{`f=.e; f+=nv; cat $f`, "deny", "safety/secret-files"},
 		{`f=.e; f="${f}nv"; cat "$f"`, "deny", "safety/secret-files"},
+		{`cat "$(echo .env)"`, "deny", "safety/secret-files"},
+		{`$(printf r)m -rf ~`, "deny", "safety/rm-recursive"},
 		{`d=dist; rm -rf "$d"`, "allow", ""},
 		{`for d in dist build .next; do rm -rf "$d"; done`, "allow", ""},
 		{`f=.env.example; cat $f`, "allow", ""},

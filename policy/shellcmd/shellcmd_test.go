@@ -470,7 +470,11 @@ var parseTests = []struct {
 
 	// Unknown programs.
 	{"$X -rf /", []string{"$X -rf / !unknown ~dyn"}},
-	{"$(echo rm) -rf /", []string{`"$(echo rm)" -rf / !unknown +subst ~dyn`, "echo rm"}},
+	{"$(cat prog) -rf /", []string{`"$(cat prog)" -rf / !unknown +subst ~dyn`, "cat prog"}},
+	// What a static echo or printf prints is known (these passed: cat
+	// "$(echo .env)"); the substitution still runs, and still counts.
+	{"$(echo rm) -rf /", []string{"rm -rf / +subst", "echo rm"}},
+	{`cat "$(printf '.%s' env)" $(echo a b)`, []string{"cat .env a b +subst", `printf .%s env`, "echo a b"}},
 	{`"${CMD}" x`, []string{"${CMD} x !unknown ~dyn"}},
 	{"${D}/rm -rf /", []string{"${D}/rm -rf / !unknown ~dyn"}},
 	{"sudo $X", []string{"sudo $X !unknown ~dyn"}},
@@ -734,7 +738,7 @@ func TestParseErrorUnbalanced(t *testing.T) {
 }
 
 func TestParseUnknownProgram(t *testing.T) {
-	for _, in := range []string{"$X -rf /", "$(echo rm) -rf /", `"${CMD}"`, "`which rm` x", "${!ref}", "$((1+1))", "*", "~/bin/$T"} {
+	for _, in := range []string{"$X -rf /", "$(cat prog) -rf /", `"${CMD}"`, "`which rm` x", "${!ref}", "$((1+1))", "*", "~/bin/$T"} {
 		l := Parse(in)
 		if !l.Unknown() || l.Err != nil {
 			t.Errorf("Parse(%q): want an unknown command, got %q (err %v)", in, renderAll(l), l.Err)

@@ -529,6 +529,34 @@ func refersTo(x *syntax.Word, name string) bool {
 	return found
 }
 
+// echoed is the output of a command substitution that only runs echo or
+// printf with static arguments, without its trailing newlines.
+func (w *walker) echoed(cs *syntax.CmdSubst) (string, bool) {
+	if len(cs.Stmts) != 1 || len(cs.Stmts[0].Redirs) > 0 || cs.Stmts[0].Negated || cs.Stmts[0].Background {
+		return "", false
+	}
+	ce, ok := cs.Stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(ce.Assigns) > 0 || len(ce.Args) == 0 {
+		return "", false
+	}
+	if name := ce.Args[0].Lit(); name != "echo" && name != "printf" {
+		return "", false
+	}
+	argv := make([]string, 0, len(ce.Args))
+	for _, a := range ce.Args {
+		x := w.word(a)
+		if x.dyn || x.glob || hasBrace(a) {
+			return "", false
+		}
+		argv = append(argv, x.s)
+	}
+	t, ok := echoData(argv)
+	if !ok || len(t) > maxBodyBytes {
+		return "", false
+	}
+	return strings.TrimRight(t, "\n"), true
+}
+
 // braceWords is the words a brace expansion of x makes, or x itself.
 func braceWords(x *syntax.Word) []*syntax.Word {
 	if !hasBrace(x) {

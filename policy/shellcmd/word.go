@@ -347,7 +347,19 @@ func (w *walker) parts(b, shape *strings.Builder, out *word, parts []syntax.Word
 			if !w.inline(b, shape, out, p, quoted) {
 				dynamic(p, !quoted || splitsInQuotes(p))
 			}
-		case *syntax.CmdSubst, *syntax.ArithmExp:
+		case *syntax.CmdSubst:
+			// $(echo .env), $(printf '%s' rm): the text a static echo
+			// or printf prints, without its trailing newlines.
+			if t, ok := w.echoed(p); ok {
+				static(t)
+				if !quoted {
+					out.glob = out.glob || isGlob(t)
+					out.split = out.split || strings.ContainsAny(t, " \t\n")
+				}
+				continue
+			}
+			dynamic(p, !quoted)
+		case *syntax.ArithmExp:
 			dynamic(p, !quoted)
 		case *syntax.ExtGlob:
 			static(w.text(p))
