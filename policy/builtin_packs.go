@@ -220,11 +220,11 @@ var builtinPackFiles = map[string]func() *PackFile{
 				Match: &Matcher{
 					Script: "secret-files",
 					Any: []*Matcher{{
-						CommandName: stringList{"cat", "tac", "nl", "less", "more", "head", "tail", "bat", "batcat", "xxd", "od", "hexdump", "strings", "base64", "base32", "cp", "scp", "rsync", "grep", "egrep", "fgrep", "rg", "zcat", "pr", "fold", "cut", "awk", "gawk", "sed", "sort", "uniq", "paste", "column", "jq", "yq", "diff", "tar", "zip", "gzip", "bzip2", "xz", "zstd", "7z", "dd", "nc", "netcat", "ncat", "socat", "curl", "wget", "telnet", "ssh", "rev", "fmt", "expand", "unexpand", "iconv", "install", "ln", "mv", "gh", "comm", "join", "look", "shuf", "split", "csplit", "cmp", "uuencode", "basenc", "hd", "hexyl", "ag", "ack", "ugrep", "zgrep", "pygmentize", "highlight", "mlr", "most", "zless", "zmore", "bzcat", "xzcat", "zstdcat", "lolcat", "ccat", "view", "ex", "vim", "vi", "nvim", "python*", "pypy*", "node", "nodejs", "bun", "deno", "ruby", "perl", "php", "openssl"},
+						CommandName: stringList{"cat", "tac", "nl", "less", "more", "head", "tail", "bat", "batcat", "xxd", "od", "hexdump", "strings", "base64", "base32", "cp", "scp", "rsync", "grep", "egrep", "fgrep", "rg", "zcat", "pr", "fold", "cut", "awk", "gawk", "sed", "sort", "uniq", "paste", "column", "jq", "yq", "diff", "tar", "zip", "gzip", "bzip2", "xz", "zstd", "7z", "dd", "nc", "netcat", "ncat", "socat", "curl", "wget", "telnet", "ssh", "rev", "fmt", "expand", "unexpand", "iconv", "install", "ln", "mv", "gh", "comm", "join", "look", "shuf", "split", "csplit", "cmp", "uuencode", "basenc", "hd", "hexyl", "ag", "ack", "ugrep", "zgrep", "pygmentize", "highlight", "mlr", "most", "zless", "zmore", "bzcat", "xzcat", "zstdcat", "lolcat", "ccat", "view", "ex", "vim", "vi", "nvim", "python*", "pypy*", "node", "nodejs", "bun", "deno", "ruby", "perl", "php", "openssl", "aws"},
 					}, {
 						Effect: stringList{"read:**/.*/**"},
 					}, {
-						GitSubcommand: stringList{"show", "cat-file", "diff", "add", "blame", "annotate", "grep"},
+						GitSubcommand: stringList{"show", "cat-file", "diff", "add", "blame", "annotate", "grep", "credential"},
 					}, {
 						Argument:      stringList{"-p", "-u", "--patch", "--patch-with-stat"},
 						GitSubcommand: stringList{"log", "whatchanged"},
