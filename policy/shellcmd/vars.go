@@ -18,10 +18,11 @@ import (
 // scope (a loop runs later text first, a function runs where it is
 // called), so a command is walked once with each value its variables may
 // hold, and once more as written (the value is then not known statically)
-// unless the value is certain: one assignment in the whole line, at its
-// top level, that always runs before the command (f=.env; …, f=.env && …,
-// for f in a b; do … $f …; done). eval and source may set anything, so a
-// line that uses them has no certain values.
+// unless the values are all it can hold there: assignments at the line's
+// top level that always run before the command (f=.env; …, f=.env && …,
+// f=.e; f+=nv, followed in order), a top-level for loop's items in its
+// body, a shell body's positional parameters in it. eval and source may
+// set anything, so a line that uses them has no certain values.
 
 const (
 	maxVarCombos = 32 // combinations of the values of a command's variables
@@ -48,14 +49,14 @@ type varDefs struct {
 // varValue is one value: a word of some source text, or one already read.
 type varValue struct {
 	node *syntax.Word
-	word *word // read already: a shell body's positional parameter
+	word *word // read already: a positional parameter, mktemp's path, a text followed in order
 	src  string
 	main bool   // in the line itself, not in a body
 	in   string // a shell body's positional parameter: the body (its text) in which it is certain
 	glob bool   // a for loop's item, which pathname expansion already expanded
-	// from and to bound the text (offsets in the line) where the value is
-	// certainly the variable's, when it is the only one; to is 0 when the
-	// value is never certain.
+	// from and to bound the text (offsets in the line) where the variable
+	// certainly holds this value or another of its certain ones; to is 0
+	// when it is never certain.
 	from, to uint
 }
 
