@@ -45,7 +45,7 @@ func TestDynamicWordsAndIndirection(t *testing.T) {
 		{`rm $(echo -rf) x`, ActionDeny, "rm -rf *"}, // what a static echo prints is known
 		{"rm `printf %s -rf` x", ActionDeny, "rm -rf *"},
 		{`rm ${X:--rf} x`, ActionDeny, "rm -rf *"},
-		{`set -- -rf; rm "$@" x`, ActionAsk, "rm -rf *"},
+		{`set -- -rf; rm "$@" x`, ActionDeny, "rm -rf *"},
 		{`rm -r$F x`, ActionAsk, "rm -rf *"},
 		{`rm -f "$F" x`, ActionAsk, "rm -rf *"},
 		{`M=--hard; git reset $M`, ActionDeny, "git reset --hard*"},

@@ -73,6 +73,7 @@ func TestSafetyPackLines(t *testing.T) {
 		{`t=$(gh auth token); echo $t`, "deny", "safety/secret-files"},
 		{`git credential fill <<< host=github.com`, "deny", "safety/secret-files"},
 		{`gh auth status`, "allow", ""},
+		{`set -- .env; cat "$@"`, "deny", "safety/secret-files"},
 		{`d=dist; rm -rf "$d"`, "allow", ""},
 		{`for d in dist build .next; do rm -rf "$d"; done`, "allow", ""},
 		{`f=.env.example; cat $f`, "allow", ""},

@@ -31,7 +31,8 @@ var shapeTests = []struct {
 	{`rm "$(cat o)" x`, []string{"rm · x"}},
 	{`rm "$(echo -rf)" x`, []string{"rm -rf x"}}, // a static echo's output is known
 	{`rm ${X:--rf} x`, []string{"rm -rf x"}},
-	{`set -- -rf; rm "$@" x`, []string{"rm … x"}},
+	{`set -- -rf; rm "$@" x`, []string{"rm -rf x"}},
+	{`rm "$@" x`, []string{"rm … x"}},
 	{`a=(-rf); rm "${a[@]}" x`, []string{"rm -rf x"}},
 	{`rm "a$((1))b"`, []string{"rm a·b"}},
 	{`git push origin "$B"`, []string{"git push origin ·"}},

@@ -222,11 +222,23 @@ func (w *walker) collectVars(f *syntax.File, main bool) {
 		if !funcs[c.Args[0].Lit()] {
 			continue
 		}
+		vals := make([]varValue, len(c.Args)-1)
 		for i, a := range c.Args[1:] {
-			val := varValue{node: a, src: w.src, main: main}
-			if i < 9 {
-				add(strconv.Itoa(i+1), val)
-			}
+			vals[i] = varValue{node: a, src: w.src, main: main}
+		}
+		addPositional(add, vals, 1)
+	}
+}
+
+// addPositional gives vals to the positional parameters from $first ($0 or
+// $1) up to $9, and each of those from $1 on to "$@" and "$*".
+func addPositional(add func(string, varValue), vals []varValue, first int) {
+	for i, val := range vals {
+		n := first + i
+		if n <= 9 {
+			add(strconv.Itoa(n), val)
+		}
+		if n > 0 {
 			add("@", val)
 			add("*", val)
 		}
@@ -262,11 +274,11 @@ func (w *walker) setters(v *lineVars, args []*syntax.Word, add func(string, varV
 		case strings.HasPrefix(s, "-") || strings.HasPrefix(s, "+"):
 			return
 		}
+		vals := make([]varValue, len(ops))
 		for i, a := range ops {
-			if i < 9 {
-				add(strconv.Itoa(i+1), varValue{node: a, src: w.src})
-			}
+			vals[i] = varValue{node: a, src: w.src}
 		}
+		addPositional(add, vals, 1)
 	}
 }
 
@@ -281,19 +293,14 @@ func (w *walker) positional(params []word) {
 		v = &lineVars{byName: map[string]*varDefs{}}
 		w.st.vars = v
 	}
+	vals := make([]varValue, len(params))
 	for i := range params {
-		val := varValue{word: &params[i], in: w.src}
-		if i < 10 {
-			d := v.def(strconv.Itoa(i))
-			d.values = append(d.values, val)
-		}
-		if i > 0 {
-			for _, all := range []string{"@", "*"} {
-				d := v.def(all)
-				d.values = append(d.values, val)
-			}
-		}
+		vals[i] = varValue{word: &params[i], in: w.src}
 	}
+	addPositional(func(name string, val varValue) {
+		d := v.def(name)
+		d.values = append(d.values, val)
+	}, vals, 0)
 }
 
 // readName is the one variable a read statement sets, or "".

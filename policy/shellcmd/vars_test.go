@@ -49,6 +49,7 @@ var varTests = []struct {
 	{`D=a; test -n "$CI" && D="$D b"; brew install $D`, []string{"test -n $CI ~dyn", "brew install a", `brew install "$D b" ~dyn`, "brew install $D ~dyn"}},
 	{`x=.env; [ -n "$CI" ] && y=$x; cat $y`, []string{"[ -n $CI ] ~dyn", "cat .env", "cat $y ~dyn"}},
 	{"set -- .env; cat $1", []string{"set -- .env", "cat .env", "cat $1 ~dyn"}},
+	{`set -- a .env; cat "$@"`, []string{"set -- a .env", "cat a", "cat .env", "cat $@ ~dyn"}},
 	{"cat ${f:-.env}", []string{"cat .env", "cat ${f:-.env} ~dyn"}},
 	{"cat ${f=.env}", []string{"cat .env", "cat .env", "cat ${f=.env} ~dyn"}}, // the value it assigns, and its default
 	{"f=; cat ${f:-.env}", []string{"cat .env"}},
