@@ -1,6 +1,7 @@
 package shellcmd
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -615,6 +616,20 @@ func sudoStep(l []word) step {
 
 // xargsStep unwraps xargs: the command it runs gets arguments from input,
 // in place of the replace string (-I R) or appended.
+// xargsReplace is the replace string of xargs's options (-I R, BSD -J R,
+// -i or --replace with {} by default), or ""; bsd reports -J.
+func xargsReplace(hits []optHit) (hole string, bsd bool) {
+	for _, h := range hits {
+		switch h.name {
+		case "I", "J":
+			hole, bsd = h.val.s, h.name == "J"
+		case "i", "replace":
+			hole, bsd = cmp.Or(h.val.s, "{}"), false
+		}
+	}
+	return hole, bsd
+}
+
 func xargsStep(l []word) step {
 	hits, op, why := xargsOpts.scan(l)
 	if why != "" {
@@ -624,18 +639,7 @@ func xargsStep(l []word) step {
 		return step{kind: stepImplied, implied: "echo", why: "xargs without a command runs echo", runtime: true, missing: true}
 	}
 	st := step{kind: stepWrap, n: op, runtime: true, appends: true}
-	hole, bsd := "", false
-	for _, h := range hits {
-		switch h.name {
-		case "I", "J":
-			hole, bsd = h.val.s, h.name == "J"
-		case "i", "replace":
-			hole, bsd = h.val.s, false
-			if hole == "" {
-				hole = "{}"
-			}
-		}
-	}
+	hole, bsd := xargsReplace(hits)
 	if hole != "" {
 		// -I puts the input in place of the replace string and appends
 		// nothing; BSD -J only when a word is the replace string.

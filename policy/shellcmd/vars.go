@@ -353,12 +353,8 @@ func isMktemp(x *syntax.Word) bool {
 	if !ok {
 		return false
 	}
-	stmts := cs.Stmts
-	if len(stmts) != 1 || len(stmts[0].Redirs) > 0 || stmts[0].Negated || stmts[0].Background {
-		return false
-	}
-	ce, ok := stmts[0].Cmd.(*syntax.CallExpr)
-	if !ok || len(ce.Assigns) > 0 || len(ce.Args) == 0 || ce.Args[0].Lit() != "mktemp" {
+	ce := soleCall(cs)
+	if ce == nil || ce.Args[0].Lit() != "mktemp" {
 		return false
 	}
 	for _, a := range ce.Args[1:] {
@@ -537,14 +533,24 @@ func refersTo(x *syntax.Word, name string) bool {
 	return found
 }
 
-// echoed is the output of a command substitution that only runs echo or
-// printf with static arguments, without its trailing newlines.
-func (w *walker) echoed(cs *syntax.CmdSubst) (string, bool) {
+// soleCall is the one simple command a command substitution runs, with
+// no assignments or redirections, or nil.
+func soleCall(cs *syntax.CmdSubst) *syntax.CallExpr {
 	if len(cs.Stmts) != 1 || len(cs.Stmts[0].Redirs) > 0 || cs.Stmts[0].Negated || cs.Stmts[0].Background {
-		return "", false
+		return nil
 	}
 	ce, ok := cs.Stmts[0].Cmd.(*syntax.CallExpr)
 	if !ok || len(ce.Assigns) > 0 || len(ce.Args) == 0 {
+		return nil
+	}
+	return ce
+}
+
+// echoed is the output of a command substitution that only runs echo or
+// printf with static arguments, without its trailing newlines.
+func (w *walker) echoed(cs *syntax.CmdSubst) (string, bool) {
+	ce := soleCall(cs)
+	if ce == nil {
 		return "", false
 	}
 	if name := ce.Args[0].Lit(); name != "echo" && name != "printf" {
@@ -570,12 +576,8 @@ func braceWords(x *syntax.Word) []*syntax.Word {
 	if !hasBrace(x) {
 		return []*syntax.Word{x}
 	}
-	cp := &syntax.Word{Parts: append([]syntax.WordPart(nil), x.Parts...)}
-	if !syntax.SplitBraces(cp) {
-		return []*syntax.Word{x}
-	}
-	alts, ok := braceAlts(cp.Parts)
-	if !ok {
+	alts, split, ok := splitBraces(x)
+	if !split || !ok {
 		return []*syntax.Word{x}
 	}
 	out := make([]*syntax.Word, len(alts))
@@ -742,8 +744,9 @@ func hasDefault(p *syntax.ParamExp) bool {
 // not among them: it reads that value in every walk.
 func (w *walker) varAlternatives(args []*syntax.Word, redirs []*syntax.Redirect) []map[string]varChoice {
 	v := w.st.vars
-	if v == nil {
-		return nil
+	if v == nil || !slices.ContainsFunc(args, w.readsVar) &&
+		!slices.ContainsFunc(redirs, func(r *syntax.Redirect) bool { return r != nil && w.readsVar(r.Word) }) {
+		return nil // most commands read no variable: no maps, no walk
 	}
 	var names []string
 	asWritten := map[string]bool{} // a name that may also hold what it holds at run time
@@ -783,12 +786,12 @@ func (w *walker) varAlternatives(args []*syntax.Word, redirs []*syntax.Redirect)
 		return true
 	}
 	for _, a := range args {
-		if a != nil && strings.Contains(w.text(a), "$") {
+		if w.readsVar(a) {
 			syntax.Walk(a, visit)
 		}
 	}
 	for _, r := range redirs {
-		if r != nil && r.Word != nil {
+		if r != nil && w.readsVar(r.Word) {
 			syntax.Walk(r.Word, visit)
 		}
 	}
@@ -854,6 +857,11 @@ func (w *walker) varAlternatives(args []*syntax.Word, redirs []*syntax.Redirect)
 		}
 	}
 	return append(out, map[string]varChoice{})
+}
+
+// readsVar reports a word whose text holds a $.
+func (w *walker) readsVar(x *syntax.Word) bool {
+	return x != nil && strings.Contains(w.text(x), "$")
 }
 
 // value renders the value val of variable name as the word it is, reading

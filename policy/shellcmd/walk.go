@@ -1,7 +1,6 @@
 package shellcmd
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -469,15 +468,7 @@ func (w *walker) xargsFed(idx int, data string) {
 	if why != "" || op >= len(c.Layers[0]) {
 		return
 	}
-	hole := ""
-	for _, h := range hits {
-		switch h.name {
-		case "I", "J":
-			hole = h.val.s
-		case "i", "replace":
-			hole = cmp.Or(h.val.s, "{}")
-		}
-	}
+	hole, _ := xargsReplace(hits)
 	inner := c.Layers[0][op:]
 	for _, x := range inner {
 		if hole != "" {

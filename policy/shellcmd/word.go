@@ -129,14 +129,11 @@ func (w *walker) expandWord(x *syntax.Word, out []word) []word {
 	if !hasBrace(x) {
 		return w.splitWord(w.word(x), out)
 	}
-	// SplitBraces rewrites the word it is given; work on a copy so the tree
-	// stays one that syntax.Walk understands.
-	cp := &syntax.Word{Parts: slices.Clone(x.Parts)}
-	if !syntax.SplitBraces(cp) {
+	alts, split, ok := splitBraces(x)
+	switch {
+	case !split:
 		return append(out, w.word(x))
-	}
-	alts, ok := braceAlts(cp.Parts)
-	if !ok {
+	case !ok:
 		nw := w.word(x)
 		nw.dyn, nw.multi, nw.shape = true, true, string(Spread)
 		return append(out, nw)
@@ -145,6 +142,20 @@ func (w *walker) expandWord(x *syntax.Word, out []word) []word {
 		out = w.splitWord(w.word(&syntax.Word{Parts: parts}), out)
 	}
 	return out
+}
+
+// splitBraces is the parts of each word a brace expansion of x makes;
+// split is false when x holds none, ok false when it makes too many or
+// holds a sequence that is not static.
+func splitBraces(x *syntax.Word) (alts [][]syntax.WordPart, split, ok bool) {
+	// SplitBraces rewrites the word it is given; work on a copy so the tree
+	// stays one that syntax.Walk understands.
+	cp := &syntax.Word{Parts: slices.Clone(x.Parts)}
+	if !syntax.SplitBraces(cp) {
+		return nil, false, true
+	}
+	alts, ok = braceAlts(cp.Parts)
+	return alts, true, ok
 }
 
 func hasBrace(x *syntax.Word) bool {
