@@ -191,7 +191,8 @@ func (ev *evaluation) command(cmd *shellcmd.Command) *cmdContext {
 
 // ownStage finds the pipeline stage cmd is the own command of; where it is
 // that of several (nested pipelines), the one with the most stages before
-// it.
+// it. A command that the stage's program may run (Guessed: curl x |
+// faketime now sh) reads the stage's input as its own.
 func (ev *evaluation) ownStage(cmd *shellcmd.Command) (pipeStage, bool) {
 	if ev.line == nil || len(ev.line.Pipelines) == 0 {
 		return pipeStage{}, false
@@ -203,9 +204,14 @@ func (ev *evaluation) ownStage(cmd *shellcmd.Command) (pipeStage, bool) {
 				if len(stage) == 0 || stage[0] < 0 || stage[0] >= len(ev.line.Commands) {
 					continue
 				}
-				own := &ev.line.Commands[stage[0]]
-				if prev, ok := ev.stages[own]; !ok || si > prev.stage {
-					ev.stages[own] = pipeStage{pi, si}
+				for k, ci := range stage {
+					own := &ev.line.Commands[ci]
+					if k > 0 && !own.Guessed {
+						continue
+					}
+					if prev, ok := ev.stages[own]; !ok || si > prev.stage {
+						ev.stages[own] = pipeStage{pi, si}
+					}
 				}
 			}
 		}

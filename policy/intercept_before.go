@@ -51,6 +51,9 @@ func (e *Engine) beforeStage(p *pass) bool {
 		return deny("", fmt.Sprintf("Command '%s' denied: its commands cannot be put to the interceptors", raw))
 	}
 	for _, item := range items {
+		if item.cmd.Guessed {
+			continue // what an unknown program may run is the rules' to judge, not a command to steer
+		}
 		for _, ic := range chain {
 			li := 0
 			if ic.Match != nil {
@@ -238,8 +241,8 @@ func notSimple(line *shellcmd.Line) string {
 	switch {
 	case line.Err != nil:
 		return "cannot be analysed: " + line.Err.Error()
-	case len(line.Commands) != 1:
-		return fmt.Sprintf("has %d simple commands", len(line.Commands))
+	case line.Written() != 1:
+		return fmt.Sprintf("has %d simple commands", line.Written())
 	case len(line.Assigns) > 0:
 		return "sets variables"
 	}

@@ -50,12 +50,16 @@ func (e *Engine) rulesStage(p *pass) bool {
 			sub := &subject{raw: quoted, argv: layer, canon: shellcmd.Canonical(layer), shape: layerShape(c, li),
 				cmd: c, innermost: li == len(c.Layers)-1, eval: ev}
 			sub.effects = ev.analyze(sub, lineEffects(layer, c, cwds))
-			rep := CommandReport{Argv: layer, Layer: li, Effects: sub.effects}
-			rep.Matches = e.layerMatches(sub, li, unknownAction, hasAllowList)
-			if c.Unknown != "" {
+			rep := CommandReport{Argv: layer, Layer: li, Guessed: c.Guessed, Effects: sub.effects}
+			// A guessed command counts only where a rule objects to it: no
+			// allow list, default or unknown part of it applies.
+			rep.Matches = e.layerMatches(sub, li, unknownAction, hasAllowList && !c.Guessed)
+			if c.Unknown != "" && !c.Guessed {
 				rep.Matches = append(rep.Matches, unknownMatch(quoted, c.Unknown, unknownAction, hasAllowList))
 			}
-			if len(rep.Matches) == 0 {
+			if len(rep.Matches) == 0 && c.Guessed {
+				rep.Action = ActionAllow
+			} else if len(rep.Matches) == 0 {
 				rep.Action = defaultAction
 				defaulted = true
 				if defaultAction.severity() > d.Action.severity() {

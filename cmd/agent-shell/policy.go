@@ -129,9 +129,15 @@ func (a *app) printExplain(command string, e *policy.Engine, d policy.Decision) 
 		if c.Layer > 0 {
 			layer = fmt.Sprintf("  (wrapped, layer %d)", c.Layer+1)
 		}
+		if c.Guessed {
+			layer += "  (may be run by an unknown program: only rules that object count)"
+		}
 		fmt.Fprintf(w, "\n[%d] %s%s\n", i+1, quoteArgv(c.Argv), layer)
 		fmt.Fprintf(w, "    effects: %s\n", joinOr(c.Effects, "none"))
-		if len(c.Matches) == 0 {
+		switch {
+		case len(c.Matches) == 0 && c.Guessed:
+			fmt.Fprintf(w, "    rules:   none object\n")
+		case len(c.Matches) == 0:
 			fmt.Fprintf(w, "    rules:   none matched, the default applies\n")
 		}
 		for _, m := range c.Matches {

@@ -290,7 +290,7 @@ func TestClassify(t *testing.T) {
 	}
 	for _, tt := range tests {
 		line := shellcmd.Parse(tt.cmd)
-		if line.Err != nil || len(line.Commands) != 1 {
+		if line.Err != nil || line.Written() != 1 {
 			t.Fatalf("%q does not parse to one command", tt.cmd)
 		}
 		argv, _ := writtenArgv(&line.Commands[0]) // as the collector reads it
@@ -461,7 +461,7 @@ commands = python scripts/release.py {posargs}
 		{"tox.ini", map[string]string{"pyproject.toml": "[project]\nname='a'\n", "tox.ini": toxINI},
 			[]string{"tox -e lint", "tox -e py312 -- -k x", "tox -e py311-xdist", "tox -e docs", "tox -e py311-numpy -- tests/unit"},
 			[]string{"tox", "tox -e release", "tox -e lint,release", "tox -e lint -e release", "tox -e lint -x testenv:lint.commands=sh",
-				"tox -e lint -c other.ini", "tox -e lint --override=testenv.commands=sh", "tox exec -e lint -- rm -rf x"}},
+				"tox -e lint -c other.ini", "tox -e lint --override=testenv.commands=sh", "tox exec -e lint -- ruff check x"}},
 		{"[tool.tox]", map[string]string{"pyproject.toml": "[project]\nname='a'\n[tool.tox]\nenv_list = ['3.12']\n"}, []string{"tox -e 3.12"}, nil},
 		{"tox.toml", map[string]string{"pyproject.toml": "[project]\nname='a'\n", "tox.toml": "env_list = ['lint']\n[env.lint]\n[env.publish]\n"},
 			[]string{"tox -e lint"}, []string{"tox -e publish", "tox -e lint,publish"}},

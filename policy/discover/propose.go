@@ -91,7 +91,7 @@ func (c *collector) add(text, source string) {
 	cmd := Command{Text: text, Sources: []string{source}, group: c.group, weight: c.weight}
 	line := shellcmd.Parse(text)
 	switch {
-	case line.Err != nil || len(line.Commands) != 1 || len(line.Pipelines) > 0 || len(line.Assigns) > 0:
+	case line.Err != nil || line.Written() != 1 || len(line.Pipelines) > 0 || len(line.Assigns) > 0:
 		cmd.Why = "not a single simple command"
 	case line.Commands[0].Unknown != "" || line.Commands[0].Dynamic || !plainLayers(&line.Commands[0]) ||
 		len(line.Commands[0].Redirects) > 0 || len(line.Commands[0].Assigns) > 0:

@@ -148,7 +148,7 @@ func lineCommands(line *shellcmd.Line, file, job, step string) []WorkflowCommand
 	var out []WorkflowCommand
 	for i := range line.Commands {
 		c := &line.Commands[i]
-		if c.Implied != "" || len(c.Argv) == 0 || noise.Get()[c.Argv[0]] {
+		if c.Implied != "" || c.Guessed || len(c.Argv) == 0 || noise.Get()[c.Argv[0]] {
 			continue
 		}
 		wc := WorkflowCommand{File: file, Job: job, Step: step, Argv: c.Argv, Path: c.Path}

@@ -128,6 +128,8 @@ func bodies(name string, l []word) bodyResult {
 		return manBodies(l)
 	case name == "zip":
 		return zipBodies(l)
+	case name == "agent-shell":
+		return agentShellBody(l)
 	case name == "sed" || name == "gsed":
 		return sedBodies(l)
 	}

@@ -67,8 +67,11 @@ func checkLine(t testing.TB, src string, l *Line) {
 		if len(c.Argv) == 0 && c.Unknown == "" {
 			t.Fatalf("Parse(%q): command %d has no Argv and no Unknown", src, i)
 		}
-		if c.Unknown != "" && !l.Unknown() {
+		if c.Unknown != "" && !c.Guessed && !l.Unknown() {
 			t.Fatalf("Parse(%q): command %d is unknown but the line is not", src, i)
+		}
+		if c.Guessed && i == 0 {
+			t.Fatalf("Parse(%q): the first command is guessed", src)
 		}
 		if len(c.Layers) == 0 || !equalStrings(c.Layers[len(c.Layers)-1], c.Argv) {
 			t.Fatalf("Parse(%q): command %d: last layer %q is not Argv %q", src, i, c.Layers, c.Argv)

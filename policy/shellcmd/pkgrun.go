@@ -277,13 +277,8 @@ func joinedBody(what string, ws []word) bodyResult {
 	return bodyResult{scripts: []script{{src: join(ws)}}}
 }
 
-// deletesLikeRimraf reports the programs that delete each operand
-// recursively without asking, as rm -r -f does: rimraf, and del-cli's.
-func deletesLikeRimraf(name string) bool {
-	return name == "rimraf" || name == "del-cli"
-}
-
-// rimrafOperands are the paths rimraf deletes.
+// rimrafOperands are the paths rimraf (or del-cli's del) deletes, each
+// recursively without asking, as rm -r -f does.
 func rimrafOperands(l []word) []word {
 	var out []word
 	operands := false

@@ -103,6 +103,14 @@ type Command struct {
 	// alone implies [echo], "sudo -s" implies [sh].
 	Implied string
 
+	// Guessed reports a command that a program agent-shell does not know
+	// may run, read from its arguments (faketime now rm -rf ~ may run rm -rf
+	// ~; see the package documentation), or a command inside one. A rule
+	// that denies or asks judges it as any other; nothing needs to allow
+	// it, so a policy's default and allow list leave it alone. Guessed
+	// commands follow the command they are read from.
+	Guessed bool
+
 	// Substitution reports a command substitution ($( ) or backticks) or a
 	// process substitution anywhere in the command's words, assignments or
 	// redirections.
@@ -182,6 +190,18 @@ type Redirect struct {
 	Dynamic bool
 }
 
+// Written counts the line's commands that are not [Command.Guessed]: those
+// it spells out, or that they stand for.
+func (l *Line) Written() int {
+	n := 0
+	for i := range l.Commands {
+		if !l.Commands[i].Guessed {
+			n++
+		}
+	}
+	return n
+}
+
 // Unknown reports whether the line must be treated as unknown: it did not
 // parse, or some command in it is unknown.
 func (l *Line) Unknown() bool {
@@ -189,13 +209,14 @@ func (l *Line) Unknown() bool {
 }
 
 // UnknownReason says why the line is unknown, or returns "" when it is
-// not: the parse error, or the reason of the first unknown command.
+// not: the parse error, or the reason of the first unknown command that
+// is not [Command.Guessed].
 func (l *Line) UnknownReason() string {
 	if l.Err != nil {
 		return l.Err.Error()
 	}
 	for i := range l.Commands {
-		if r := l.Commands[i].Unknown; r != "" {
+		if r := l.Commands[i].Unknown; r != "" && !l.Commands[i].Guessed {
 			return fmt.Sprintf("%s: %s", strings.Join(l.Commands[i].Argv, " "), r)
 		}
 	}

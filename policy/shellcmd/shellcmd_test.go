@@ -39,6 +39,9 @@ func render(c Command) string {
 	if c.Implied != "" {
 		b.WriteString(" =implied")
 	}
+	if c.Guessed {
+		b.WriteString(" ?guess")
+	}
 	for _, r := range c.Redirects {
 		switch {
 		case r.Write:

@@ -323,6 +323,10 @@ func wrapperStep(name string, l []word) step {
 		return scanWrap(&shxOpts, l)
 	case "cross-env":
 		return crossEnvStep(l)
+	case "podman", "buildah":
+		return unshareStep(name, l)
+	case "agent-shell":
+		return agentShellStep(l)
 	case "unshare", "nsenter", "prlimit", "numactl", "firejail", "systemd-run", "setpriv", "bwrap", "gdb":
 		if len(l) == 2 && !l[1].dyn {
 			switch l[1].s {
@@ -336,6 +340,31 @@ func wrapperStep(name string, l []word) step {
 		return runnerStep(r, l)
 	}
 	return step{}
+}
+
+// unshareStep: podman unshare and buildah unshare run a command on this
+// machine, in the user namespace of rootless containers, where the user's
+// files are as writable as outside (a shell when none is given). Their
+// other subcommands run things in containers.
+func unshareStep(name string, l []word) step {
+	if len(l) < 2 || l[1].dyn || l[1].s != "unshare" {
+		return step{}
+	}
+	i := 2
+	for ; i < len(l) && strings.HasPrefix(l[i].s, "-"); i++ {
+		switch {
+		case l[i].dyn:
+			return unknownStep(fmt.Sprintf("%s unshare: option %q is not static", name, l[i].s))
+		case l[i].s == "--help" || l[i].s == "-h":
+			return step{}
+		case l[i].s == "--":
+			return wrapAt(i+1, l)
+		}
+	}
+	if i >= len(l) {
+		return step{kind: stepImplied, implied: "sh", why: name + " unshare without a command runs a shell", missing: true}
+	}
+	return wrapAt(i, l)
 }
 
 // valgrindStep unwraps valgrind, whose options are all one word

@@ -879,7 +879,7 @@ func (w *walker) value(name string, val *varValue) word {
 		bind = maps.Clone(bind)
 		delete(bind, name)
 	}
-	vw := &walker{st: w.st, src: val.src, depth: w.depth, nest: w.nest, cd: w.cd, varDepth: w.varDepth + 1, bind: bind}
+	vw := &walker{st: w.st, src: val.src, depth: w.depth, nest: w.nest, cd: w.cd, varDepth: w.varDepth + 1, bind: bind, guessed: w.guessed}
 	if !val.main {
 		vw.depth = w.depth + 1 // a body's value: none certain in it
 	}

@@ -66,6 +66,9 @@ type walker struct {
 	// its commands have as their outer layers: each file find passes is
 	// theirs too.
 	findLayers outerLayers
+	// guessed: the commands walked are ones a program agent-shell does not
+	// know may run (see guess).
+	guessed bool
 }
 
 // feed is the first n stages of a pipeline, after those of the pipeline
@@ -392,8 +395,19 @@ func flattenPipe(s *syntax.Stmt, out *[]*syntax.Stmt) {
 // by anything else (curl, cat, a here-string into cat), what it runs is
 // not known before it runs. An interpreter fed a static program that way
 // has it scanned; fed otherwise, it runs a program file in effect, which
-// is left to the effects table.
+// is left to the effects table. What the stage's command is, so are the
+// commands it may run (echo 'rm -rf ~' | faketime now sh; see guess).
 func (w *walker) pipedScript(prev []int, start int) {
+	n := len(w.st.line.Commands)
+	for k := start; k < n; k++ {
+		if k == start || w.st.line.Commands[k].Guessed && w.st.line.Commands[k].Depth == w.st.line.Commands[start].Depth {
+			w.pipedTo(prev, k)
+		}
+	}
+}
+
+// pipedTo is pipedScript for the command at start.
+func (w *walker) pipedTo(prev []int, start int) {
 	m := w.st.meta
 	if start < len(m) && m[start].stdinLang != "" {
 		if len(prev) == 1 && m[prev[0]].hasData {
@@ -461,15 +475,19 @@ func (w *walker) xargsFed(idx int, data string) {
 		return
 	}
 	c := &w.st.line.Commands[idx]
-	if len(c.Layers) < 2 || c.Layers[0][0] != "xargs" || c.Unknown != "" {
+	li := 0 // the xargs layer, under any wrappers (timeout 5 xargs cat)
+	for li < len(c.Layers)-1 && c.Layers[li][0] != "xargs" {
+		li++
+	}
+	if li == len(c.Layers)-1 || c.Unknown != "" {
 		return
 	}
-	hits, op, why := xargsOpts.scan(lits(c.Layers[0]))
-	if why != "" || op >= len(c.Layers[0]) {
+	hits, op, why := xargsOpts.scan(lits(c.Layers[li]))
+	if why != "" || op >= len(c.Layers[li]) {
 		return
 	}
 	hole, _ := xargsReplace(hits)
-	inner := c.Layers[0][op:]
+	inner := c.Layers[li][op:]
 	for _, x := range inner {
 		if hole != "" {
 			x = strings.ReplaceAll(x, hole, "")
@@ -478,7 +496,7 @@ func (w *walker) xargsFed(idx int, data string) {
 			return
 		}
 	}
-	base := Command{Depth: c.Depth, Redirects: c.Redirects, Implied: "xargs fed static text"}
+	base := Command{Depth: c.Depth, Redirects: c.Redirects, Implied: "xargs fed static text", Guessed: c.Guessed}
 	if hole == "" {
 		w.simple(lits(append(slices.Clip(inner), strings.Fields(data)...)), base, outerLayers{}, nil)
 		return
@@ -785,6 +803,7 @@ func (w *walker) simple(words []word, base Command, outer outerLayers, stmtRedir
 		c.Path = u.flat[last].s
 	}
 	c.Unknown = u.unknown
+	c.Guessed = c.Guessed || w.guessed
 	if u.implied != "" {
 		c.Implied = u.implied
 	}
@@ -872,13 +891,11 @@ func (w *walker) simple(words []word, base Command, outer outerLayers, stmtRedir
 	if name == "find" {
 		w.find(idx, inner, base)
 	}
-	if deletesLikeRimraf(name) {
-		w.impliedDelete(idx, base, name, rimrafOperands(inner))
+	if what, files := impliedDeletes(name, inner); len(files) > 0 {
+		w.impliedDelete(idx, base, what, files)
 	}
-	if name == "tar" || name == "gtar" {
-		if files, ok := tarRemovedFiles(inner); ok {
-			w.impliedDelete(idx, base, "tar --remove-files", files)
-		}
+	if !knownProgram(name) {
+		w.guess(idx, inner, base, stmtRedirs)
 	}
 }
 
@@ -1052,7 +1069,8 @@ func (w *walker) body(idx int, s script) {
 	if (c.Argv[0] == "eval" || c.Argv[0] == "source" || c.Argv[0] == ".") && inShell(c) {
 		cd = w.cd
 	}
-	sub := &walker{st: w.st, src: s.src, depth: w.depth + 1, nest: w.nest, holes: s.holes, runtime: s.runtime, appendBy: s.appendBy, cd: cd, alias: s.alias}
+	sub := &walker{st: w.st, src: s.src, depth: w.depth + 1, nest: w.nest, holes: s.holes, runtime: s.runtime, appendBy: s.appendBy, cd: cd, alias: s.alias,
+		guessed: w.guessed || c.Guessed}
 	if len(c.Layers) > 1 && c.Layers[0][0] == "find" {
 		sub.findLayers = outerLayers{layers: c.Layers, shapes: c.Shapes}
 	}
