@@ -59,6 +59,15 @@
 //     Shell bodies are parsed recursively, at most [MaxDepth] deep; each
 //     level adds one to [Command.Depth]. find runs its -exec commands at
 //     the same depth.
+//   - What a program agent-shell does not know may run: such a program may
+//     be a wrapper (faketime now rm -rf ~, xvfb-run, mise exec --) or take
+//     a command line (concurrently 'rm -rf ~', psql -c '\! rm -rf ~'), so
+//     each of its arguments that names a known program starts a command
+//     it may run, and each that reads as a command line is a script it may
+//     run, one level deeper: [Command.Guessed] commands, which follow it.
+//     A directory option before one (--cwd, -C) makes its directory
+//     unknown. A caller judges them only by what objects to them (see
+//     [Command.Guessed]); more than 16 in one command make it unknown.
 //   - find -delete is reported as an extra command, [rm -r -f ROOT...]
 //     (Implied "find -delete"), so that a deny rule for "rm -rf *" also
 //     stops "find / -delete". It over-approximates: find . -name '*.o'
