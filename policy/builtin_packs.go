@@ -250,6 +250,18 @@ var builtinPackFiles = map[string]func() *PackFile{
 					NotMatch: []string{"mkdir $dir", "echo x > \"$OUT\"", "chmod 600 ~/.ssh/id_rsa", "cat ~/.ssh/id_rsa.pub", "cp .env.example .env", "echo x > notes.txt", "ssh -i ~/.ssh/id_rsa host"},
 				},
 			}, {
+				ID:     "forge-delete",
+				Action: "deny",
+				Reason: "a repository, a release, a key or a secret deleted on the server is gone for everyone, and a public repository is public; ask a human",
+				Match: &Matcher{
+					CommandName: stringList{"gh", "glab", "hub", "tea"},
+					Script:      "forge-delete",
+				},
+				Examples: Examples{
+					Match:    []string{"gh repo delete --yes", "gh api -X DELETE repos/o/r/git/refs/heads/main", "hub delete o/r", "glab repo delete g/p"},
+					NotMatch: []string{"gh repo view", "gh api repos/o/r/pulls", "gh release create v1 dist/*"},
+				},
+			}, {
 				ID:     "container-mounts",
 				Action: "deny",
 				Reason: "mount the project (-v .:/app) or a named volume; a container given HOME, / or the Docker socket can change anything there",
@@ -410,6 +422,11 @@ var builtinPackFiles = map[string]func() *PackFile{
 				Kind:     "shell_matcher",
 				Src:      "rules/secrets.star",
 				Function: "keys_written",
+			}, {
+				ID:       "forge-delete",
+				Kind:     "shell_matcher",
+				Src:      "rules/forge.star",
+				Function: "forge_delete",
 			}, {
 				ID:       "container-mounts",
 				Kind:     "shell_matcher",

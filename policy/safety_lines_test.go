@@ -178,6 +178,17 @@ func TestSafetyPackLines(t *testing.T) {
 		{`jira comment add X-1 "example: git reset --hard"`, "allow", ""},
 		{`agent-shell exec -- npm test`, "allow", ""},
 		{`agent-shell policy explain 'rm -rf ~'`, "allow", ""},
+		// git under other names, and what a forge's client deletes on the server.
+		{`hub reset --hard`, "deny", "safety/git-discard"},
+		{`vcsh dotfiles reset --hard`, "deny", "safety/git-discard"},
+		{`vcsh run dotfiles rm -rf ~`, "deny", "safety/rm-recursive"},
+		{`yadm push -f`, "deny", "safety/git-history"},
+		{`gh repo delete o/r --yes`, "deny", "safety/forge-delete"},
+		{`gh api -X DELETE repos/o/r/git/refs/heads/main`, "deny", "safety/forge-delete"},
+		{`hub delete o/r`, "deny", "safety/forge-delete"},
+		{`faketime now gh release delete v1 -y`, "deny", "safety/forge-delete"},
+		{`hub status`, "allow", ""},
+		{`gh api repos/o/r/pulls`, "allow", ""},
 		// What deletes files as a side of archiving, copying or building.
 		{`zip -r -m /tmp/home.zip ~`, "deny", "safety/rm-recursive"},
 		{`zip --move out.zip ~/notes.txt`, "deny", "safety/rm-recursive"},

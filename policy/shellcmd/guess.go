@@ -189,7 +189,7 @@ func knownProgram(name string) bool {
 		"cross-env-shell", "unshare", "nsenter", "prlimit", "numactl", "firejail", "systemd-run", "setpriv", "bwrap",
 		"gdb", "parallel", "find", "git", "tar", "gtar", "make", "gmake", "ssh", "scp", "sftp", "rsync", "man", "zip",
 		"sed", "gsed", "tmux", "at", "batch", "node", "nodejs", "bun", "deno", "R", "Rscript", "expect", "osascript",
-		"pwsh", "powershell", "powershell.exe", "rimraf", "del-cli", "mktemp", "agent-shell", "npm", "pnpm", "yarn",
+		"pwsh", "powershell", "powershell.exe", "rimraf", "del-cli", "mktemp", "agent-shell", "hub", "yadm", "vcsh", "npm", "pnpm", "yarn",
 		"uv", "poetry", "pdm", "pipenv", "pipx", "bundle", "npx", "bunx", "uvx":
 		return true
 	// Programs whose arguments are files, text, patterns or names.

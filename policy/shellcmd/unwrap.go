@@ -327,6 +327,8 @@ func wrapperStep(name string, l []word) step {
 		return unshareStep(name, l)
 	case "agent-shell":
 		return agentShellStep(l)
+	case "hub", "yadm", "vcsh":
+		return gitFrontStep(name, l)
 	case "unshare", "nsenter", "prlimit", "numactl", "firejail", "systemd-run", "setpriv", "bwrap", "gdb":
 		if len(l) == 2 && !l[1].dyn {
 			switch l[1].s {
@@ -340,6 +342,45 @@ func wrapperStep(name string, l []word) step {
 		return runnerStep(r, l)
 	}
 	return step{}
+}
+
+// gitFrontStep: hub and yadm are git under another name (yadm's work tree
+// is HOME: yadm clean -fdx deletes every untracked file there), and vcsh
+// REPO ARG... runs git ARG... in one of its repositories, as vcsh foreach
+// does in each; vcsh run REPO COMMAND runs COMMAND. Each is a wrapper
+// around the git (or command) it runs. Their own commands are not.
+func gitFrontStep(name string, l []word) step {
+	rest := 1
+	if name == "vcsh" {
+		if len(l) < 2 || l[1].dyn {
+			return step{}
+		}
+		switch l[1].s {
+		case "run":
+			return wrapAt(3, l)
+		case "foreach":
+			rest = 2
+		case "clone", "delete", "enter", "help", "init", "list", "list-tracked", "list-untracked", "pull", "push",
+			"rename", "status", "upgrade", "version", "which", "write-gitignore", "commit":
+			return step{}
+		default:
+			rest = 2 // vcsh REPO ARG...
+		}
+	}
+	switch {
+	case name == "hub" && len(l) > 1 && !l[1].dyn && (l[1].s == "delete" || l[1].s == "create" || l[1].s == "browse" ||
+		l[1].s == "compare" || l[1].s == "pull-request" || l[1].s == "issue" || l[1].s == "release" || l[1].s == "ci-status" ||
+		l[1].s == "sync" || l[1].s == "api" || l[1].s == "gist" || l[1].s == "pr" || l[1].s == "fork"):
+		return step{} // hub's own commands
+	case name == "yadm" && len(l) > 1 && !l[1].dyn && (l[1].s == "bootstrap" || l[1].s == "encrypt" || l[1].s == "decrypt" ||
+		l[1].s == "alt" || l[1].s == "perms" || l[1].s == "enter" || l[1].s == "git-crypt" || l[1].s == "transcrypt" ||
+		l[1].s == "introspect" || l[1].s == "upgrade" || l[1].s == "version"):
+		return step{} // yadm's own commands
+	}
+	layer := append(append(append(make([]word, 0, len(l)+1), l[:rest]...), word{s: "git"}), l[rest:]...)
+	st := wrapAt(rest, layer)
+	st.layer = layer
+	return st
 }
 
 // unshareStep: podman unshare and buildah unshare run a command on this
