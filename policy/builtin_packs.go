@@ -179,19 +179,19 @@ var builtinPackFiles = map[string]func() *PackFile{
 				Action: "deny",
 				Reason: "a recursive permission or ownership change of /, a top-level folder or your home is hard to undo; change the folder you mean (chmod -R go-w out/)",
 				Match: &Matcher{
-					CommandName: stringList{"chmod", "chown", "chgrp"},
+					CommandName: stringList{"chmod", "chown", "chgrp", "setfacl", "chattr"},
 					Script:      "perms-recursive",
 				},
 				Examples: Examples{
-					Match:    []string{"chmod -R 777 /", "sudo chown -R me /usr", "chmod -R 700 ~"},
-					NotMatch: []string{"chmod -R go-w out/", "chmod 400 ~/.ssh/id_rsa"},
+					Match:    []string{"chmod -R 777 /", "sudo chown -R me /usr", "chmod -R 700 ~", "setfacl -R -m u:nobody:rwx ~", "chattr -R +i ~"},
+					NotMatch: []string{"chmod -R go-w out/", "chmod 400 ~/.ssh/id_rsa", "setfacl -R -m u:ci:rx build", "chattr +i ~/notes"},
 				},
 			}, {
 				ID:     "perms-outside",
 				Action: "deny",
 				Reason: "at level strict, recursive permission changes stay inside the project",
 				Match: &Matcher{
-					CommandName: stringList{"chmod", "chown", "chgrp"},
+					CommandName: stringList{"chmod", "chown", "chgrp", "setfacl", "chattr"},
 					Script:      "perms-outside",
 				},
 				Examples: Examples{

@@ -1,6 +1,11 @@
 package policy
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"github.com/agent-shell/agent-shell/policy/shellcmd"
+)
 
 // A command an unknown program may run (shellcmd's Command.Guessed) counts
 // only where a rule objects to it: a deny or ask rule judges it as it
@@ -40,4 +45,46 @@ match = { basename = "curl" }
 		{"mise exec -- npm test", ActionAllow, ""},
 		{"mise exec -- npm publish", ActionDeny, "npm publish*"},
 	})
+}
+
+// Every program a rule of the safety pack names is read as a command an
+// unknown program may run (faketime now NAME ...), so that no rule is one
+// unknown wrapper away from never seeing its program.
+func TestGuessedCoverSafetyPackPrograms(t *testing.T) {
+	e, _ := safetyEngine(t, "strict")
+	var names []string
+	var collect func(m *Matcher)
+	collect = func(m *Matcher) {
+		if m == nil {
+			return
+		}
+		names = append(names, m.CommandName...)
+		for _, sub := range append(append([]*Matcher{m.Not}, m.All...), m.Any...) {
+			collect(sub)
+		}
+	}
+	for _, r := range e.Manifest.Rules {
+		collect(r.Match)
+	}
+	if len(names) < 50 {
+		t.Fatalf("read %d program names from the pack's rules", len(names))
+	}
+	written := map[string]string{"r": "R", "rscript": "Rscript"} // command_name is lower case; it matches any case
+	for _, name := range names {
+		prog := strings.TrimSuffix(name, "*")
+		if w, ok := written[prog]; ok {
+			prog = w
+		}
+		if prog == "." {
+			continue // a lone dot is a path among arguments, far more often than source
+		}
+		l := shellcmd.Parse("faketime now " + prog + " x")
+		found := false
+		for _, c := range l.Commands {
+			found = found || c.Guessed && len(c.Layers) > 1 && c.Layers[1][0] == prog
+		}
+		if !found {
+			t.Errorf("faketime now %s x: %s is not read as a command faketime may run", prog, prog)
+		}
+	}
 }

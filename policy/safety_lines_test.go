@@ -188,6 +188,13 @@ func TestSafetyPackLines(t *testing.T) {
 		{`hub delete o/r`, "deny", "safety/forge-delete"},
 		{`faketime now gh release delete v1 -y`, "deny", "safety/forge-delete"},
 		{`hub status`, "allow", ""},
+		// Programs a rule names that the program table has no need to know.
+		{`faketime now mkfs.ext4 /dev/sdb1`, "deny", "safety/disk-tools"},
+		{`faketime now dd if=/dev/zero of=/dev/sda`, "deny", "safety/disk-write"},
+		{`dc -e '!rm -rf ~'`, "deny", "safety/rm-recursive"},
+		{`setfacl -R -m u:nobody:rwx ~`, "deny", "safety/perms-recursive"},
+		{`chattr -R +i ~`, "deny", "safety/perms-recursive"},
+		{`setfacl -R -m u:ci:rx build`, "allow", ""},
 		{`gh api repos/o/r/pulls`, "allow", ""},
 		// What deletes files as a side of archiving, copying or building.
 		{`zip -r -m /tmp/home.zip ~`, "deny", "safety/rm-recursive"},

@@ -55,11 +55,12 @@ func (w *walker) guess(idx int, l []word, base Command, stmtRedirs []*syntax.Red
 		switch {
 		case s == "chdir" || s == "cd" || s == "pushd":
 			elsewhere = true
-		case s != "." && knownProgram(progName(word{s: s})) && !harmless(progName(word{s: s})) &&
-			(i+1 < len(l) || readsScript(progName(word{s: s}))):
+		case s != "." && mayStart(progName(word{s: s})) && (i+1 < len(l) || readsScript(progName(word{s: s}))):
 			starts = append(starts, start{at: i, first: word{s: s}})
-		case strings.ContainsAny(s, " \t\n;&|") && commandLine(s):
-			starts = append(starts, start{at: i, first: word{s: s}, script: true})
+		case strings.ContainsAny(s, " \t\n;&|"):
+			if src, ok := commandLine(s); ok {
+				starts = append(starts, start{at: i, first: word{s: src}, script: true})
+			}
 		}
 	}
 	if len(starts) == 0 {
@@ -97,13 +98,33 @@ func (w *walker) guess(idx int, l []word, base Command, stmtRedirs []*syntax.Red
 	}
 }
 
+// mayStart reports a program whose name, among an unknown program's
+// arguments, starts a command it may run: one agent-shell knows and that
+// is not harmless, or one of those whose mere run a rule may object to,
+// which the program table has no need to know (mkfs.ext4, wipefs, glab).
+func mayStart(name string) bool {
+	if knownProgram(name) {
+		return !harmless(name)
+	}
+	if strings.HasPrefix(name, "mkfs") {
+		return true
+	}
+	switch name {
+	case "mke2fs", "mkswap", "mkntfs", "mkdosfs", "shred", "wipefs", "fdisk", "sfdisk", "parted", "sgdisk", "gdisk",
+		"cfdisk", "blkdiscard", "cryptsetup", "badblocks", "nvme", "hdparm", "glab", "tea", "nerdctl", "socat",
+		"openssl", "aws", "7z", "7za", "7zr", "7zz", "cmake", "hd", "hexyl", "uuencode", "basenc", "pv":
+		return true
+	}
+	return false
+}
+
 // harmless reports a known program that cannot change or disclose
 // anything whatever its arguments, so that no rule can object to it: not
 // worth reading as a command another runs (mise run test, hatch run lint
 // echo).
 func harmless(name string) bool {
 	switch name {
-	case "test", "[", "[[", "true", "false", ":", "echo", "printf", "pwd", "sleep", "date", "yes", "seq",
+	case "test", "[", "[[", "true", "false", ":", "pwd", "sleep", "date", "yes", "seq",
 		"which", "type", "whoami", "id", "uname", "hostname", "basename", "dirname", "help", "hash", "jobs",
 		"wait", "times", "let", "expr", "cd", "pushd", "popd", "dirs", "uptime", "groups", "who", "cal":
 		return true
@@ -122,24 +143,26 @@ func dirOption(opt string) bool {
 		opt == "cd" || opt == "chdir"
 }
 
-// commandLine reports whether a text reads as a command line: its first
-// word names a known program, perhaps after a client's shell escape (psql's
-// \!, sqlite3's .shell, mysql's system). Prose that mentions a command
-// ("this blocks rm -rf") is not one.
-func commandLine(s string) bool {
-	f := strings.Fields(s)
-	if len(f) == 0 {
-		return false
+// commandLine returns the command line a text holds, when its first word
+// names a known program, perhaps after a client's shell escape (psql's \!,
+// dc's !, sqlite3's .shell, mysql's system), which it leaves out. Prose
+// that mentions a command ("this blocks rm -rf") is none.
+func commandLine(s string) (string, bool) {
+	const blanks = " \t\n"
+	firstWord := func(s string) string {
+		if i := strings.IndexAny(s, blanks+";&|<>()"); i >= 0 {
+			return s[:i]
+		}
+		return s
 	}
-	first := strings.TrimLeft(f[0], "\\!")
+	rest := strings.TrimLeft(strings.TrimLeft(s, blanks), "\\!")
+	first := firstWord(rest)
 	switch first {
 	case "", ".shell", ".system", "system", "shell":
-		if len(f) < 2 {
-			return false
-		}
-		first = f[1]
+		rest = strings.TrimLeft(rest[len(first):], blanks)
+		first = firstWord(rest)
 	}
-	return knownProgram(path.Base(first))
+	return rest, first != "" && knownProgram(path.Base(first))
 }
 
 // readsScript reports a program that, given no arguments, runs what its
@@ -200,7 +223,9 @@ func knownProgram(name string) bool {
 		"expand", "unexpand", "printenv", "date", "cal", "sleep", "whoami", "who", "id", "groups", "uname",
 		"hostname", "uptime", "ps", "top", "htop", "pgrep", "pkill", "killall", "pidof", "lsof", "free",
 		"which", "whereis", "info", "apropos", "whatis", "tldr", "locate", "basename", "dirname", "seq", "yes",
-		"expr", "bc", "dc", "shuf", "split", "iconv", "rev", "unzip", "gunzip", "zcat", "logger",
+		"expr", "bc", "shuf", "split", "csplit", "iconv", "rev", "unzip", "gunzip", "zcat", "bzcat", "xzcat", "zstdcat",
+		"zless", "zmore", "zgrep", "ugrep", "batcat", "pr", "dd", "look", "pygmentize", "highlight", "mlr", "most",
+		"lolcat", "ccat", "logger",
 		"wget", "aria2c", "http", "https", "nc", "ncat", "netcat", "telnet", "ftp", "gh", "ping", "dig", "nslookup",
 		"host", "traceroute", "hg", "svn", "pip", "pip3", "cargo", "go", "gem", "apt", "apt-get", "apt-cache",
 		"dpkg", "rpm", "dnf", "yum", "pacman", "apk", "zypper", "brew", "port", "snap", "flatpak", "choco",

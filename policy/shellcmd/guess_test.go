@@ -23,7 +23,9 @@ func TestParseGuesses(t *testing.T) {
 		{"nodemon --exec='cat .env'", []string{"nodemon \"--exec=cat .env\"", "cat .env @1 ?guess"}},
 		{"concurrently 'npm run a' 'sh -c \"rm -rf ~\"'", []string{"concurrently \"npm run a\" \"sh -c \\\"rm -rf ~\\\"\"",
 			"npm run a @1 ?guess", "sh -c \"rm -rf ~\" @1 ?guess", "rm -rf ~ @2 ?guess"}},
-		{"psql -c '\\! cat .env'", []string{"psql -c \"\\\\! cat .env\"", "! cat .env @1 ?guess", "cat .env @1 =implied ?guess"}},
+		{"psql -c '\\! cat .env'", []string{"psql -c \"\\\\! cat .env\"", "cat .env @1 ?guess"}},
+		{"tool 'rm\t-rf ~'", []string{"tool \"rm\\t-rf ~\"", "rm -rf ~ @1 ?guess"}},
+		{"dc -e '!cat .env'", []string{"dc -e \"!cat .env\"", "cat .env @1 ?guess"}},
 		// A directory option, or cd among the words, may move it.
 		{"tool --cwd /x rm -rf build", []string{"tool --cwd /x rm -rf build @?", "rm -rf build =implied ?guess @?"}},
 		{"cmake -E chdir /x rm -rf .", []string{"cmake -E chdir /x rm -rf . @?", "rm -rf . =implied ?guess @?"}},
