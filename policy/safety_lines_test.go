@@ -195,6 +195,9 @@ func TestSafetyPackLines(t *testing.T) {
 		{`setfacl -R -m u:nobody:rwx ~`, "deny", "safety/perms-recursive"},
 		{`chattr -R +i ~`, "deny", "safety/perms-recursive"},
 		{`setfacl -R -m u:ci:rx build`, "allow", ""},
+		{`find ~ -exec faketime now rm -rf {} +`, "deny", "safety/find-delete"},
+		{`find . -name '*.o' -exec faketime now rm {} +`, "allow", ""},
+		{`find ~ -exec faketime now grep x {} +`, "allow", ""},
 		{`gh api repos/o/r/pulls`, "allow", ""},
 		// What deletes files as a side of archiving, copying or building.
 		{`zip -r -m /tmp/home.zip ~`, "deny", "safety/rm-recursive"},
