@@ -198,6 +198,10 @@ func TestSafetyPackLines(t *testing.T) {
 		{`find ~ -exec faketime now rm -rf {} +`, "deny", "safety/find-delete"},
 		{`find . -name '*.o' -exec faketime now rm {} +`, "allow", ""},
 		{`find ~ -exec faketime now grep x {} +`, "allow", ""},
+		// The shell make runs its recipes with, set on its command line.
+		{`make SHELL='rm -rf ~' all`, "deny", "safety/rm-recursive"},
+		{`make .SHELLFLAGS='-c "cat .env" #' all`, "deny", "safety/secret-files"},
+		{`make SHELL=/bin/bash test`, "allow", ""},
 		{`gh api repos/o/r/pulls`, "allow", ""},
 		// What deletes files as a side of archiving, copying or building.
 		{`zip -r -m /tmp/home.zip ~`, "deny", "safety/rm-recursive"},

@@ -408,6 +408,18 @@ func makeBodies(l []word) bodyResult {
 		switch {
 		case x.s == "--":
 			return r
+		case eq && (name == "SHELL" || name == "MAKESHELL" || name == ".SHELLFLAGS"):
+			// make SHELL='rm -rf ~' x runs each recipe with that
+			// program, and .SHELLFLAGS='-c "rm -rf ~" #' with those
+			// words before it: what they make run is walked.
+			switch {
+			case x.dyn:
+				r.why = fmt.Sprintf("make: %s is not static", x.s)
+			case name == ".SHELLFLAGS":
+				r.scripts = append(r.scripts, script{src: "sh " + v, runtime: true})
+			default:
+				r.scripts = append(r.scripts, script{src: v, runtime: true})
+			}
 		case name == "--file" || name == "--makefile" || name == "--eval":
 			val := word{s: v, dyn: x.dyn}
 			if !eq && i+1 < len(l) {
