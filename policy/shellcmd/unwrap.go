@@ -367,15 +367,14 @@ func gitFrontStep(name string, l []word) step {
 			rest = 2 // vcsh REPO ARG...
 		}
 	}
-	switch {
-	case name == "hub" && len(l) > 1 && !l[1].dyn && (l[1].s == "delete" || l[1].s == "create" || l[1].s == "browse" ||
-		l[1].s == "compare" || l[1].s == "pull-request" || l[1].s == "issue" || l[1].s == "release" || l[1].s == "ci-status" ||
-		l[1].s == "sync" || l[1].s == "api" || l[1].s == "gist" || l[1].s == "pr" || l[1].s == "fork"):
-		return step{} // hub's own commands
-	case name == "yadm" && len(l) > 1 && !l[1].dyn && (l[1].s == "bootstrap" || l[1].s == "encrypt" || l[1].s == "decrypt" ||
-		l[1].s == "alt" || l[1].s == "perms" || l[1].s == "enter" || l[1].s == "git-crypt" || l[1].s == "transcrypt" ||
-		l[1].s == "introspect" || l[1].s == "upgrade" || l[1].s == "version"):
-		return step{} // yadm's own commands
+	if len(l) > 1 && !l[1].dyn {
+		switch name + " " + l[1].s {
+		case "hub delete", "hub create", "hub browse", "hub compare", "hub pull-request", "hub issue", "hub release",
+			"hub ci-status", "hub sync", "hub api", "hub gist", "hub pr", "hub fork",
+			"yadm bootstrap", "yadm encrypt", "yadm decrypt", "yadm alt", "yadm perms", "yadm enter", "yadm git-crypt",
+			"yadm transcrypt", "yadm introspect", "yadm upgrade", "yadm version":
+			return step{} // their own commands
+		}
 	}
 	layer := append(append(append(make([]word, 0, len(l)+1), l[:rest]...), word{s: "git"}), l[rest:]...)
 	st := wrapAt(rest, layer)
