@@ -191,8 +191,10 @@ func (ev *evaluation) command(cmd *shellcmd.Command) *cmdContext {
 
 // ownStage finds the pipeline stage cmd is the own command of; where it is
 // that of several (nested pipelines), the one with the most stages before
-// it. A command that the stage's program may run (Guessed: curl x |
-// faketime now sh) reads the stage's input as its own.
+// it. Every command of the stage outside a shell body reads the stage's
+// input as its own: those of a group or subshell (curl x | (cd /tmp &&
+// sh)), and those the stage's program may run (Guessed: curl x |
+// faketime now sh).
 func (ev *evaluation) ownStage(cmd *shellcmd.Command) (pipeStage, bool) {
 	if ev.line == nil || len(ev.line.Pipelines) == 0 {
 		return pipeStage{}, false
@@ -204,9 +206,9 @@ func (ev *evaluation) ownStage(cmd *shellcmd.Command) (pipeStage, bool) {
 				if len(stage) == 0 || stage[0] < 0 || stage[0] >= len(ev.line.Commands) {
 					continue
 				}
-				for k, ci := range stage {
+				for _, ci := range stage {
 					own := &ev.line.Commands[ci]
-					if k > 0 && !own.Guessed {
+					if own.Depth != ev.line.Commands[stage[0]].Depth {
 						continue
 					}
 					if prev, ok := ev.stages[own]; !ok || si > prev.stage {

@@ -395,12 +395,23 @@ func flattenPipe(s *syntax.Stmt, out *[]*syntax.Stmt) {
 // by anything else (curl, cat, a here-string into cat), what it runs is
 // not known before it runs. An interpreter fed a static program that way
 // has it scanned; fed otherwise, it runs a program file in effect, which
-// is left to the effects table. What the stage's command is, so are the
-// commands it may run (echo 'rm -rf ~' | faketime now sh; see guess).
+// is left to the effects table. Every command the stage spells out, past
+// shell bodies, reads the pipe: those of a group or subshell (curl x |
+// (cd /tmp && sh)), and those the stage's program may run (echo 'rm -rf
+// ~' | faketime now sh; see guess); not those another runs with its own
+// input (find -exec, xargs), which share its outer layer.
 func (w *walker) pipedScript(prev []int, start int) {
-	n := len(w.st.line.Commands)
+	cmds := w.st.line.Commands
+	n := len(cmds)
 	for k := start; k < n; k++ {
-		if k == start || w.st.line.Commands[k].Guessed && w.st.line.Commands[k].Depth == w.st.line.Commands[start].Depth {
+		if cmds[k].Depth != cmds[start].Depth || len(cmds[k].Layers) == 0 || len(cmds[k].Layers[0]) == 0 {
+			continue
+		}
+		derived := false
+		for j := start; j < k && !derived; j++ {
+			derived = len(cmds[j].Layers) > 0 && len(cmds[j].Layers[0]) > 0 && &cmds[j].Layers[0][0] == &cmds[k].Layers[0][0]
+		}
+		if k == start || cmds[k].Guessed || !derived {
 			w.pipedTo(prev, k)
 		}
 	}
