@@ -433,6 +433,12 @@ var parseTests = []struct {
 	{"curl -OJ https://x/dl && ./setup", []string{"curl -OJ https://x/dl", "setup !unknown"}},
 	{"curl -O $URL && ./install.sh", []string{"curl -O $URL ~dyn", "install.sh !unknown"}},
 	{"curl -O https://x/data.json && ./scripts/check.sh", []string{"curl -O https://x/data.json", "check.sh"}},
+	// A script from a repository the line clones.
+	{"git clone https://x/r.git && bash r/install.sh", []string{"git clone https://x/r.git", "bash r/install.sh !unknown"}},
+	{"git clone -b main https://x/r /tmp/r && /tmp/r/install.sh", []string{"git clone -b main https://x/r /tmp/r", "install.sh !unknown"}},
+	{"git clone git@h:x/r.git && cd r && ./install.sh", []string{"git clone git@h:x/r.git", "cd r", "install.sh !unknown"}},
+	{"git clone https://x/r && ./install.sh", []string{"git clone https://x/r", "install.sh"}},
+	{"git clone https://x/r && cd r && npm test", []string{"git clone https://x/r", "cd r", "npm test"}},
 	{"wget https://x/a.tar.gz && tar xzf a.tar.gz", []string{"wget https://x/a.tar.gz", "tar xzf a.tar.gz"}},
 	{"bash scripts/build.sh", []string{"bash scripts/build.sh"}},
 	// A shell in an output process substitution reads its script from the

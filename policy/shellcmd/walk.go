@@ -26,9 +26,12 @@ type state struct {
 	// downloadedAny names a downloader in the line that writes files whose
 	// names are known only at run time (curl -J, wget -i, $URL), or is "".
 	downloadedAny string
-	vars          *lineVars         // the values the line gives variables (vars.go), nil when it reads none
-	aliases       map[string]string // the aliases the line defines so far, by name
-	varBytes      int               // the text those values added to the line's words so far
+	// cloned are the folders git clone fills earlier in the line: what the
+	// line runs from one is downloaded code.
+	cloned   []string
+	vars     *lineVars         // the values the line gives variables (vars.go), nil when it reads none
+	aliases  map[string]string // the aliases the line defines so far, by name
+	varBytes int               // the text those values added to the line's words so far
 }
 
 // cmdMeta is what a later pipeline stage needs to know about a command.

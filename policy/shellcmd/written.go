@@ -55,7 +55,50 @@ func (w *walker) recordWrites(idx int, name string, inner []word, m cmdMeta, stm
 				w.wrote(a.s, writtenFile{by: name})
 			}
 		}
+	case "git":
+		if dir, ok := clonedInto(strs(args)); ok {
+			w.st.cloned = append(w.st.cloned, path.Clean(dir))
+		}
 	}
+}
+
+// gitCloneValues are git clone's options that take the next word.
+var gitCloneValues = []string{"-b", "--branch", "-o", "--origin", "-c", "--config", "-u", "--upload-pack", "-j", "--jobs",
+	"--depth", "--reference", "--reference-if-able", "--template", "--separate-git-dir", "--shallow-since",
+	"--shallow-exclude", "--server-option", "--bundle-uri", "--ref-format", "--filter"}
+
+// clonedInto reads git clone REPO [DIR] (args past git): the folder it
+// fills with the repository's files, by default the repository's last
+// path element without .git. ok is false for another subcommand, and for
+// a folder that is not static.
+func clonedInto(args []string) (dir string, ok bool) {
+	_, sub, rest := GitSplit(args)
+	if sub != "clone" {
+		return "", false
+	}
+	var ops []string
+	for i := 0; i < len(rest); i++ {
+		a := rest[i]
+		switch {
+		case a == "--":
+			ops = append(ops, rest[i+1:]...)
+			i = len(rest)
+		case slices.Contains(gitCloneValues, a):
+			i++
+		case !strings.HasPrefix(a, "-"):
+			ops = append(ops, a)
+		}
+	}
+	switch {
+	case len(ops) >= 2:
+		dir = ops[1]
+	case len(ops) == 1:
+		dir = strings.TrimSuffix(path.Base(strings.TrimRight(strings.ReplaceAll(ops[0], ":", "/"), "/")), ".git")
+	}
+	if dir == "" || DynamicWord(dir) {
+		return "", false
+	}
+	return dir, true
 }
 
 // downloads records the files a downloader writes (see Downloads); a
@@ -181,7 +224,7 @@ func (w *walker) wrote(file string, f writtenFile) {
 // wrote earlier: a shell's or source's script file (b.file), a program
 // run by its path (./x.sh), or an interpreter's program file.
 func (w *walker) runsWritten(idx int, name string, inner []word, b bodyResult) {
-	if len(w.st.written) == 0 && w.st.downloadedAny == "" {
+	if len(w.st.written) == 0 && w.st.downloadedAny == "" && len(w.st.cloned) == 0 {
 		return
 	}
 	file, shell := b.file, b.file != ""
@@ -203,6 +246,11 @@ func (w *walker) runsWritten(idx int, name string, inner []word, b bodyResult) {
 		}
 	}
 	f, ok := w.st.written[path.Clean(file)]
+	if !ok && file != "" {
+		if repo := w.clonedHolds(idx, file); repo != "" {
+			f, ok = writtenFile{by: "git clone", download: true}, true
+		}
+	}
 	if !ok && file != "" && w.st.downloadedAny != "" {
 		// A file the line runs may be one a download named at run time.
 		f, ok = writtenFile{by: w.st.downloadedAny, download: true}, true
@@ -219,6 +267,29 @@ func (w *walker) runsWritten(idx int, name string, inner []word, b bodyResult) {
 	default:
 		c.Unknown = fmt.Sprintf("%s runs %s, which %s writes earlier in the line", name, file, f.by)
 	}
+}
+
+// clonedHolds returns the folder a git clone earlier in the line filled
+// that file (run by the command at idx) lies in, or "": by its path as
+// written, or from where the line's cd's took the command (git clone URL
+// x && cd x && ./install.sh).
+func (w *walker) clonedHolds(idx int, file string) string {
+	c := &w.st.line.Commands[idx]
+	at := ""
+	for _, d := range c.Dirs {
+		at = path.Join(at, d)
+		if path.IsAbs(d) || strings.HasPrefix(d, "~") {
+			at = d
+		}
+	}
+	for _, p := range []string{path.Clean(file), path.Join(at, file)} {
+		for _, dir := range w.st.cloned {
+			if p == dir || strings.HasPrefix(p, dir+"/") || c.DirUnknown && !path.IsAbs(file) {
+				return dir
+			}
+		}
+	}
+	return ""
 }
 
 // isInterpreter reports the programs whose first operand is a program file
