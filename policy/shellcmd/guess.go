@@ -230,7 +230,13 @@ func knownProgram(name string) bool {
 		"host", "traceroute", "hg", "svn", "pip", "pip3", "cargo", "go", "gem", "apt", "apt-get", "apt-cache",
 		"dpkg", "rpm", "dnf", "yum", "pacman", "apk", "zypper", "brew", "port", "snap", "flatpak", "choco",
 		"winget", "scoop", "mvn", "gradle", "docker", "podman", "buildah", "kubectl", "helm", "terraform", "systemctl",
-		"service", "journalctl":
+		"service", "journalctl",
+		// Test runners, linters, formatters and compilers: files, and
+		// patterns that name tests (jest -t 'git reset --hard').
+		"jest", "vitest", "mocha", "ava", "pytest", "py.test", "nose2", "phpunit", "rspec", "playwright", "cypress",
+		"eslint", "prettier", "tsc", "ruff", "black", "isort", "flake8", "mypy", "pylint", "rubocop", "golangci-lint",
+		"gofmt", "goimports", "shellcheck", "shfmt", "hadolint", "yamllint", "markdownlint", "stylelint", "biome",
+		"oxlint", "webpack", "rollup", "esbuild", "gcc", "g++", "cc", "clang", "clang++", "rustc", "javac", "kotlinc":
 		return true
 	}
 	return false

@@ -41,6 +41,7 @@ func TestParseGuesses(t *testing.T) {
 		{"git commit -m 'rm -rf ~'", []string{"git commit -m \"rm -rf ~\""}},
 		{"echo rm -rf ~", []string{"echo rm -rf ~"}},
 		{"docker run alpine rm -rf /", []string{"docker run alpine rm -rf /"}},
+		{"jest -t 'git reset --hard'", []string{"jest -t \"git reset --hard\""}},
 		// agent-shell runs commands too, as npm's script-shell and with exec.
 		{"agent-shell exec --request r1 -- rm -rf ~", []string{"rm -rf ~"}},
 		{"agent-shell exec -c 'cat .env'", []string{"agent-shell exec -c \"cat .env\"", "cat .env @1"}},
