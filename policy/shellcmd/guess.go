@@ -187,14 +187,6 @@ func readsScript(name string) bool {
 // rm, apt-get install make). Anything else may run its arguments (see
 // guess).
 func knownProgram(name string) bool {
-	if ProgramOptions(name) != nil || isShell(name) || isAwk(name) || isVim(name) {
-		return true
-	}
-	for _, lang := range []string{"python", "pypy", "ruby", "perl", "php", "lua", "luajit", "julia", "tclsh", "wish"} {
-		if versioned(name, lang) {
-			return true
-		}
-	}
 	switch name {
 	// Shell builtins and keywords.
 	case "cd", "pushd", "popd", "dirs", "echo", "printf", "read", "mapfile", "readarray", "test", "[", "[[",
@@ -238,6 +230,14 @@ func knownProgram(name string) bool {
 		"gofmt", "goimports", "shellcheck", "shfmt", "hadolint", "yamllint", "markdownlint", "stylelint", "biome",
 		"oxlint", "webpack", "rollup", "esbuild", "gcc", "g++", "cc", "clang", "clang++", "rustc", "javac", "kotlinc":
 		return true
+	}
+	if ProgramOptions(name) != nil || isShell(name) || isAwk(name) || isVim(name) {
+		return true
+	}
+	for _, lang := range []string{"python", "pypy", "ruby", "perl", "php", "lua", "luajit", "julia", "tclsh", "wish"} {
+		if versioned(name, lang) {
+			return true
+		}
 	}
 	return false
 }
