@@ -56,6 +56,9 @@ func (w *walker) recordWrites(idx int, name string, inner []word, m cmdMeta, stm
 			}
 		}
 	case "git":
+		if !slices.ContainsFunc(args, func(a word) bool { return a.s == "clone" }) {
+			return // most git commands: no copy of the words to read
+		}
 		if dir, ok := clonedInto(strs(args)); ok {
 			w.st.cloned = append(w.st.cloned, path.Clean(dir))
 		}
