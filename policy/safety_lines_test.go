@@ -193,6 +193,9 @@ func TestSafetyPackLines(t *testing.T) {
 		{`hub delete o/r`, "deny", "safety/forge-delete"},
 		{`faketime now gh release delete v1 -y`, "deny", "safety/forge-delete"},
 		{`hub status`, "allow", ""},
+		{`bash wrapper.sh rm -rf ~`, "deny", "safety/rm-recursive"},
+		{`python3 run.py git reset --hard`, "deny", "safety/git-discard"},
+		{`python3 manage.py test`, "allow", ""},
 		// Programs a rule names that the program table has no need to know.
 		{`faketime now mkfs.ext4 /dev/sdb1`, "deny", "safety/disk-tools"},
 		{`faketime now dd if=/dev/zero of=/dev/sda`, "deny", "safety/disk-write"},

@@ -132,6 +132,44 @@ func harmless(name string) bool {
 	return false
 }
 
+// scriptOperand is the index in l of the script file a shell or an
+// interpreter runs (bash x.sh, python3 run.py, node cli.js, python3 -m
+// MOD), whose arguments the script may run as a command as any program
+// agent-shell does not know may; 0 when it runs none.
+func scriptOperand(name string, l []word, b bodyResult) int {
+	if b.file != "" {
+		for k := 1; k < len(l); k++ {
+			if !l[k].dyn && l[k].s == b.file {
+				return k
+			}
+		}
+		return 0
+	}
+	if !isInterpreter(name) && name != "node" && name != "nodejs" {
+		return 0
+	}
+	if _, ok := oneLinerOf(name, l); ok {
+		return 0 // its program is scanned (ScanCode)
+	}
+	for k := 1; k < len(l); k++ {
+		switch {
+		case l[k].s == "-m" && strings.HasPrefix(name, "py") && k+1 < len(l):
+			if knownProgram(l[k+1].s) {
+				return 0 // python3 -m pytest -k 'git reset --hard': a known program's arguments are data
+			}
+			return k + 1
+		case l[k].s == "--":
+			if k+1 < len(l) {
+				return k + 1
+			}
+			return 0
+		case !strings.HasPrefix(l[k].s, "-"):
+			return k
+		}
+	}
+	return 0
+}
+
 // dirOption reports an option whose name says it sets the directory a
 // program works in.
 func dirOption(opt string) bool {

@@ -42,6 +42,12 @@ func TestParseGuesses(t *testing.T) {
 		{"echo rm -rf ~", []string{"echo rm -rf ~"}},
 		{"docker run alpine rm -rf /", []string{"docker run alpine rm -rf /"}},
 		{"jest -t 'git reset --hard'", []string{"jest -t \"git reset --hard\""}},
+		// A script file may run its arguments too.
+		{"bash wrap.sh rm -rf ~", []string{"bash wrap.sh rm -rf ~", "rm -rf ~ =implied ?guess"}},
+		{"python3 -m tool cat .env", []string{"python3 -m tool cat .env", "cat .env =implied ?guess"}},
+		{"python3 -m pytest -k 'git reset --hard'", []string{"python3 -m pytest -k \"git reset --hard\""}},
+		{"python3 -c 'print(1)' rm -rf ~", []string{"python3 -c print(1) rm -rf ~"}},
+		{"node build.js --out dist", []string{"node build.js --out dist"}},
 		// agent-shell runs commands too, as npm's script-shell and with exec.
 		{"agent-shell exec --request r1 -- rm -rf ~", []string{"rm -rf ~"}},
 		{"agent-shell exec -c 'cat .env'", []string{"agent-shell exec -c \"cat .env\"", "cat .env @1"}},

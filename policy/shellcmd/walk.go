@@ -910,6 +910,8 @@ func (w *walker) simple(words []word, base Command, outer outerLayers, stmtRedir
 	}
 	if !knownProgram(name) {
 		w.guess(idx, inner, base, stmtRedirs)
+	} else if k := scriptOperand(name, inner, b); k > 0 {
+		w.guess(idx, inner[k:], base, stmtRedirs) // bash wrapper.sh rm -rf ~: the script may run its arguments
 	}
 }
 
