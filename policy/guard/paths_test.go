@@ -71,6 +71,18 @@ func TestGuardAncestors(t *testing.T) {
 	if d := Command(fresh, fresh, "cp -r src/. .", nil); d != nil {
 		t.Errorf("cp -r src/. .: denied: %s", d.Reason)
 	}
+	// A recursive copy of a folder the line makes first: what it holds is
+	// not on disk to read, so it may be anything.
+	for _, c := range []string{"mkdir -p e/.claude && echo {} > e/.claude/settings.json && cp -r e/.claude .", "rsync -a e/ ."} {
+		if d := Command(fresh, fresh, c, nil); d == nil {
+			t.Errorf("%q: allowed", c)
+		}
+	}
+	for _, c := range []string{"cp -r newdir .", "cp -r newdir dist/", "rsync -a e/ dist/"} {
+		if d := Command(fresh, fresh, c, nil); d != nil {
+			t.Errorf("%q: denied: %s", c, d.Reason)
+		}
+	}
 	// A glob over the whole file system that reaches the root (the test's
 	// root is some folders deep: /*/*/... with one * fewer names a folder
 	// that holds it).

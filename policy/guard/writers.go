@@ -282,9 +282,13 @@ func (g *guarder) copyOps(prog string, args []string, cwds []string, check func(
 		}
 		op := guardOp{word: w, verb: verb, follow: prog != "ln" && prog != "mv", removal: true}
 		switch {
-		case recursive && remote:
+		case recursive && prog == "ln":
+		case recursive && (remote || shellcmd.DynamicWord(s) || !g.existsAnywhere(s)):
+			// What lands there is not known here: another host's folder,
+			// one named at run time, or one the line makes first (mkdir
+			// -p e/.claude && … && cp -r e/.claude .).
 			op.tree, op.unknown = true, true
-		case recursive && prog != "ln" && !shellcmd.DynamicWord(s):
+		case recursive:
 			op.tree = true
 			op.src = s
 		}
@@ -328,6 +332,20 @@ func (g *guarder) eachCheck(words []string, op guardOp, check func(guardOp) *Den
 		}
 	}
 	return nil
+}
+
+// existsAnywhere reports whether word names an existing file or folder
+// from the command's directory.
+func (g *guarder) existsAnywhere(word string) bool {
+	for _, p := range g.expand(word, g.cwd, true) {
+		if !g.spend() {
+			return true // out of budget: judged by what it names, as before
+		}
+		if _, err := os.Lstat(p); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // isDirAnywhere reports whether word names an existing folder from the
