@@ -230,6 +230,11 @@ func TestGuardLineVariablesStashAndUserNpmrc(t *testing.T) {
 		"ln -s .github g; ln -s g/hooks h; rm -rf h/agent-shell", "arr=(src .claude); echo x > ${arr[1]}/settings.json",
 		"set -- .claude; echo x > $1/settings.json", "declare -a a=(.claude); echo x > ${a[@]}/settings.json",
 		"setfacl -m u:nobody:0 .claude/settings.json", "setfacl -R --set u::0 .github", "setfacl -b -M acl.txt .agent-shell", "ln -s $PWD/.claude c; sed -i d c/settings.json", "ln -s -t links ../.claude; echo x > links/.claude/settings.json",
+		// A program agent-shell does not know may write what it is
+		// given; a formatter rewrites its files when asked to.
+		"mytool -o .claude/settings.json", "mytool --out=.github/hooks/agent-shell/agent-shell.toml", "faketime now .agent-shell/events",
+		"prettier --write .claude/settings.json", "eslint --fix .github/hooks/agent-shell/agent-shell.toml", "black .agent-shell",
+		"gofmt -w .agent-shell/x.go",
 	} {
 		if g := Command(root, root, cmd, nil); g == nil {
 			t.Errorf("%q: not denied", cmd)
@@ -238,7 +243,8 @@ func TestGuardLineVariablesStashAndUserNpmrc(t *testing.T) {
 	for _, cmd := range []string{"d=dist; echo x > $d/out.txt", "d=.claude; echo x > $e/settings.json", "git stash -- src", "git stash push -m .claude", "git stash save .claude",
 		"git checkout .", "git checkout -- .", "git stash -- .", "git restore src", "cd src && git checkout .",
 		"ln -s src s; echo x > s/out.txt", "ln -s .claude c; cat c/settings.json", "ln .claude/x y; echo > c/settings.json",
-		"setfacl -m u:nobody:r src/main.go", "getfacl .claude/settings.json"} {
+		"setfacl -m u:nobody:r src/main.go", "getfacl .claude/settings.json",
+		"mytool build --out dist", "prettier --check .claude/settings.json", "black --check .agent-shell", "eslint .github/hooks/agent-shell/x.js"} {
 		if g := Command(root, root, cmd, nil); g != nil {
 			t.Errorf("%q: %+v, want no deny", cmd, g)
 		}

@@ -6,6 +6,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/agent-shell/agent-shell/policy/shellcmd"
@@ -186,6 +187,23 @@ func (g *guarder) layerOps(argv []string, cwds []string, underFind bool) *Denial
 			g.patchBases = append(g.patchBases, g.rebase(cwds, base)...)
 		}
 	default:
+		if files, ok := formatted(prog, args); ok {
+			return each(files, guardOp{verb: "rewrites", follow: true, removal: true})
+		}
+		if !shellcmd.KnownProgram(prog) && !editors[prog] {
+			// A program agent-shell does not know may write any file it
+			// is given (mytool -o .claude/settings.json).
+			var files []string
+			for _, a := range args {
+				if _, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(a, "-") {
+					a = v
+				}
+				if a != "" && !strings.HasPrefix(a, "-") {
+					files = append(files, a)
+				}
+			}
+			return each(files, guardOp{verb: "may write, through " + prog + " (a program agent-shell does not know),", follow: true, removal: true})
+		}
 		if editors[prog] {
 			// -c CMD, --cmd CMD, a cluster ending in c (ex -sc CMD): an Ex command.
 			takesCmd := func(a string) bool {
@@ -206,6 +224,38 @@ func (g *guarder) layerOps(argv []string, cwds []string, underFind bool) *Denial
 		}
 	}
 	return nil
+}
+
+// formatted returns the files a formatter or linter rewrites in place, when
+// its options ask it to (prettier --write, eslint --fix, gofmt -w, black
+// unless --check or --diff); ok is false for any other program or run.
+func formatted(prog string, args []string) (files []string, ok bool) {
+	var write []string
+	switch prog {
+	case "prettier", "biome", "dprint":
+		write = []string{"--write", "-w", "--apply", "--fix", "fmt", "format"}
+	case "eslint", "stylelint", "markdownlint", "oxlint", "ruff", "golangci-lint":
+		write = []string{"--fix", "format"}
+	case "gofmt", "goimports", "shfmt":
+		write = []string{"-w"}
+	case "clang-format", "autopep8", "yapf":
+		write = []string{"-i", "--in-place"}
+	case "rubocop":
+		write = []string{"-a", "-A", "--autocorrect", "--autocorrect-all"}
+	case "black", "isort":
+		ok = !slices.Contains(args, "--check") && !slices.Contains(args, "--diff")
+	default:
+		return nil, false
+	}
+	for _, a := range args {
+		switch {
+		case slices.Contains(write, a):
+			ok = true
+		case !strings.HasPrefix(a, "-"):
+			files = append(files, a)
+		}
+	}
+	return files, ok
 }
 
 // copyOps checks mv, cp, install, rsync and ln: what they write (the

@@ -217,6 +217,11 @@ func readsScript(name string) bool {
 	return false
 }
 
+// KnownProgram reports whether agent-shell reads the arguments of the
+// program name some way, or knows them to be data (see knownProgram):
+// any other program may run them, or write the files they name.
+func KnownProgram(name string) bool { return knownProgram(name) }
+
 // knownProgram reports whether agent-shell reads the arguments of the
 // program name some way, or knows them to be data: its options are in the
 // program table, it is a wrapper, a shell, an interpreter or a package
@@ -253,7 +258,7 @@ func knownProgram(name string) bool {
 		"expand", "unexpand", "printenv", "date", "cal", "sleep", "whoami", "who", "id", "groups", "uname",
 		"hostname", "uptime", "ps", "top", "htop", "pgrep", "pkill", "killall", "pidof", "lsof", "free",
 		"which", "whereis", "info", "apropos", "whatis", "tldr", "locate", "basename", "dirname", "seq", "yes",
-		"expr", "bc", "shuf", "split", "csplit", "iconv", "rev", "unzip", "gunzip", "zcat", "bzcat", "xzcat", "zstdcat",
+		"getfacl", "lsattr", "getfattr", "namei", "expr", "bc", "shuf", "split", "csplit", "iconv", "rev", "unzip", "gunzip", "zcat", "bzcat", "xzcat", "zstdcat",
 		"zless", "zmore", "zgrep", "ugrep", "batcat", "pr", "dd", "look", "pygmentize", "highlight", "mlr", "most",
 		"lolcat", "ccat", "logger",
 		"wget", "aria2c", "http", "https", "nc", "ncat", "netcat", "telnet", "ftp", "gh", "ping", "dig", "nslookup",
