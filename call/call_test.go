@@ -125,6 +125,24 @@ func TestHookClaudeAllowAbstains(t *testing.T) {
 	recorded(t, root, "s-allow", map[string]any{"decision": "allow"})
 }
 
+// A command an MCP server's shell tool runs meets the rules as the host's
+// shell tool's does, and is never wrapped in the sandbox: the server runs
+// it with a shell of its own.
+func TestHookMCPShellTool(t *testing.T) {
+	root := newProject(t, map[string]string{".github/hooks/agent-shell/agent-shell.toml": "version = 1\n\n[enforce]\nmode = \"sandbox\"\n\n[[rule]]\nid = \"no-rm\"\naction = \"deny\"\nmatch = { command_name = \"rm\" }\n"})
+	mcp := func(command string) string {
+		return `{"session_id":"s-mcp","cwd":"` + root + `","hook_event_name":"PreToolUse","tool_name":"mcp__desktop-commander__start_process","tool_input":{"command":"` + command + `","timeout_ms":1000},"tool_use_id":"t"}`
+	}
+	p, out, _ := process(root, mcp("faketime now rm -rf build"), nil)
+	if code := p.Hook(adapter(t, p, "claude"), ""); code != 0 || !strings.Contains(out.String(), `"permissionDecision":"deny"`) {
+		t.Fatalf("exit %d, answer %q; want a deny", code, out)
+	}
+	p, out, _ = process(root, mcp("npm test"), nil)
+	if code := p.Hook(adapter(t, p, "claude"), ""); code != 0 || strings.Contains(out.String(), "agent-shell exec") || strings.Contains(out.String(), "updatedInput") {
+		t.Fatalf("exit %d, answer %q; want no rewrite", code, out)
+	}
+}
+
 // A payload that is not JSON is the host's own deny, recorded as one.
 func TestHookUnreadablePayloadDenies(t *testing.T) {
 	root := newProject(t, nil)

@@ -254,7 +254,7 @@ func decisionEvent(ad hostapi.Adapter, ev *hostapi.Event, d policy.Decision) *te
 // tool keeps its semantics that way (hostapi.Sandbox); the command an
 // interceptor rewrote is the one wrapped.
 func sandboxVerdict(e *policy.Engine, ad hostapi.Adapter, ev *hostapi.Event, v hostapi.Verdict) hostapi.Verdict {
-	if e.Manifest == nil || !e.Manifest.Enforce.Sandbox() || !ev.IsShell() || v.Decision != hostapi.Allow {
+	if e.Manifest == nil || !e.Manifest.Enforce.Sandbox() || !ev.IsShell() || ev.MCPShell() || v.Decision != hostapi.Allow {
 		return v
 	}
 	wrap, _ := hostapi.Sandbox(ad.Name())

@@ -74,6 +74,9 @@ func (d dialect) parse(fields map[string]json.RawMessage, nativeEvent string) (*
 		}
 		e.NativeTool, e.Tool = name, d.tool(name)
 		input, hasInput := take(d.toolInput)
+		if e.Tool == name && mcpShellTool(name, input) {
+			e.Tool = ToolBash
+		}
 		e.Input = input
 		if s, ok := jsonString(input); ok && json.Valid([]byte(s)) {
 			e.Input = json.RawMessage(s) // record the arguments, not their quoted form

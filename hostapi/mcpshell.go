@@ -1,0 +1,52 @@
+package hostapi
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// MCP servers that run shell commands (desktop-commander's start_process,
+// mcp-server-commands' run_command, iterm-mcp's write_to_terminal, …) are
+// a shell beside the host's own: a command sent through one must meet
+// the same guard and rules, or any rule is one server away from never
+// seeing its command. A tool counts when the host names it as an MCP tool
+// (mcp__SERVER__TOOL, or mcp_SERVER_TOOL), its name says it runs
+// commands, and its input holds the command line as a string "command".
+// Its server runs the command with its own shell, so it is never wrapped
+// in the sandbox (see Event.MCPShell).
+
+// mcpShellWords are what an MCP tool's name holds when it runs commands.
+var mcpShellWords = []string{"command", "exec", "shell", "terminal", "bash", "process"}
+
+// mcpShellTool reports whether the native tool name and input are an MCP
+// server's shell command.
+func mcpShellTool(native string, input json.RawMessage) bool {
+	rest, ok := strings.CutPrefix(strings.ToLower(native), "mcp_")
+	if !ok {
+		return false
+	}
+	tool := rest[strings.LastIndexAny(rest, "_")+1:]
+	if i := strings.LastIndex(rest, "__"); i >= 0 {
+		tool = rest[i+2:]
+	}
+	shellish := tool == "run"
+	for _, w := range mcpShellWords {
+		shellish = shellish || strings.Contains(tool, w)
+	}
+	if !shellish {
+		return false
+	}
+	if s, ok := jsonString(input); ok {
+		input = json.RawMessage(s)
+	}
+	var in struct {
+		Command *string `json:"command"`
+	}
+	return json.Unmarshal(input, &in) == nil && in.Command != nil
+}
+
+// MCPShell reports a shell command that an MCP server runs, not the
+// host's shell tool.
+func (e *Event) MCPShell() bool {
+	return e.Tool == ToolBash && strings.HasPrefix(strings.ToLower(e.NativeTool), "mcp_")
+}
