@@ -82,7 +82,11 @@ func (d dialect) parse(fields map[string]json.RawMessage, nativeEvent string) (*
 			e.Input = json.RawMessage(s) // record the arguments, not their quoted form
 		}
 		if e.IsShell() {
-			e.Command, e.CommandErr = d.command(input, hasInput)
+			command := d.command
+			if e.MCPShell() {
+				command = codexCommand // a string, or an argv array (mcp-shell-server's shell_execute)
+			}
+			e.Command, e.CommandErr = command(input, hasInput)
 			if e.CommandErr == nil {
 				e.CommandErr = shellWorkdir(e, input)
 			}

@@ -11,7 +11,8 @@ import (
 // the same guard and rules, or any rule is one server away from never
 // seeing its command. A tool counts when the host names it as an MCP tool
 // (mcp__SERVER__TOOL, or mcp_SERVER_TOOL), its name says it runs
-// commands, and its input holds the command line as a string "command".
+// commands, and its input holds a "command": a command line, or an argv
+// array (read as Codex's is).
 // Its server runs the command with its own shell, so it is never wrapped
 // in the sandbox (see Event.MCPShell).
 
@@ -40,9 +41,14 @@ func mcpShellTool(native string, input json.RawMessage) bool {
 		input = json.RawMessage(s)
 	}
 	var in struct {
-		Command *string `json:"command"`
+		Command json.RawMessage `json:"command"`
 	}
-	return json.Unmarshal(input, &in) == nil && in.Command != nil
+	if json.Unmarshal(input, &in) != nil {
+		return false
+	}
+	var argv []string
+	_, text := jsonString(in.Command)
+	return text || json.Unmarshal(in.Command, &argv) == nil && len(argv) > 0
 }
 
 // MCPShell reports a shell command that an MCP server runs, not the

@@ -16,7 +16,9 @@ func TestMCPShellTools(t *testing.T) {
 		{"mcp__plugin_x_shell__run", `{"command":"ls"}`, true},
 		{"mcp_server_run_command", `"{\"command\":\"ls\"}"`, true},
 		{"mcp__memory__create_entities", `{"command":"rm -rf ~"}`, false},
-		{"mcp__shell__shell_execute", `{"command":["rm","-rf","~"]}`, false},
+		{"mcp__shell__shell_execute", `{"command":["rm","-rf","~"],"directory":"/w"}`, true},
+		{"mcp__shell__shell_execute", `{"command":[]}`, false},
+		{"mcp__shell__shell_execute", `{"command":{"x":1}}`, false},
 		{"mcp__commands__run_command", `{"script":"ls"}`, false},
 		{"run_command", `{"command":"ls"}`, false},
 	} {
