@@ -859,6 +859,7 @@ func (w *walker) simple(words []word, base Command, outer outerLayers, stmtRedir
 	w.aliases(idx, name, inner)
 	b := bodies(name, inner)
 	w.runsWritten(idx, name, inner, b)
+	w.runsWrittenFile(idx, name)
 	if w.st.line.Commands[idx].Unknown != "" {
 		return
 	}
