@@ -433,6 +433,11 @@ var parseTests = []struct {
 	{"curl -OJ https://x/dl && ./setup", []string{"curl -OJ https://x/dl", "setup !unknown"}},
 	{"curl -O $URL && ./install.sh", []string{"curl -O $URL ~dyn", "install.sh !unknown"}},
 	{"curl -O https://x/data.json && ./scripts/check.sh", []string{"curl -O https://x/data.json", "check.sh"}},
+	// A file the line writes that a program then runs on its own.
+	{"echo 'rm -rf ~' > .git/hooks/pre-commit && git commit -m x", []string{"echo \"rm -rf ~\" w:.git/hooks/pre-commit", "git commit -m x", "rm -rf ~ @1"}},
+	{"echo \"$X\" > Makefile && make", []string{"echo $X ~dyn w:Makefile", "make !unknown"}},
+	{"echo '{\"scripts\":{\"b\":\"cat .env\"}}' > package.json && npm run b", []string{"echo \"{\\\"scripts\\\":{\\\"b\\\":\\\"cat .env\\\"}}\" w:package.json", "npm run b", "cat .env @1"}},
+	{"echo hi > notes.txt && git commit -am x", []string{"echo hi w:notes.txt", "git commit -am x"}},
 	// A script from a repository the line clones.
 	{"git clone https://x/r.git && bash r/install.sh", []string{"git clone https://x/r.git", "bash r/install.sh !unknown"}},
 	{"git clone -b main https://x/r /tmp/r && /tmp/r/install.sh", []string{"git clone -b main https://x/r /tmp/r", "install.sh !unknown"}},
