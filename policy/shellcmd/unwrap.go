@@ -376,6 +376,9 @@ func gitFrontStep(name string, l []word) step {
 			return step{} // their own commands
 		}
 	}
+	if rest < len(l) && !l[rest].dyn && l[rest].s == "git" {
+		return wrapAt(rest, l) // already written out (the layer this step makes, read again)
+	}
 	layer := append(append(append(make([]word, 0, len(l)+1), l[:rest]...), word{s: "git"}), l[rest:]...)
 	st := wrapAt(rest, layer)
 	st.layer = layer
