@@ -207,6 +207,8 @@ func TestSafetyPackLines(t *testing.T) {
 		{`python3 manage.py test`, "allow", ""},
 		// Programs a rule names that the program table has no need to know.
 		{`faketime now mkfs.ext4 /dev/sdb1`, "deny", "safety/disk-tools"},
+		{`faketime now RM -rf ~`, "deny", "safety/rm-recursive"},
+		{`concurrently 'cd web && rm -rf ~'`, "deny", "safety/rm-recursive"},
 		{`faketime now dd if=/dev/zero of=/dev/sda`, "deny", "safety/disk-write"},
 		{`dc -e '!rm -rf ~'`, "deny", "safety/rm-recursive"},
 		{`setfacl -R -m u:nobody:rwx ~`, "deny", "safety/perms-recursive"},

@@ -103,6 +103,11 @@ func (w *walker) guess(idx int, l []word, base Command, stmtRedirs []*syntax.Red
 // is not harmless, or one of those whose mere run a rule may object to,
 // which the program table has no need to know (mkfs.ext4, wipefs, glab).
 func mayStart(name string) bool {
+	// On a case-insensitive file system (macOS, Windows) RM and rm.exe run
+	// rm, as the rules read them.
+	if lower := strings.TrimSuffix(strings.ToLower(name), ".exe"); lower != name && mayStart(lower) {
+		return true
+	}
 	if knownProgram(name) {
 		return !harmless(name)
 	}
@@ -200,7 +205,8 @@ func commandLine(s string) (string, bool) {
 		rest = strings.TrimLeft(rest[len(first):], blanks)
 		first = firstWord(rest)
 	}
-	return rest, first != "" && knownProgram(path.Base(first))
+	first = path.Base(first)
+	return rest, first != "" && (mayStart(first) || knownProgram(first)) // cd web && ...: a harmless start still starts a line
 }
 
 // readsScript reports a program that, given no arguments, runs what its

@@ -25,6 +25,8 @@ func TestParseGuesses(t *testing.T) {
 			"npm run a @1 ?guess", "sh -c \"rm -rf ~\" @1 ?guess", "rm -rf ~ @2 ?guess"}},
 		{"psql -c '\\! cat .env'", []string{"psql -c \"\\\\! cat .env\"", "cat .env @1 ?guess"}},
 		{"tool 'rm\t-rf ~'", []string{"tool \"rm\\t-rf ~\"", "rm -rf ~ @1 ?guess"}},
+		{"tool 'cd /x && RM -rf ~'", []string{"tool \"cd /x && RM -rf ~\"", "cd /x @1 ?guess", "RM -rf ~ @1 ?guess"}},
+		{"tool Rm.exe -rf ~", []string{"tool Rm.exe -rf ~", "Rm.exe -rf ~ =implied ?guess"}},
 		{"dc -e '!cat .env'", []string{"dc -e \"!cat .env\"", "cat .env @1 ?guess"}},
 		// A directory option, or cd among the words, may move it.
 		{"tool --cwd /x rm -rf build", []string{"tool --cwd /x rm -rf build @?", "rm -rf build =implied ?guess @?"}},
