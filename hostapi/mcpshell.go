@@ -26,7 +26,7 @@ func mcpShellTool(native string, input json.RawMessage) bool {
 	if !ok {
 		return false
 	}
-	tool := rest[strings.LastIndexAny(rest, "_")+1:]
+	tool := rest[strings.LastIndex(rest, "_")+1:]
 	if i := strings.LastIndex(rest, "__"); i >= 0 {
 		tool = rest[i+2:]
 	}

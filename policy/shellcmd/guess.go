@@ -19,7 +19,7 @@ const maxGuesses = 16
 // 'rm -rf ~', nodemon --exec 'rm -rf ~', psql -c '\! rm -rf ~') cannot be
 // listed to the end, and a guard that lets an unlisted one through is one
 // unknown name away from any command. So, for a program that is not
-// [knownProgram], each argument that names a known program starts a
+// [KnownProgram], each argument that names a known program starts a
 // command it may run (the rest of its words are that command's), and each
 // argument that parses as a command line naming one is a script it may
 // run, one level deeper. Each such command has the program as its outer
@@ -52,10 +52,11 @@ func (w *walker) guess(idx int, l []word, base Command, stmtRedirs []*syntax.Red
 			}
 			s = v
 		}
+		prog := progName(word{s: s})
 		switch {
 		case s == "chdir" || s == "cd" || s == "pushd":
 			elsewhere = true
-		case s != "." && mayStart(progName(word{s: s})) && (i+1 < len(l) || readsScript(progName(word{s: s}))):
+		case s != "." && mayStart(prog) && (i+1 < len(l) || readsScript(prog)):
 			starts = append(starts, start{at: i, first: word{s: s}})
 		case strings.ContainsAny(s, " \t\n;&|"):
 			if src, ok := commandLine(s); ok {
@@ -108,7 +109,7 @@ func mayStart(name string) bool {
 	if lower := strings.TrimSuffix(strings.ToLower(name), ".exe"); lower != name && mayStart(lower) {
 		return true
 	}
-	if knownProgram(name) {
+	if KnownProgram(name) {
 		return !harmless(name)
 	}
 	if strings.HasPrefix(name, "mkfs") {
@@ -141,7 +142,7 @@ func harmless(name string) bool {
 // interpreter runs (bash x.sh, python3 run.py, node cli.js, python3 -m
 // MOD), whose arguments the script may run as a command as any program
 // agent-shell does not know may; 0 when it runs none.
-func scriptOperand(name string, l []word, b bodyResult) int {
+func scriptOperand(name string, l []word, b bodyResult, oneLiner bool) int {
 	if b.file != "" {
 		for k := 1; k < len(l); k++ {
 			if !l[k].dyn && l[k].s == b.file {
@@ -153,13 +154,13 @@ func scriptOperand(name string, l []word, b bodyResult) int {
 	if !isInterpreter(name) && name != "node" && name != "nodejs" {
 		return 0
 	}
-	if _, ok := oneLinerOf(name, l); ok {
+	if oneLiner {
 		return 0 // its program is scanned (ScanCode)
 	}
 	for k := 1; k < len(l); k++ {
 		switch {
 		case l[k].s == "-m" && strings.HasPrefix(name, "py") && k+1 < len(l):
-			if knownProgram(l[k+1].s) {
+			if KnownProgram(l[k+1].s) {
 				return 0 // python3 -m pytest -k 'git reset --hard': a known program's arguments are data
 			}
 			return k + 1
@@ -206,7 +207,7 @@ func commandLine(s string) (string, bool) {
 		first = firstWord(rest)
 	}
 	first = path.Base(first)
-	return rest, first != "" && (mayStart(first) || knownProgram(first)) // cd web && ...: a harmless start still starts a line
+	return rest, first != "" && (mayStart(first) || KnownProgram(first)) // cd web && ...: a harmless start still starts a line
 }
 
 // readsScript reports a program that, given no arguments, runs what its
@@ -224,18 +225,13 @@ func readsScript(name string) bool {
 }
 
 // KnownProgram reports whether agent-shell reads the arguments of the
-// program name some way, or knows them to be data (see knownProgram):
-// any other program may run them, or write the files they name.
-func KnownProgram(name string) bool { return knownProgram(name) }
-
-// knownProgram reports whether agent-shell reads the arguments of the
 // program name some way, or knows them to be data: its options are in the
 // program table, it is a wrapper, a shell, an interpreter or a package
 // runner the walk unwraps, or one of the programs listed here, whose
 // arguments are files, text, patterns or names (echo rm, which rm, pkill
 // rm, apt-get install make). Anything else may run its arguments (see
-// guess).
-func knownProgram(name string) bool {
+// guess), or write the files they name.
+func KnownProgram(name string) bool {
 	switch name {
 	// Shell builtins and keywords.
 	case "cd", "pushd", "popd", "dirs", "echo", "printf", "read", "mapfile", "readarray", "test", "[", "[[",
@@ -283,7 +279,10 @@ func knownProgram(name string) bool {
 	if ProgramOptions(name) != nil || isShell(name) || isAwk(name) || isVim(name) {
 		return true
 	}
-	for _, lang := range []string{"python", "pypy", "ruby", "perl", "php", "lua", "luajit", "julia", "tclsh", "wish"} {
+	if isInterpreter(name) {
+		return true
+	}
+	for _, lang := range []string{"luajit", "julia", "tclsh", "wish"} {
 		if versioned(name, lang) {
 			return true
 		}

@@ -113,8 +113,8 @@ func TestKnownProgramsCoverWrappers(t *testing.T) {
 			for _, e := range s.(*ast.CaseClause).List {
 				name, _ := strconv.Unquote(e.(*ast.BasicLit).Value)
 				n++
-				if !knownProgram(name) {
-					t.Errorf("wrapperStep unwraps %s, which knownProgram does not know", name)
+				if !KnownProgram(name) {
+					t.Errorf("wrapperStep unwraps %s, which KnownProgram does not know", name)
 				}
 			}
 		}

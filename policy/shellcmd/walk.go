@@ -900,7 +900,8 @@ func (w *walker) simple(words []word, base Command, outer outerLayers, stmtRedir
 		w.gitIndirect(idx, inner)
 	}
 
-	if ol, ok := oneLinerOf(name, inner); ok {
+	ol, oneLiner := oneLinerOf(name, inner)
+	if oneLiner {
 		w.interpreter(idx, ol, stmtRedirs, u.appendBy)
 	}
 	if name == "find" {
@@ -909,9 +910,9 @@ func (w *walker) simple(words []word, base Command, outer outerLayers, stmtRedir
 	if what, files := impliedDeletes(name, inner); len(files) > 0 {
 		w.impliedDelete(idx, base, what, files)
 	}
-	if !knownProgram(name) {
+	if !KnownProgram(name) {
 		w.guess(idx, inner, base, stmtRedirs)
-	} else if k := scriptOperand(name, inner, b); k > 0 {
+	} else if k := scriptOperand(name, inner, b, oneLiner); k > 0 {
 		w.guess(idx, inner[k:], base, stmtRedirs) // bash wrapper.sh rm -rf ~: the script may run its arguments
 	}
 }
