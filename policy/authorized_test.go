@@ -440,7 +440,7 @@ func TestLostAuthorizationRecordDenies(t *testing.T) {
 	t.Setenv("HOME", home)
 	for _, cmd := range []string{"rm -rf ~/.config/agent-shell", "rm " + home + "/.config/agent-shell/authorized.json",
 		`echo '{"version":1,"repos":{}}' > ~/.config/agent-shell/authorized.json`} {
-		if g := guard.Command(root, root, cmd, nil); g == nil {
+		if g := guard.Command(root, root, cmd, nil, nil); g == nil {
 			t.Errorf("%q: not guarded", cmd)
 		}
 	}

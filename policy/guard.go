@@ -3,6 +3,7 @@ package policy
 import (
 	"github.com/agent-shell/agent-shell/hostapi"
 	"github.com/agent-shell/agent-shell/policy/guard"
+	"github.com/agent-shell/agent-shell/policy/shellcmd"
 )
 
 // The built-in guard (package guard) is the first stage of every pre-tool
@@ -23,11 +24,11 @@ func (e *Engine) allowEdits() []string {
 // guardEvent is the guard's decision on a pre-tool event, if it has one.
 // It depends on nothing of the project's policy, so it must come before
 // everything else a decision looks at.
-func (e *Engine) guardEvent(ev *hostapi.Event) (Decision, bool) {
+func (e *Engine) guardEvent(ev *hostapi.Event, line *shellcmd.Line) (Decision, bool) {
 	if ev == nil || ev.Kind != hostapi.KindPreTool {
 		return Decision{}, false
 	}
-	g := guard.Check(e.Root, ev, e.allowEdits())
+	g := guard.Check(e.Root, ev, line, e.allowEdits())
 	if g == nil {
 		return Decision{}, false
 	}

@@ -89,7 +89,7 @@ func BenchmarkGuardEvent(b *testing.B) {
 		Command: "cd web && FOO=1 npm ci && npm test -- --coverage | tee out.log; git status --short"}
 	b.ReportAllocs()
 	for b.Loop() {
-		if g := guard.Check(root, ev, nil); g != nil {
+		if g := guard.Check(root, ev, nil, nil); g != nil {
 			b.Fatal(g.Reason)
 		}
 	}

@@ -88,13 +88,17 @@ func (e *Engine) DecideShim(raw string, req Request) Decision {
 func (e *Engine) guardStage(p *pass) bool {
 	switch {
 	case p.event != nil:
-		d, ok := e.guardEvent(p.event)
+		var line *shellcmd.Line
+		if ev := p.event; ev.Kind == hostapi.KindPreTool && ev.IsShell() && ev.CommandErr == nil {
+			line = p.parsed()
+		}
+		d, ok := e.guardEvent(p.event, line)
 		if ok {
 			p.d = d
 		}
 		return ok
 	case p.rewrites > 0 && !p.shim:
-		if g := guard.Command(e.Root, p.req.Cwd, p.raw, e.allowEdits()); g != nil {
+		if g := guard.Command(e.Root, p.req.Cwd, p.raw, p.parsed(), e.allowEdits()); g != nil {
 			p.d = guardDecision(g)
 			p.d.SoleGate = e.soleGate()
 			return true
@@ -141,16 +145,33 @@ func (e *Engine) commandStage(p *pass) bool {
 		p.d.Action, p.d.Reason = ActionAllow, "no policy.json or agent-shell.toml: allowed by default"
 		return true
 	}
-	command := shellcmd.TrimSpace(p.raw)
-	if len(command) > maxCommandBytes {
-		// Parsing a megabyte of shell takes longer than a hook should; a
-		// command this long is not one a policy can vouch for.
-		p.line = &shellcmd.Line{Err: fmt.Errorf("%w: it is %d bytes, longer than the %d bytes checked", shellcmd.ErrTooLarge, len(command), maxCommandBytes)}
-	} else {
-		p.line = shellcmd.Parse(command)
-	}
-	p.d.Unknown = p.line.UnknownReason()
+	p.d.Unknown = p.parsedLine().UnknownReason()
 	return false
+}
+
+// parsedLine is the pass's command line parsed, once: the guard and the
+// rules read the same Line.
+func (p *pass) parsedLine() *shellcmd.Line {
+	if p.line == nil {
+		command := shellcmd.TrimSpace(p.raw)
+		if len(command) > maxCommandBytes {
+			// Parsing a megabyte of shell takes longer than a hook should; a
+			// command this long is not one a policy can vouch for.
+			p.line = &shellcmd.Line{Err: fmt.Errorf("%w: it is %d bytes, longer than the %d bytes checked", shellcmd.ErrTooLarge, len(command), maxCommandBytes)}
+		} else {
+			p.line = shellcmd.Parse(command)
+		}
+	}
+	return p.line
+}
+
+// parsed is the parsed line for the guard, nil when the line is longer
+// than the rules read: the guard reads further (guard.Command).
+func (p *pass) parsed() *shellcmd.Line {
+	if len(shellcmd.TrimSpace(p.raw)) > maxCommandBytes {
+		return nil
+	}
+	return p.parsedLine()
 }
 
 // reviewStage runs the grants and reviewers (review.go); the npm shim has

@@ -62,8 +62,8 @@ func (c *Config) Validate() error {
 // when it touches nothing protected. root is the repository root ("" finds
 // it from the event's cwd); allowEdits are root-relative doublestar globs an
 // authorized manifest opened ([guard] allow_agent_edits; the caller passes
-// nil unless the manifest is authorized).
-func Check(root string, ev *hostapi.Event, allowEdits []string) *Denial {
+// nil unless the manifest is authorized); line is as for Command.
+func Check(root string, ev *hostapi.Event, line *shellcmd.Line, allowEdits []string) *Denial {
 	if ev == nil || ev.Kind != hostapi.KindPreTool {
 		return nil
 	}
@@ -71,15 +71,17 @@ func Check(root string, ev *hostapi.Event, allowEdits []string) *Denial {
 		if ev.CommandErr != nil {
 			return nil // denied anyway, for the command cannot be read
 		}
-		return Command(root, ev.Cwd, ev.Command, allowEdits)
+		return Command(root, ev.Cwd, ev.Command, line, allowEdits)
 	}
 	g := newGuarder(root, ev.Cwd, allowEdits)
 	return g.tool(ev)
 }
 
 // Command is the shell-command half of Check: one command line run in
-// cwd ("" for the root).
-func Command(root, cwd, command string, allowEdits []string) *Denial {
+// cwd ("" for the root). line, when not nil, is what shellcmd.Parse gives
+// for the command's trimmed text, so that a caller who parses it anyway
+// does not pay for it twice.
+func Command(root, cwd, command string, line *shellcmd.Line, allowEdits []string) *Denial {
 	g := newGuarder(root, cwd, allowEdits)
 	g.shell, g.subject = true, "the command"
 	command = shellcmd.TrimSpace(command)
@@ -95,7 +97,9 @@ func Command(root, cwd, command string, allowEdits []string) *Denial {
 	if len(command) > maxGuardCommandBytes {
 		return tooLarge(fmt.Sprintf("%d bytes", len(command)))
 	}
-	line := shellcmd.Parse(command)
+	if line == nil {
+		line = shellcmd.Parse(command)
+	}
 	if errors.Is(line.Err, shellcmd.ErrTooLarge) {
 		return tooLarge(line.Err.Error())
 	}

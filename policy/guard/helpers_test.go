@@ -144,7 +144,7 @@ type guardCase struct{ command, guard string }
 func checkGuards(t *testing.T, root string, cases []guardCase) {
 	t.Helper()
 	for _, tt := range cases {
-		d := Command(root, root, tt.command, nil)
+		d := Command(root, root, tt.command, nil, nil)
 		got := ""
 		if d != nil {
 			got = d.Guard

@@ -48,7 +48,7 @@ func TestGuardProtectsEveryHostsRegistrations(t *testing.T) {
 			if slices.ContainsFunc(d.Installs, func(f string) bool { ok, _ := path.Match(r.Path, f); return ok }) {
 				fix = "--agent " + d.Name
 			}
-			if g := Command(root, root, cmd, nil); g == nil || g.Guard != HookRegistration || !strings.Contains(g.Reason, fix) {
+			if g := Command(root, root, cmd, nil, nil); g == nil || g.Guard != HookRegistration || !strings.Contains(g.Reason, fix) {
 				t.Errorf("%s: %q: %+v, want a hook-registration deny saying %q", d.Name, cmd, g, fix)
 			}
 			if !covered(protected, filepath.Join(root, filepath.FromSlash(rel))) {
@@ -57,7 +57,7 @@ func TestGuardProtectsEveryHostsRegistrations(t *testing.T) {
 		}
 		for _, r := range d.HomeRegistrations {
 			cmd := "rm ~/" + concrete(r.Path)
-			if g := Command(root, root, cmd, nil); g == nil || g.Guard != HookRegistration {
+			if g := Command(root, root, cmd, nil, nil); g == nil || g.Guard != HookRegistration {
 				t.Errorf("%s: %q: %+v, want a hook-registration deny", d.Name, cmd, g)
 			}
 			if !covered(protected, filepath.Join(home, filepath.FromSlash(concrete(r.Path)))) {
@@ -68,7 +68,7 @@ func TestGuardProtectsEveryHostsRegistrations(t *testing.T) {
 			t.Errorf("%s: the whole root or home is among the protected paths", d.Name)
 		}
 		for _, f := range d.Installs {
-			if g := Command(root, root, "rm -f "+f, nil); g == nil {
+			if g := Command(root, root, "rm -f "+f, nil, nil); g == nil {
 				t.Errorf("%s: rm -f %s is not guarded", d.Name, f)
 			}
 		}
@@ -80,7 +80,7 @@ func TestGuardProtectsEveryHostsRegistrations(t *testing.T) {
 func TestGuardResolvesEveryHostsProjectDir(t *testing.T) {
 	root, _ := guardRoot(t)
 	const rel = "/.gemini/settings.json"
-	if g := Command(root, root, "echo '{}' > $SOME_DIR"+rel, nil); g != nil {
+	if g := Command(root, root, "echo '{}' > $SOME_DIR"+rel, nil, nil); g != nil {
 		t.Fatalf("an unknown variable resolved: %+v", g)
 	}
 	for _, d := range hostapi.Descriptors() {
@@ -88,7 +88,7 @@ func TestGuardResolvesEveryHostsProjectDir(t *testing.T) {
 			continue
 		}
 		for _, w := range []string{"$" + d.ProjectDirEnv, "${" + d.ProjectDirEnv + "}"} {
-			if g := Command(root, root, "echo '{}' > "+w+rel, nil); g == nil || g.Guard != HookRegistration {
+			if g := Command(root, root, "echo '{}' > "+w+rel, nil, nil); g == nil || g.Guard != HookRegistration {
 				t.Errorf("%s: a write through %s: %+v", d.Name, w, g)
 			}
 		}
@@ -116,12 +116,12 @@ func TestGuardPatternInAMiddleComponent(t *testing.T) {
 		"cp -r " + src + "/. .claude/skills/",
 		"rsync -a " + src + "/ .claude/skills/",
 	} {
-		if g := Command(root, root, cmd, nil); g == nil || g.Guard != HookRegistration {
+		if g := Command(root, root, cmd, nil, nil); g == nil || g.Guard != HookRegistration {
 			t.Errorf("%q: %+v, want a hook-registration deny", cmd, g)
 		}
 	}
 	for _, cmd := range []string{"rm -rf .claude/skills/other", "cp -r " + src + "/evil/SKILL.md /tmp/x", "ls .claude/skills"} {
-		if g := Command(root, root, cmd, nil); g != nil {
+		if g := Command(root, root, cmd, nil, nil); g != nil {
 			t.Errorf("%q: %+v, want no deny", cmd, g)
 		}
 	}

@@ -32,7 +32,7 @@ func TestGuardCodexPatchForms(t *testing.T) {
 		// A unified diff in apply_patch's place.
 		{"--- a/.cursor/hooks.json\n+++ b/.cursor/hooks.json\n@@ -1 +1 @@\n-{}\n+{\"hooks\":{}}\n", HookRegistration},
 	} {
-		d := Check(root, ev(tt.command), nil)
+		d := Check(root, ev(tt.command), nil, nil)
 		got := ""
 		if d != nil {
 			got = d.Guard

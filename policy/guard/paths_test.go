@@ -49,7 +49,7 @@ func TestGuardAncestors(t *testing.T) {
 		{root, "shopt -s dotglob; rm -rf *", AgentShellFiles, ".agent-shell"},
 		{root, "rm -rf .n*", NpmScriptShell, ".npmrc"},
 	} {
-		d := Command(root, tt.cwd, tt.command, nil)
+		d := Command(root, tt.cwd, tt.command, nil, nil)
 		if d == nil || d.Guard != tt.guard || d.Target != tt.target {
 			t.Errorf("%q: got %+v, want %s on %s", tt.command, d, tt.guard, tt.target)
 		}
@@ -58,28 +58,28 @@ func TestGuardAncestors(t *testing.T) {
 	writeGuardFile(t, root, "evil2/.github/hooks/evil.json", "{}")
 	writeGuardFile(t, root, "evil2/.windsurf/hooks.json", "{}")
 	for _, c := range []string{"cp -r evil2/. .", "rsync -a evil2/ .", "cp -R evil2/.github .", "mv evil2/.github/hooks/evil.json .github/hooks/"} {
-		if d := Command(root, root, c, nil); d == nil || d.Target != ".github/hooks/evil.json" {
+		if d := Command(root, root, c, nil, nil); d == nil || d.Target != ".github/hooks/evil.json" {
 			t.Errorf("%q: got %+v, want .github/hooks/evil.json", c, d)
 		}
 	}
 	fresh := filepath.Join(t.TempDir(), "fresh")
 	writeGuardFile(t, fresh, "src/main.go", "package main\n")
 	writeGuardFile(t, fresh, "kit/.claude/settings.json", "{}")
-	if d := Command(fresh, fresh, "cp -r kit/. .", nil); d == nil || d.Target != ".claude/settings.json" {
+	if d := Command(fresh, fresh, "cp -r kit/. .", nil, nil); d == nil || d.Target != ".claude/settings.json" {
 		t.Errorf("cp -r kit/. . into a root without .claude: got %+v", d)
 	}
-	if d := Command(fresh, fresh, "cp -r src/. .", nil); d != nil {
+	if d := Command(fresh, fresh, "cp -r src/. .", nil, nil); d != nil {
 		t.Errorf("cp -r src/. .: denied: %s", d.Reason)
 	}
 	// A recursive copy of a folder the line makes first: what it holds is
 	// not on disk to read, so it may be anything.
 	for _, c := range []string{"mkdir -p e/.claude && echo {} > e/.claude/settings.json && cp -r e/.claude .", "rsync -a e/ ."} {
-		if d := Command(fresh, fresh, c, nil); d == nil {
+		if d := Command(fresh, fresh, c, nil, nil); d == nil {
 			t.Errorf("%q: allowed", c)
 		}
 	}
 	for _, c := range []string{"cp -r newdir .", "cp -r newdir dist/", "rsync -a e/ dist/"} {
-		if d := Command(fresh, fresh, c, nil); d != nil {
+		if d := Command(fresh, fresh, c, nil, nil); d != nil {
 			t.Errorf("%q: denied: %s", c, d.Reason)
 		}
 	}
@@ -89,14 +89,14 @@ func TestGuardAncestors(t *testing.T) {
 	depth := strings.Count(filepath.ToSlash(root), "/")
 	for _, c := range []string{"rm -rf " + strings.Repeat("/*", depth), "rm -rf " + strings.Repeat("/*", depth-1),
 		"chmod -R 777 " + strings.Repeat("/*", depth-1)} {
-		if d := Command(root, root, c, nil); d == nil {
+		if d := Command(root, root, c, nil, nil); d == nil {
 			t.Errorf("%q: allowed", c)
 		}
 	}
 	// A recursive copy into a folder that does not hold a protected path,
 	// or from a source without one, is fine.
 	for _, c := range []string{"cp -r src/. .", "rsync -a plain/ ./", "cp -r plain .claude", "rm -rf sub", "chmod 755 src"} {
-		if d := Command(root, root, c, nil); d != nil {
+		if d := Command(root, root, c, nil, nil); d != nil {
 			t.Errorf("%q: denied: %s", c, d.Reason)
 		}
 	}
@@ -161,7 +161,7 @@ func TestGuardPathsThroughLinksGlobsAndDirectories(t *testing.T) {
 		{root, "cat src/main.go > " + home + "/.copilot/hooks/mine.json", HookRegistration},
 		{root, "echo x > .Claude/Settings.json", HookRegistration}, // case-insensitive file systems
 	} {
-		d := Command(root, tt.cwd, tt.command, nil)
+		d := Command(root, tt.cwd, tt.command, nil, nil)
 		want := tt.guard
 		got := ""
 		if d != nil {
@@ -177,16 +177,16 @@ func TestGuardPathsThroughLinksGlobsAndDirectories(t *testing.T) {
 	for _, c := range []string{"rm settings-link", "rm -rf state-link", "unlink settings-link", "mv settings-link x",
 		"echo x > up/../x", "cp src/main.go .github/hooks/main.go.bak", "cp src/main.go .github/hooks/",
 		"cp .github/hooks/copilot.json .claude/"} {
-		if d := Command(root, root, c, nil); d != nil {
+		if d := Command(root, root, c, nil, nil); d != nil {
 			t.Errorf("%q: denied: %s", c, d.Reason)
 		}
 	}
 	// cp a.json DIR/ lands on DIR/a.json.
 	writeGuardFile(t, root, "staging/settings.json", "{}")
-	if d := Command(root, root, "cp staging/settings.json .claude/", nil); d == nil || d.Target != ".claude/settings.json" {
+	if d := Command(root, root, "cp staging/settings.json .claude/", nil, nil); d == nil || d.Target != ".claude/settings.json" {
 		t.Errorf("cp into .claude/: got %+v, want .claude/settings.json", d)
 	}
-	if d := Command(root, root, "mv staging/settings.json .claude", nil); d == nil || d.Target != ".claude/settings.json" {
+	if d := Command(root, root, "mv staging/settings.json .claude", nil, nil); d == nil || d.Target != ".claude/settings.json" {
 		t.Errorf("mv into .claude: got %+v, want .claude/settings.json", d)
 	}
 }
@@ -195,20 +195,20 @@ func TestGuardHomeRegistrations(t *testing.T) {
 	root, home := guardRoot(t)
 	ev := parseHost(t, "claude", nil, js(map[string]any{"session_id": "s", "cwd": root, "hook_event_name": "PreToolUse",
 		"tool_name": "Edit", "tool_input": map[string]any{"file_path": filepath.Join(home, ".claude", "settings.json"), "old_string": "{}", "new_string": `{"disableAllHooks":true}`}}), "")
-	if d := Check(root, ev, nil); d == nil || d.Guard != HookRegistration || d.Target != "~/.claude/settings.json" {
+	if d := Check(root, ev, nil, nil); d == nil || d.Guard != HookRegistration || d.Target != "~/.claude/settings.json" {
 		t.Errorf("Edit of ~/.claude/settings.json: %+v", d)
 	}
-	if d := Check(root, ev, []string{"~/.claude/settings.json"}); d != nil {
+	if d := Check(root, ev, nil, []string{"~/.claude/settings.json"}); d != nil {
 		t.Errorf("allow_agent_edits ~/.claude/settings.json: denied: %s", d.Reason)
 	}
 	for _, c := range []string{"echo x > ~/.codex/config.toml", "rm ~/.gemini/settings.json", "cd ~ && rm -rf .cursor",
 		"echo '{}' > $HOME/.copilot/hooks/x.json", "cp x ~/.config/amp/settings.json"} {
-		if d := Command(root, root, c, nil); d == nil || d.Guard != HookRegistration {
+		if d := Command(root, root, c, nil, nil); d == nil || d.Guard != HookRegistration {
 			t.Errorf("%q: %+v", c, d)
 		}
 	}
 	for _, c := range []string{"cat ~/.claude/settings.json", "echo x > ~/notes.txt", "rm -rf ~/.cache"} {
-		if d := Command(root, root, c, nil); d != nil {
+		if d := Command(root, root, c, nil, nil); d != nil {
 			t.Errorf("%q: denied: %s", c, d.Reason)
 		}
 	}
@@ -222,11 +222,11 @@ func TestGuardXDGConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, cmd := range []string{"rm -rf " + cfg + "/agent-shell", "rm -rf " + cfg, "echo {} > " + cfg + "/agent-shell/authorized.json"} {
-		if g := Command(root, root, cmd, nil); g == nil {
+		if g := Command(root, root, cmd, nil, nil); g == nil {
 			t.Errorf("%q: not guarded", cmd)
 		}
 	}
-	if g := Command(root, root, "cat "+cfg+"/agent-shell/authorized.json", nil); g != nil {
+	if g := Command(root, root, "cat "+cfg+"/agent-shell/authorized.json", nil, nil); g != nil {
 		t.Errorf("reading the record was denied: %s", g.Reason)
 	}
 }
@@ -241,7 +241,7 @@ func TestGuardNeverBlocksOnSpecialFiles(t *testing.T) {
 	for _, c := range []string{"patch -i fifo", "git apply fifo", "patch -p1 src/main.go fifo", "echo x >> sub/.npmrc",
 		"patch -i /dev/stdin", "git apply /dev/tty"} {
 		done := make(chan *Denial, 1)
-		go func() { done <- Command(root, root, c, nil) }()
+		go func() { done <- Command(root, root, c, nil, nil) }()
 		select {
 		case <-done:
 		case <-time.After(5 * time.Second):
@@ -268,11 +268,11 @@ func TestGuardAllowAgentEdits(t *testing.T) {
 		{".agent-shell/state/grants.json", false},
 		{".github/hooks/agent-shell/agent-shell.toml", false},
 	} {
-		d := Check(root, edit(tt.rel), allow)
+		d := Check(root, edit(tt.rel), nil, allow)
 		if (d == nil) != tt.opened {
 			t.Errorf("%s with %v: got %+v, want opened=%v", tt.rel, allow, d, tt.opened)
 		}
-		if d := Check(root, edit(tt.rel), nil); d == nil {
+		if d := Check(root, edit(tt.rel), nil, nil); d == nil {
 			t.Errorf("%s without allow_agent_edits: allowed", tt.rel)
 		}
 	}
@@ -286,18 +286,18 @@ func TestGuardAllowAgentEdits(t *testing.T) {
 		{"rm -rf .claude", false}, // settings.local.json is in it too
 		{"rm -rf .agent-shell", false},
 	} {
-		if d := Command(root, root, tt.command, allow); (d == nil) != tt.opened {
+		if d := Command(root, root, tt.command, nil, allow); (d == nil) != tt.opened {
 			t.Errorf("%q with %v: got %+v, want opened=%v", tt.command, allow, d, tt.opened)
 		}
 	}
-	if d := Command(root, root, "rm -rf .agent-shell", []string{".agent-shell/**"}); d != nil {
+	if d := Command(root, root, "rm -rf .agent-shell", nil, []string{".agent-shell/**"}); d != nil {
 		t.Errorf("rm -rf .agent-shell with .agent-shell/**: denied: %s", d.Reason)
 	}
-	if d := Command(root, root, "echo x >> .npmrc", []string{".npmrc"}); d != nil {
+	if d := Command(root, root, "echo x >> .npmrc", nil, []string{".npmrc"}); d != nil {
 		t.Errorf(".npmrc opened: denied: %s", d.Reason)
 	}
 	// A variable names no path: allow_agent_edits cannot open it.
-	if d := Command(root, root, "AGENTSHELL_PASSTHROUGH=1 npm test", []string{"**", "AGENTSHELL_PASSTHROUGH"}); d == nil {
+	if d := Command(root, root, "AGENTSHELL_PASSTHROUGH=1 npm test", nil, []string{"**", "AGENTSHELL_PASSTHROUGH"}); d == nil {
 		t.Errorf("allow_agent_edits opened a variable")
 	}
 }

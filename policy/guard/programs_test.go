@@ -116,13 +116,13 @@ func TestGuardCopyFromAnotherHost(t *testing.T) {
 		"git clone --depth 1 https://example.com/p .opencode/plugins/p",
 		"git -C .claude clone https://example.com/x agents",
 	} {
-		if g := Command(root, root, cmd, nil); g == nil {
+		if g := Command(root, root, cmd, nil, nil); g == nil {
 			t.Errorf("%q: not denied", cmd)
 		}
 	}
 	for _, cmd := range []string{"rsync -a host:site/ public/", "rsync -a dist/ host:www/", "scp host:notes.txt docs/",
 		"scp -r host:assets static/", "git clone https://example.com/lib vendor/lib", "git clone https://example.com/lib"} {
-		if g := Command(root, root, cmd, nil); g != nil {
+		if g := Command(root, root, cmd, nil, nil); g != nil {
 			t.Errorf("%q: %+v, want no deny", cmd, g)
 		}
 	}
@@ -144,12 +144,12 @@ func TestGuardRegistrationsReachedIndirectly(t *testing.T) {
 		"git worktree add .claude/skills/w",
 		"git worktree add -b evil .opencode/plugins/wt main",
 	} {
-		if g := Command(root, root, cmd, nil); g == nil || g.Guard != HookRegistration {
+		if g := Command(root, root, cmd, nil, nil); g == nil || g.Guard != HookRegistration {
 			t.Errorf("%q: %+v, want a hook-registration deny", cmd, g)
 		}
 	}
 	for _, cmd := range []string{"echo x > out/$X.txt", "cp --parents src/a.go build/", "git worktree add ../wt", "echo x > ./$OUT"} {
-		if g := Command(root, root, cmd, nil); g != nil {
+		if g := Command(root, root, cmd, nil, nil); g != nil {
 			t.Errorf("%q: %+v, want no deny", cmd, g)
 		}
 	}
@@ -172,7 +172,7 @@ func TestGuardAgentShellChangingItsSetup(t *testing.T) {
 		"agent-shell policy --init --write --yes",
 		"env X=1 agent-shell pack remove safety",
 	} {
-		if g := Command(root, root, cmd, nil); g == nil {
+		if g := Command(root, root, cmd, nil, nil); g == nil {
 			t.Errorf("%q: not denied", cmd)
 		}
 	}
@@ -185,14 +185,14 @@ func TestGuardAgentShellChangingItsSetup(t *testing.T) {
 		"agent-shell log --last 1h",
 		"agent-shell policy explain 'rm -rf /'",
 	} {
-		if g := Command(root, root, cmd, nil); g != nil {
+		if g := Command(root, root, cmd, nil, nil); g != nil {
 			t.Errorf("%q: %+v, want no deny", cmd, g)
 		}
 	}
 	// Where no manifest exists, policy --init writes one.
 	bare := t.TempDir()
 	writeGuardFile(t, bare, ".git/HEAD", "ref: refs/heads/main\n")
-	if g := Command(bare, bare, "agent-shell policy --init", nil); g == nil {
+	if g := Command(bare, bare, "agent-shell policy --init", nil, nil); g == nil {
 		t.Error("policy --init without a manifest: not denied")
 	}
 }
@@ -202,12 +202,12 @@ func TestGuardAgentShellChangingItsSetup(t *testing.T) {
 func TestGuardGitStashAll(t *testing.T) {
 	root, _ := guardRoot(t)
 	for _, cmd := range []string{"git stash --all", "git stash push -a -m wip", "git stash -ua", "git stash push --all -- .agent-shell", "git stash save -a", "git stash save -a wip"} {
-		if g := Command(root, root, cmd, nil); g == nil {
+		if g := Command(root, root, cmd, nil, nil); g == nil {
 			t.Errorf("%q: not denied", cmd)
 		}
 	}
 	for _, cmd := range []string{"git stash", "git stash -u", "git stash push -m all", "git stash pop", "git stash list", "git stash push -a -- src/", "git stash -m a"} {
-		if g := Command(root, root, cmd, nil); g != nil {
+		if g := Command(root, root, cmd, nil, nil); g != nil {
 			t.Errorf("%q: %+v, want no deny", cmd, g)
 		}
 	}
@@ -236,7 +236,7 @@ func TestGuardLineVariablesStashAndUserNpmrc(t *testing.T) {
 		"prettier --write .claude/settings.json", "eslint --fix .github/hooks/agent-shell/agent-shell.toml", "black .agent-shell",
 		"gofmt -w .agent-shell/x.go",
 	} {
-		if g := Command(root, root, cmd, nil); g == nil {
+		if g := Command(root, root, cmd, nil, nil); g == nil {
 			t.Errorf("%q: not denied", cmd)
 		}
 	}
@@ -245,7 +245,7 @@ func TestGuardLineVariablesStashAndUserNpmrc(t *testing.T) {
 		"ln -s src s; echo x > s/out.txt", "ln -s .claude c; cat c/settings.json", "ln .claude/x y; echo > c/settings.json",
 		"setfacl -m u:nobody:r src/main.go", "getfacl .claude/settings.json",
 		"mytool build --out dist", "prettier --check .claude/settings.json", "black --check .agent-shell", "eslint .github/hooks/agent-shell/x.js"} {
-		if g := Command(root, root, cmd, nil); g != nil {
+		if g := Command(root, root, cmd, nil, nil); g != nil {
 			t.Errorf("%q: %+v, want no deny", cmd, g)
 		}
 	}
@@ -255,13 +255,13 @@ func TestGuardLineVariablesStashAndUserNpmrc(t *testing.T) {
 		"npm config edit", "EDITOR='sed -i d' npm config edit --location=user", "NPM_CONFIG_USERCONFIG=/tmp/x npm test",
 		"export npm_config_userconfig=/tmp/npmrc", "npm test --userconfig /tmp/x", "npm run build --userconfig=/tmp/x"} {
 		writeGuardFile(t, home, ".npmrc", "script-shell=agent-shell\n")
-		if g := Command(root, root, cmd, nil); g == nil || g.Guard != NpmScriptShell {
+		if g := Command(root, root, cmd, nil, nil); g == nil || g.Guard != NpmScriptShell {
 			t.Errorf("%q with script-shell in ~/.npmrc: %+v", cmd, g)
 		}
 	}
 	writeGuardFile(t, home, ".npmrc", "save-exact=true\n")
 	for _, cmd := range []string{"echo registry=x >> ~/.npmrc", "npm config edit", "npm test --userconfig /tmp/x"} {
-		if g := Command(root, root, cmd, nil); g != nil {
+		if g := Command(root, root, cmd, nil, nil); g != nil {
 			t.Errorf("%q with a ~/.npmrc without script-shell: %+v", cmd, g)
 		}
 	}

@@ -43,7 +43,7 @@ func TestGuardAuthorize(t *testing.T) {
 		link + " authorize",
 		"./as $A",
 	} {
-		g := Command(root, root, cmd, nil)
+		g := Command(root, root, cmd, nil, nil)
 		if g == nil || g.Guard != Authorize {
 			t.Errorf("%q: %+v, want the authorize guard", cmd, g)
 		}
@@ -53,7 +53,7 @@ func TestGuardAuthorize(t *testing.T) {
 		`agent-shell policy explain "$CMD"`, "agent-shell log --session $S", "echo s1 | xargs agent-shell log --session",
 		"agent-shell -c 'npm test'", "agent-shell", "./other authorize", link + " status", "gh auth login",
 	} {
-		if g := Command(root, root, cmd, nil); g != nil {
+		if g := Command(root, root, cmd, nil, nil); g != nil {
 			t.Errorf("%q denied: %s", cmd, g.Reason)
 		}
 	}

@@ -28,7 +28,7 @@ func TestGuardNpmrcEdits(t *testing.T) {
 		{"another file mentioning script-shell", root, "Write", map[string]any{"file_path": "docs/npm.md", "content": "set script-shell=agent-shell\n"}, false},
 	} {
 		ev := parseHost(t, "claude", nil, js(map[string]any{"session_id": "s", "cwd": tt.root, "hook_event_name": "PreToolUse", "tool_name": tt.tool, "tool_input": tt.input}), "")
-		d := Check(tt.root, ev, nil)
+		d := Check(tt.root, ev, nil, nil)
 		if (d != nil) != tt.denied || d != nil && d.Guard != NpmScriptShell {
 			t.Errorf("%s: got %+v, want denied=%v", tt.name, d, tt.denied)
 		}
@@ -69,7 +69,7 @@ func TestGuardNpmCommands(t *testing.T) {
 		"echo save-exact=true > packages/a/.npmrc",
 		"cd packages/a && printf 'script-shell=sh' > .npmrc",
 	} {
-		d := Command(root, root, c, nil)
+		d := Command(root, root, c, nil, nil)
 		if d == nil || d.Guard != NpmScriptShell {
 			t.Errorf("%q: got %+v, want %s", c, d, NpmScriptShell)
 		}
@@ -84,13 +84,13 @@ func TestGuardNpmCommands(t *testing.T) {
 		"grep script-shell .npmrc",
 		"cp .npmrc /tmp/npmrc.bak",
 	} {
-		if d := Command(root, root, c, nil); d != nil {
+		if d := Command(root, root, c, nil, nil); d != nil {
 			t.Errorf("%q: denied: %s", c, d.Reason)
 		}
 	}
 	// Without a script-shell line anywhere, an .npmrc is any other file.
 	for _, c := range []string{"echo registry=https://x >> .npmrc", "rm .npmrc", "echo a=b > packages/a/.npmrc"} {
-		if d := Command(bare, bare, c, nil); d != nil {
+		if d := Command(bare, bare, c, nil, nil); d != nil {
 			t.Errorf("bare repo: %q: denied: %s", c, d.Reason)
 		}
 	}
@@ -132,7 +132,7 @@ func TestGuardEnvironment(t *testing.T) {
 	for name := range guardedEnv {
 		for _, f := range forms {
 			c := strings.ReplaceAll(f, "NAME", name)
-			d := Command(root, root, c, nil)
+			d := Command(root, root, c, nil, nil)
 			if d == nil || d.Guard != AgentShellEnv || d.Target != name {
 				t.Errorf("%q: got %+v, want %s on %s", c, d, AgentShellEnv, name)
 				continue
@@ -144,24 +144,24 @@ func TestGuardEnvironment(t *testing.T) {
 		for _, f := range []string{"unset NAME", "echo $NAME", "env -u NAME ls", "printenv NAME", "grep -r NAME= .",
 			"echo NAME=1 >> notes.md", "NAME_EXTRA=1 ls", "X_NAME=1 ls"} {
 			c := strings.ReplaceAll(f, "NAME", name)
-			if d := Command(root, root, c, nil); d != nil {
+			if d := Command(root, root, c, nil, nil); d != nil {
 				t.Errorf("%q: denied: %s", c, d.Reason)
 			}
 		}
 	}
-	if d := Command(root, root, "AGENTSHELL_SESSION_ID=x ls", nil); d != nil {
+	if d := Command(root, root, "AGENTSHELL_SESSION_ID=x ls", nil, nil); d != nil {
 		t.Errorf("AGENTSHELL_SESSION_ID: denied: %s", d.Reason)
 	}
 	// The same through the hook: a Claude Bash call.
 	ev := parseHost(t, "claude", nil, js(map[string]any{"session_id": "s", "cwd": root, "hook_event_name": "PreToolUse",
 		"tool_name": "Bash", "tool_input": map[string]any{"command": "AGENTSHELL_PASSTHROUGH=1 npm test"}}), "")
-	if d := Check(root, ev, nil); d == nil || d.Guard != AgentShellEnv {
+	if d := Check(root, ev, nil, nil); d == nil || d.Guard != AgentShellEnv {
 		t.Errorf("Claude Bash: got %+v", d)
 	}
 	// An edit tool writing the variable into a startup file.
 	ev = parseHost(t, "claude", nil, js(map[string]any{"session_id": "s", "cwd": root, "hook_event_name": "PreToolUse",
 		"tool_name": "Edit", "tool_input": map[string]any{"file_path": "~/.bashrc", "old_string": "", "new_string": "export AGENTSHELL_PASSTHROUGH=1"}}), "")
-	if d := Check(root, ev, nil); d == nil || d.Guard != AgentShellEnv {
+	if d := Check(root, ev, nil, nil); d == nil || d.Guard != AgentShellEnv {
 		t.Errorf("Edit of ~/.bashrc: got %+v", d)
 	}
 }
@@ -197,12 +197,12 @@ func TestGuardDynamicVariableNames(t *testing.T) {
 		"set -a; . ./evil.env; npm test",
 		"source evil.env && npm test",
 	} {
-		if g := Command(root, root, cmd, nil); g == nil || g.Guard != AgentShellEnv {
+		if g := Command(root, root, cmd, nil, nil); g == nil || g.Guard != AgentShellEnv {
 			t.Errorf("%q: %+v, want an agentshell-env deny", cmd, g)
 		}
 	}
 	for _, cmd := range []string{"set -a; . ./ok.env; npm test", "export PATH=$PATH:/x", "export NODE_ENV=production", `printf -v out "%s" x`, "source ./missing.env"} {
-		if g := Command(root, root, cmd, nil); g != nil {
+		if g := Command(root, root, cmd, nil, nil); g != nil {
 			t.Errorf("%q: %+v, want no deny", cmd, g)
 		}
 	}

@@ -122,7 +122,7 @@ func TestGuardDeniesEveryShellWriteForm(t *testing.T) {
 	check := func(pp protectedCase, cwd, cmd string) {
 		t.Helper()
 		n++
-		d := Command(root, cwd, cmd, nil)
+		d := Command(root, cwd, cmd, nil, nil)
 		switch {
 		case d == nil:
 			t.Errorf("%q (cwd %s): allowed, want %s", cmd, cwd, pp.guard)
@@ -173,7 +173,7 @@ func TestGuardAllowsReadsAndOtherWrites(t *testing.T) {
 	for _, pp := range protectedPaths {
 		for _, r := range reads {
 			c := strings.ReplaceAll(r, "P", pp.rel)
-			if d := Command(root, root, c, nil); d != nil {
+			if d := Command(root, root, c, nil, nil); d != nil {
 				t.Errorf("%q: denied: %s", c, d.Reason)
 			}
 		}
@@ -187,7 +187,7 @@ func TestGuardAllowsReadsAndOtherWrites(t *testing.T) {
 		"sed -i s/a/b/ src/main.go", "cd .claude && cat settings.json", "ln -s src/main.go main.go", "npm test",
 		"git checkout .", "git stash", "echo x > .agent-shellx", "rm -rf .agent-shell-old", "echo x > sub/.agent-shell",
 	} {
-		if d := Command(root, root, c, nil); d != nil {
+		if d := Command(root, root, c, nil, nil); d != nil {
 			t.Errorf("%q: denied: %s", c, d.Reason)
 		}
 	}
@@ -228,7 +228,7 @@ func TestGuardShellDirectory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g := Check(root, ev, nil); g == nil || g.Guard != AgentShellFiles {
+	if g := Check(root, ev, nil, nil); g == nil || g.Guard != AgentShellFiles {
 		t.Errorf("guard %+v, want agent-shell-files", g)
 	}
 }
@@ -243,7 +243,7 @@ func TestPaddingIsDenied(t *testing.T) {
 		": " + strings.Repeat("x", 300<<10) + "; rm -rf .agent-shell",
 	}
 	for _, cmd := range padded {
-		if g := Command(root, root, cmd, nil); g == nil {
+		if g := Command(root, root, cmd, nil, nil); g == nil {
 			t.Errorf("guard let a %d-byte padded command through", len(cmd))
 		}
 	}
@@ -291,7 +291,7 @@ func TestGuardFindDeleteByName(t *testing.T) {
 		{`find . -regex '.*\.o' -delete`, true},     // not tried: taken to hold
 		{`find . -type d -exec rm -rf {} +`, true},  // the root is a folder
 	} {
-		d := Command(root, root, c.cmd, nil)
+		d := Command(root, root, c.cmd, nil, nil)
 		if (d != nil) != c.deny {
 			t.Errorf("%s: denied %v, want %v", c.cmd, d != nil, c.deny)
 		}
@@ -319,10 +319,10 @@ func FuzzGuardCommand(f *testing.F) {
 		if len(prefix) > 4096 {
 			return
 		}
-		_ = Command(root, root, prefix, nil)
+		_ = Command(root, root, prefix, nil, nil)
 		for _, sep := range []string{"; ", "\n", " && ", " || "} {
 			full := prefix + sep + suffix
-			d := Command(root, root, full, nil)
+			d := Command(root, root, full, nil, nil)
 			if d == nil && reportsSuffixWrite(full) {
 				t.Fatalf("%q: allowed, but the parser sees the write to the flight recorder", full)
 			}

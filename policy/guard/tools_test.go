@@ -134,7 +134,7 @@ func TestGuardDeniesEveryHostsEditOfEveryProtectedPath(t *testing.T) {
 					continue // Cursor runs from its workspace root; Amp's delegate call carries no cwd
 				}
 				ev := parseHost(t, ep.host, ep.env, ep.make(f.cwd, f.path), ep.event)
-				d := Check(root, ev, nil)
+				d := Check(root, ev, nil, nil)
 				n++
 				switch {
 				case d == nil:
@@ -156,7 +156,7 @@ func TestGuardAllowsEditsOfOtherFiles(t *testing.T) {
 		"evil/.claude/settings.json", ".claude/settings.json.bak", ".github/hooks/README.md", "agent-shell/x", ".agent-shellx/y"} {
 		for _, ep := range editPayloads {
 			ev := parseHost(t, ep.host, ep.env, ep.make(root, rel), ep.event)
-			if d := Check(root, ev, nil); d != nil {
+			if d := Check(root, ev, nil, nil); d != nil {
 				t.Errorf("%s %s on %s: denied: %s", ep.host, ep.tool, rel, d.Reason)
 			}
 		}
@@ -182,7 +182,7 @@ func TestGuardAllowsReadTools(t *testing.T) {
 		}
 		for _, p := range payloads {
 			ev := parseHost(t, p.host, p.env, p.payload, p.event)
-			if d := Check(root, ev, nil); d != nil {
+			if d := Check(root, ev, nil, nil); d != nil {
 				t.Errorf("%s %s of %s: denied: %s", p.host, ev.NativeTool, pp.rel, d.Reason)
 			}
 		}
@@ -198,10 +198,10 @@ func TestGuardIgnoresEventsThatAreNotPreTool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := Check(root, ev, nil); d != nil {
+	if d := Check(root, ev, nil, nil); d != nil {
 		t.Errorf("post-tool event denied: %s", d.Reason)
 	}
-	if d := Check(root, nil, nil); d != nil {
+	if d := Check(root, nil, nil, nil); d != nil {
 		t.Errorf("nil event denied")
 	}
 }
@@ -222,7 +222,7 @@ func TestGuardEveryHostsShellTool(t *testing.T) {
 		{host: "amp", event: hostapi.AmpEvent, env: map[string]string{"AGENT_TOOL_NAME": "Bash"}, payload: js(map[string]any{"cmd": "cd " + root + " && " + cmd})},
 	} {
 		ev := parseHost(t, tt.host, tt.env, tt.payload, tt.event)
-		if d := Check(root, ev, nil); d == nil || d.Guard != HookRegistration {
+		if d := Check(root, ev, nil, nil); d == nil || d.Guard != HookRegistration {
 			t.Errorf("%s: got %+v", tt.host, d)
 		}
 	}
@@ -232,7 +232,7 @@ func TestGuardEveryHostsShellTool(t *testing.T) {
 // path under this user's own (~root, for root) is under the home.
 func TestGuardTildeForms(t *testing.T) {
 	root, _ := guardRoot(t)
-	if g := Command(root, root, "echo x > ~+/.claude/settings.json", nil); g == nil || g.Guard != HookRegistration {
+	if g := Command(root, root, "echo x > ~+/.claude/settings.json", nil, nil); g == nil || g.Guard != HookRegistration {
 		t.Errorf("~+/: %+v", g)
 	}
 	u, err := user.Current()
