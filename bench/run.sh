@@ -222,12 +222,16 @@ scale() {
   local work; work=$(mktemp -d); mkdir -p "$work/.git" "$work/.github/hooks/agent-shell"
   cp policy/testdata/bench/policy.json policy/testdata/bench/agent-shell.toml "$work/.github/hooks/agent-shell/"
   claude_payload "$work/one.json" 'git status --short'
-  claude_payload "$work/many.json" "$(python3 -c 'print(" && ".join("git status --short" for _ in range(3000)))')"
+  # 3,000 commands that fit in the 64 KiB the rules read (51 KB): a longer
+  # line is denied unread, which would time the refusal, not the check.
+  claude_payload "$work/many.json" "$(python3 -c 'print(" && ".join("git status -s" for _ in range(3000)))')"
   local r10 r10k; r10=$(mktemp -d); r10k=$(mktemp -d)
   mkdir -p "$r10/.git" "$r10/.github/hooks/agent-shell" "$r10k/.git" "$r10k/.github/hooks/agent-shell"
   gen_manifest "$r10/.github/hooks/agent-shell/agent-shell.toml" 10
   gen_manifest "$r10k/.github/hooks/agent-shell/agent-shell.toml" 10000
-  (cd "$work" && "$as" hook --agent claude <many.json >/dev/null)
+  if (cd "$work" && "$as" hook --agent claude <many.json | grep -q deny); then
+    echo "scale: the 3,000-command line is denied, not checked" >&2; exit 1
+  fi
   (cd "$r10k" && "$as" hook --agent claude <"$work/one.json" >/dev/null)
   (cd "$r10k" && "$as" policy check >/dev/null) || { echo "scale: the 10,000-rule manifest does not load" >&2; exit 1; }
   (cd "$work" && interleaved "$runs" \

@@ -126,7 +126,7 @@ func (e *Engine) layerMatches(sub *subject, li int, unknownAction Action, hasAll
 		case p.stages != nil:
 		case p.deniesLayer(sub.writtenForms()):
 			out = append(out, Match{Source: "policy.json deny", Rule: p.raw, Action: ActionDeny,
-				Reason: fmt.Sprintf("Command '%s' denied by policy rule: %s", raw, p.raw)})
+				Reason: "Command '" + raw + "' denied by policy rule: " + p.raw})
 		case sub.shape != nil && p.deniesLayer(sub.shapeForms()):
 			if m, ok := mayMatch(sub, "policy.json deny", p.raw, ActionDeny, unknownAction, hasAllowList); ok {
 				out = append(out, m)
@@ -139,7 +139,7 @@ func (e *Engine) layerMatches(sub *subject, li int, unknownAction Action, hasAll
 				Reason: fmt.Sprintf("Command '%s' denied by policy rule: not in allow list (%s)", raw, why)})
 		} else {
 			out = append(out, Match{Source: "policy.json allow", Rule: pattern, Action: ActionAllow,
-				Reason: fmt.Sprintf("Command '%s' allowed by policy rule: %s", raw, pattern)})
+				Reason: "Command '" + raw + "' allowed by policy rule: " + pattern})
 		}
 	}
 	if e.Manifest != nil {
@@ -190,13 +190,14 @@ func ruleReason(raw string, r *Rule, sub *subject) string {
 	if why == "" {
 		why = "matched"
 	}
+	// Concatenated, not formatted: a long line makes one reason per match.
 	switch r.Action {
 	case ActionDeny:
-		return fmt.Sprintf("Command '%s' denied by rule %s: %s", raw, r.ID, why)
+		return "Command '" + raw + "' denied by rule " + r.ID + ": " + why
 	case ActionAsk:
-		return fmt.Sprintf("Command '%s' needs approval (rule %s: %s)", raw, r.ID, why)
+		return "Command '" + raw + "' needs approval (rule " + r.ID + ": " + why + ")"
 	}
-	return fmt.Sprintf("Command '%s' allowed by rule %s", raw, r.ID)
+	return "Command '" + raw + "' allowed by rule " + r.ID
 }
 
 // unknownMatch is the verdict on what cannot be known statically: denied
