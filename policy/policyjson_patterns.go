@@ -23,6 +23,10 @@ type wordGlob struct {
 	glob  string
 	flags map[string]bool
 	plain string
+	// globHead and plainHead are the first words any text matching glob
+	// or plain begins with, "" when a wildcard stands in the first word:
+	// a layer that begins otherwise is passed over without a glob.
+	globHead, plainHead string
 }
 
 // layerForms are the texts of one command layer that deny patterns are
@@ -38,10 +42,15 @@ type layerForms struct {
 	canon           []string
 	canonText, text string
 	git             *layerForms // without git's configuration options, or nil
+	// anyHead: a pattern's head (wordGlob.globHead) cannot rule the
+	// layer out, for a template may hold anything in its first word, or
+	// the first word is a short flag, which matchDeny may drop.
+	anyHead bool
 }
 
 func newLayerForms(r reading, layer, canon []string) *layerForms {
-	f := &layerForms{r: r, canon: canon, canonText: r.join(canon), text: r.join(layer)}
+	f := &layerForms{r: r, canon: canon, canonText: r.join(canon), text: r.join(layer),
+		anyHead: r == asShapes || len(canon) > 0 && isShortFlag(canon[0])}
 	if stripped, ok := gitWithoutConfig(layer); ok {
 		f.git = newLayerForms(r, stripped, r.canon(stripped))
 	}
@@ -50,7 +59,7 @@ func newLayerForms(r reading, layer, canon []string) *layerForms {
 
 // deniesLayer tests the pattern against every form of one command layer.
 func (g wordGlob) deniesLayer(f *layerForms) bool {
-	if g.matchDeny(f) || f.r.matchDenyGlob(g.plain, f.text) {
+	if g.matchDeny(f) || f.headFits(g.plainHead, f.text) && f.r.matchDenyGlob(g.plain, f.text) {
 		return true
 	}
 	return f.git != nil && g.deniesLayer(f.git)
@@ -134,6 +143,9 @@ func compilePatterns(raws []string) []filePattern {
 // the pattern does not name are ignored when the pattern names some
 // (`rm -rf *` stops `rm -rfv /`).
 func (g wordGlob) matchDeny(f *layerForms) bool {
+	if !f.headFits(g.globHead, f.canonText) {
+		return false
+	}
 	if f.r.matchDenyGlob(g.glob, f.canonText) {
 		return true
 	}
@@ -160,6 +172,26 @@ func (r reading) matchDenyGlob(pattern, s string) bool {
 	return false
 }
 
+// headFits reports whether text, one of f's forms, may match a pattern
+// whose head is head (wordGlob.globHead).
+func (f *layerForms) headFits(head, text string) bool {
+	if head == "" || f.anyHead {
+		return true
+	}
+	first, _, _ := strings.Cut(text, " ")
+	return first == head
+}
+
+// patternHead is the first word of every text glob matches (or glob with
+// its " *" cut, as matchDenyGlob also tries), "" when it has a wildcard.
+func patternHead(glob string) string {
+	first, _, _ := strings.Cut(glob, " ")
+	if strings.Contains(first, "*") {
+		return ""
+	}
+	return first
+}
+
 func isShortFlag(w string) bool {
 	return len(w) == 2 && w[0] == '-' && (w[1] >= 'a' && w[1] <= 'z' || w[1] >= 'A' && w[1] <= 'Z')
 }
@@ -177,6 +209,7 @@ func normalizePattern(raw string) wordGlob {
 	}
 	canon := shellcmd.Canonical(words)
 	g := wordGlob{glob: strings.Join(canon, " "), plain: strings.Join(words, " ")}
+	g.globHead, g.plainHead = patternHead(g.glob), patternHead(g.plain)
 	for _, w := range canon {
 		if isShortFlag(w) {
 			if g.flags == nil {

@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agent-shell/agent-shell/internal/corpustsv"
+	"github.com/agent-shell/agent-shell/policy/shellcmd"
 )
 
 func writePolicy(t *testing.T, root, content string) string {
@@ -186,4 +189,58 @@ func FuzzParsePolicyFile(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A deny pattern's head only passes over layers it could not match: on
+// every layer of every corpus command, each pattern (the corpus and bench
+// policies', and edge cases of the head's reading) denies exactly what it
+// denies without one.
+func TestDenyPatternHeadsOnlySkip(t *testing.T) {
+	var raws []string
+	for _, f := range []string{"testdata/corpus/policy.json", "testdata/bench/policy.json"} {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pf, err := parsePolicyFile(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raws = append(raws, pf.Deny...)
+	}
+	raws = append(raws, "*", " *", "-r *", "git*", "sudo", "/usr/bin/rm *", "rm", "'my prog' *", "git -c *", "env *", "bash -c *", "* --force*")
+	patterns := compilePatterns(raws)
+	files, _ := filepath.Glob("shellcmd/testdata/corpus/*.tsv")
+	layers := 0
+	for _, file := range files {
+		rows, err := corpustsv.Read(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, row := range rows {
+			line := shellcmd.Parse(row.Fields[0])
+			for ci := range line.Commands {
+				c := &line.Commands[ci]
+				for li, layer := range c.Layers {
+					layers++
+					forms := []*layerForms{newLayerForms(asWritten, layer, shellcmd.Canonical(layer))}
+					if shape := layerShape(c, li); shape != nil {
+						forms = append(forms, newLayerForms(asShapes, shape, shellcmd.CanonicalShape(shape)))
+					}
+					for _, f := range forms {
+						for _, p := range patterns {
+							headless := p.wordGlob
+							headless.globHead, headless.plainHead = "", ""
+							if got, want := p.deniesLayer(f), headless.deniesLayer(f); got != want {
+								t.Errorf("%q on %q (shapes %v): %v with its head, %v without", p.raw, layer, f.r, got, want)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	if layers < 1000 {
+		t.Fatalf("only %d layers read from %v", layers, files)
+	}
 }
