@@ -155,7 +155,7 @@ type Match struct {
 type CommandReport struct {
 	Argv    []string // the layer, normalized
 	Layer   int      // 0 for the outermost layer
-	Guessed bool     // of a command an unknown program may run (shellcmd's Command.Guessed)
+	Guessed bool     // of a command another may run (shellcmd's Command.Guessed)
 	Effects []string
 	Matches []Match
 	Action  Action

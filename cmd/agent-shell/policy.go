@@ -130,7 +130,7 @@ func (a *app) printExplain(command string, e *policy.Engine, d policy.Decision) 
 			layer = fmt.Sprintf("  (wrapped, layer %d)", c.Layer+1)
 		}
 		if c.Guessed {
-			layer += "  (may be run by an unknown program: only rules that object count)"
+			layer += "  (may be run by the command before it: only rules that object count)"
 		}
 		fmt.Fprintf(w, "\n[%d] %s%s\n", i+1, quoteArgv(c.Argv), layer)
 		fmt.Fprintf(w, "    effects: %s\n", joinOr(c.Effects, "none"))

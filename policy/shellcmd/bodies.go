@@ -21,6 +21,7 @@ type script struct {
 	appendBy string
 	params   []word // its positional parameters from $0 (sh -c SCRIPT NAME ARG...)
 	alias    string // the aliases it is the text of, used with their arguments (names, spaced)
+	dir      string // the folder it starts in, absolute; "" for its command's
 }
 
 // bodyResult is what bodies finds for one command.

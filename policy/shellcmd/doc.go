@@ -68,6 +68,12 @@
 //     A directory option before one (--cwd, -C) makes its directory
 //     unknown. A caller judges them only by what objects to them (see
 //     [Command.Guessed]); more than 16 in one command make it unknown.
+//   - What a package manager runs from package.json, where the caller gives
+//     the file on disk ([ParseWith], [Disk]): each script its words name,
+//     with the words after it appended (npm run rm -- ~), the pre and post
+//     scripts of each and its subcommand's lifecycle scripts (npm ci runs
+//     prepare), each one level deeper and [Command.Guessed]. A line that
+//     writes package.json itself has what it wrote walked instead.
 //   - find -delete is reported as an extra command, [rm -r -f ROOT...]
 //     (Implied "find -delete"), so that a deny rule for "rm -rf *" also
 //     stops "find / -delete". It over-approximates: find . -name '*.o'

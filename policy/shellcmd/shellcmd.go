@@ -105,7 +105,8 @@ type Command struct {
 
 	// Guessed reports a command that a program agent-shell does not know
 	// may run, read from its arguments (faketime now rm -rf ~ may run rm -rf
-	// ~; see the package documentation), or a command inside one. A rule
+	// ~; see the package documentation), or a script of package.json that a
+	// package manager may run, or a command inside one. A rule
 	// that denies or asks judges it as any other; nothing needs to allow
 	// it, so a policy's default and allow list leave it alone. Guessed
 	// commands follow the command they are read from.
@@ -239,7 +240,21 @@ const maxCommandsHint = 4096
 // Parse parses a command line (bash syntax) into its normalized simple
 // commands. It never panics, never expands, runs or reads anything, and
 // never returns a Line that hides a failure: see [Line.Unknown].
-func Parse(src string) (line *Line) {
+func Parse(src string) *Line { return ParseWith(src, Disk{}) }
+
+// Disk gives a parse what programs read from disk, for it to follow.
+type Disk struct {
+	// PackageScripts returns the scripts of the package.json a package
+	// manager reads when it runs with the directory changes dirs in
+	// force (see [Command.Dirs]; unknown: they are not known), and the
+	// absolute folder that holds it, where its scripts run; nil when
+	// there is none. why says, when it is there but cannot be read, why:
+	// the command is then unknown. Nil: package scripts are not followed.
+	PackageScripts func(dirs []string, unknown bool) (scripts map[string]string, dir, why string)
+}
+
+// ParseWith is Parse, reading through disk what programs read from it.
+func ParseWith(src string, disk Disk) (line *Line) {
 	line = &Line{}
 	defer func() {
 		if r := recover(); r != nil {
@@ -255,7 +270,7 @@ func Parse(src string) (line *Line) {
 	// memory (an eighth of the hook's time on such a line).
 	n := commandsHint(src)
 	line.Commands = make([]Command, 0, n)
-	st := &state{line: line, meta: make([]cmdMeta, 0, n), parser: syntax.NewParser(syntax.Variant(syntax.LangBash))}
+	st := &state{line: line, meta: make([]cmdMeta, 0, n), parser: syntax.NewParser(syntax.Variant(syntax.LangBash)), disk: disk}
 	w := &walker{st: st, src: src, cd: &dirState{}}
 	f, err := st.parser.Parse(strings.NewReader(src), "")
 	if err != nil {

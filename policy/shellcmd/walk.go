@@ -29,6 +29,7 @@ type state struct {
 	// cloned are the folders git clone fills earlier in the line: what the
 	// line runs from one is downloaded code.
 	cloned   []string
+	disk     Disk
 	vars     *lineVars         // the values the line gives variables (vars.go), nil when it reads none
 	aliases  map[string]string // the aliases the line defines so far, by name
 	varBytes int               // the text those values added to the line's words so far
@@ -860,6 +861,7 @@ func (w *walker) simple(words []word, base Command, outer outerLayers, stmtRedir
 	b := bodies(name, inner)
 	w.runsWritten(idx, name, inner, b)
 	w.runsWrittenFile(idx, name)
+	w.runsPackageScripts(idx, name, inner)
 	if w.st.line.Commands[idx].Unknown != "" {
 		return
 	}
@@ -1086,6 +1088,8 @@ func (w *walker) body(idx int, s script) {
 	cd := &dirState{dirs: c.Dirs, unknown: c.DirUnknown}
 	if (c.Argv[0] == "eval" || c.Argv[0] == "source" || c.Argv[0] == ".") && inShell(c) {
 		cd = w.cd
+	} else if s.dir != "" {
+		*cd = cd.to(s.dir)
 	}
 	sub := &walker{st: w.st, src: s.src, depth: w.depth + 1, nest: w.nest, holes: s.holes, runtime: s.runtime, appendBy: s.appendBy, cd: cd, alias: s.alias,
 		guessed: w.guessed || c.Guessed}

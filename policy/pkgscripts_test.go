@@ -1,0 +1,77 @@
+package policy
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/agent-shell/agent-shell/hostapi"
+)
+
+// A package.json script is judged where a package manager runs it: an
+// agent that the safety pack stops from running rm -rf ~ cannot write it
+// into a script (an ordinary edit) and run that, while the project's
+// ordinary scripts decide as before.
+func TestPackageScriptsOnDisk(t *testing.T) {
+	e, root := safetyEngine(t, "standard")
+	writeFiles(t, root, map[string]string{
+		"package.json": `{"scripts": {"wipe": "rm -rf", "reset": "git reset --hard", "leak": "cat .env",
+			"clean": "rm -rf dist", "test": "jest", "prepare": "husky", "setup": "echo '{}' > .claude/settings.json",
+			"nested": "npm run wipe -- ~", "count": 3}}`,
+		"web/package.json": `{"scripts": {"build": "vite build", "wipe": "echo harmless"}}`,
+	})
+	for _, c := range []struct{ cmd, action, rule string }{
+		{`npm run wipe -- ~`, "deny", "safety/rm-recursive"},
+		{`yarn wipe ~`, "deny", "safety/rm-recursive"},
+		{`pnpm run reset`, "deny", "safety/git-discard"},
+		{`npm run leak`, "deny", "safety/secret-files"},
+		{`npm run nested`, "deny", "safety/rm-recursive"},
+		{`npm --silent run wipe -- ~`, "deny", "safety/rm-recursive"},
+		{`cd web && npm run wipe -- ~`, "allow", ""}, // web's own wipe
+		{`npm --prefix web run wipe -- ~`, "allow", ""},
+		{`npm run clean`, "allow", ""},
+		{`npm test`, "allow", ""},
+		{`npm ci`, "allow", ""},
+		{`npm run count`, "allow", ""},
+		{`cd web && npm run build`, "allow", ""},
+	} {
+		d := e.Decide(c.cmd, root)
+		if string(d.Action) != c.action || d.Rule != c.rule {
+			t.Errorf("%s: %s by %q, want %s by %q (%s)", c.cmd, d.Action, d.Rule, c.action, c.rule, d.Reason)
+		}
+	}
+	// The guard reads the script too: it writes agent-shell's files.
+	d := e.DecideEvent(&hostapi.Event{Kind: hostapi.KindPreTool, Tool: hostapi.ToolBash, Agent: "claude", Cwd: root, Command: "npm run setup"})
+	if d.Action != ActionDeny || d.Guard == "" {
+		t.Errorf("npm run setup: %s by guard %q, want the guard's deny (%s)", d.Action, d.Guard, d.Reason)
+	}
+	// From a folder below, the nearest package.json up is the one.
+	os.MkdirAll(filepath.Join(root, "src/lib"), 0o755)
+	if d := e.Decide("npm run wipe -- ~", filepath.Join(root, "src/lib")); d.Rule != "safety/rm-recursive" {
+		t.Errorf("from src/lib: %s by %q", d.Action, d.Rule)
+	}
+}
+
+// A package.json that cannot be read for its scripts makes the package
+// manager's command unknown; one that does not read as JSON runs nothing.
+func TestPackageScriptsUnreadable(t *testing.T) {
+	e, root := safetyEngine(t, "standard")
+	big := `{"scripts": {"x": "` + strings.Repeat(" ", maxPackageJSON) + `rm -rf ~"}}`
+	writeFiles(t, root, map[string]string{"package.json": big, "bad/package.json": `{"scripts": {"x": "rm -rf ~"`})
+	if d := e.Decide("npm run x", root); d.Action != ActionAsk || !strings.Contains(d.Reason, "larger than 512 KiB") {
+		t.Errorf("large package.json: %s (%s)", d.Action, d.Reason)
+	}
+	if d := e.Decide("cd bad && npm run x", root); d.Action != ActionAllow {
+		t.Errorf("package.json that is not JSON: %s (%s)", d.Action, d.Reason)
+	}
+	fifo := filepath.Join(root, "fifo")
+	os.Mkdir(fifo, 0o755)
+	if err := syscall.Mkfifo(filepath.Join(fifo, "package.json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if d := e.Decide("cd fifo && npm run x", root); d.Action != ActionAsk || !strings.Contains(d.Reason, "not a regular file") {
+		t.Errorf("a FIFO for package.json: %s (%s)", d.Action, d.Reason)
+	}
+}

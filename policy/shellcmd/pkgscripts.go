@@ -1,0 +1,174 @@
+package shellcmd
+
+import (
+	"path"
+	"slices"
+	"strings"
+)
+
+// A package manager runs what package.json says: npm run rm -- ~ runs the
+// script "rm" with ~ appended, npm install runs the lifecycle scripts. An
+// agent that a rule stops from running rm -rf ~ could otherwise write it
+// into a script, an ordinary edit, and run that. So where the caller gives
+// the package.json on disk (Disk.PackageScripts), each script a package
+// manager may run is walked as a command it may run, one level deeper:
+// [Command.Guessed], so that only the rules that object to it count, and
+// the package manager's own decision stays as it was.
+
+// maxPackageScripts bounds the scripts one command may run that are
+// walked; past it the command is unknown, so that padding cannot push one
+// out of sight.
+const maxPackageScripts = 16
+
+// packageManagers run package.json's scripts.
+func packageManager(name string) bool {
+	switch name {
+	case "npm", "pnpm", "yarn", "bun":
+		return true
+	}
+	return false
+}
+
+// lifecycleScripts are the scripts a package manager's subcommand runs on
+// its own.
+func lifecycleScripts(sub string) []string {
+	switch sub {
+	case "test", "t", "tst":
+		return []string{"test"}
+	case "start", "stop":
+		return []string{sub}
+	case "restart":
+		return []string{"stop", "start", "restart"}
+	case "install", "i", "in", "ins", "inst", "insta", "instal", "isnt", "isnta", "isntal", "isntall", "add",
+		"ci", "clean-install", "ic", "install-clean", "isntall-clean", "rebuild", "rb", "link", "ln":
+		return []string{"preinstall", "install", "postinstall", "prepublish", "preprepare", "prepare", "postprepare"}
+	case "install-test", "it", "install-ci-test", "cit":
+		return []string{"preinstall", "install", "postinstall", "prepublish", "preprepare", "prepare", "postprepare", "test"}
+	case "pack", "publish":
+		return []string{"prepack", "prepare", "postpack", "prepublishOnly", "publish", "postpublish"}
+	case "version":
+		return []string{"preversion", "version", "postversion"}
+	}
+	return nil
+}
+
+// runsPackageScripts walks the scripts of package.json that the package
+// manager at idx may run: each word of its arguments that names a script
+// (with the words after it appended, as npm run and yarn pass them), the
+// pre and post scripts of each, and the lifecycle scripts of its
+// subcommand. Reading the words this loosely (npm --loglevel run run rm
+// names "rm" too) can only add commands that a rule may object to.
+func (w *walker) runsPackageScripts(idx int, name string, inner []word) {
+	read := w.st.disk.PackageScripts
+	if read == nil || !packageManager(name) || w.writesPackageJSON() {
+		return
+	}
+	c := &w.st.line.Commands[idx]
+	dirs, unknown := c.Dirs, c.DirUnknown
+	if d, ok := packageDirOption(inner[1:]); ok {
+		dirs, unknown = append(slices.Clip(dirs), d), unknown || d == ""
+	}
+	scripts, dir, why := read(dirs, unknown)
+	if unknown {
+		dir = "" // a guess: the scripts run where their command's directory is unknown
+	}
+	if why != "" {
+		c.Unknown = why
+		return
+	}
+	if len(scripts) == 0 {
+		return
+	}
+	type run struct {
+		name string
+		args []word
+	}
+	var runs []run
+	seen := map[string]bool{}
+	add := func(n string, args []word) {
+		if _, ok := scripts[n]; ok && !seen[n] {
+			seen[n] = true
+			runs = append(runs, run{n, args})
+		}
+	}
+	for i, x := range inner[1:] {
+		if x.dyn || strings.HasPrefix(x.s, "-") {
+			continue
+		}
+		if name == "bun" && x.s == "test" {
+			continue // bun's own test runner
+		}
+		if _, ok := scripts[x.s]; ok {
+			args := inner[i+2:]
+			if len(args) > 0 && args[0].s == "--" && !args[0].dyn {
+				args = args[1:]
+			}
+			add("pre"+x.s, nil)
+			add(x.s, args)
+			add("post"+x.s, nil)
+		}
+		for _, n := range lifecycleScripts(x.s) {
+			add(n, nil)
+		}
+	}
+	if len(runs) == 0 {
+		return
+	}
+	if len(runs) > maxPackageScripts {
+		c.Unknown = "it names more than 16 scripts of package.json"
+		return
+	}
+	g := w.scoped()
+	g.guessed = true
+	for _, r := range runs {
+		src := scripts[r.name]
+		for _, a := range r.args {
+			if a.dyn {
+				src += " " + a.s // its source text, expanded as the shell would
+			} else {
+				src += " " + Quote(a.s)
+			}
+		}
+		g.body(idx, script{src: src, dir: dir})
+		if w.st.line.Commands[idx].Unknown != "" {
+			return
+		}
+	}
+}
+
+// packageDirOption returns the folder an option sends a package manager
+// to (npm --prefix, pnpm -C, yarn --cwd; a workspace by its path), ""
+// when it is not static; ok is false when there is none.
+func packageDirOption(args []word) (dir string, ok bool) {
+	for i, a := range args {
+		opt, v, eq := strings.Cut(a.s, "=")
+		switch opt {
+		case "--prefix", "-C", "--dir", "--cwd", "-w", "--workspace":
+		default:
+			continue
+		}
+		val := word{s: v, dyn: a.dyn}
+		if !eq {
+			if i+1 >= len(args) {
+				return "", false
+			}
+			val = args[i+1]
+		}
+		if val.dyn {
+			return "", true
+		}
+		return val.s, true
+	}
+	return "", false
+}
+
+// writesPackageJSON reports a line that writes a package.json earlier:
+// runsWrittenFile walks what it wrote instead of what is on disk.
+func (w *walker) writesPackageJSON() bool {
+	for p := range w.st.written {
+		if path.Base(p) == "package.json" {
+			return true
+		}
+	}
+	return false
+}
