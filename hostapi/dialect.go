@@ -74,7 +74,7 @@ func (d dialect) parse(fields map[string]json.RawMessage, nativeEvent string) (*
 		}
 		e.NativeTool, e.Tool = name, d.tool(name)
 		input, hasInput := take(d.toolInput)
-		if e.Tool == name && mcpShellTool(name, input) {
+		if e.Tool == name && mcpShellTool(name, nativeEvent, input) {
 			e.Tool = ToolBash
 		}
 		e.Input = input

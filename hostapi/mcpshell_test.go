@@ -32,3 +32,26 @@ func TestMCPShellTools(t *testing.T) {
 		}
 	}
 }
+
+// Cursor names an MCP tool MCP:TOOL in preToolUse, and gives the bare
+// tool name in beforeMCPExecution, whose "command" is the server's own
+// (the tool's arguments are tool_input, a JSON string).
+func TestCursorMCPShellTools(t *testing.T) {
+	for _, tt := range []struct {
+		payload, command string
+	}{
+		{`{"conversation_id":"c","hook_event_name":"preToolUse","tool_name":"MCP:start_process","tool_input":{"command":"rm -rf ~"},"cwd":"/w"}`, "rm -rf ~"},
+		{`{"conversation_id":"c","hook_event_name":"beforeMCPExecution","tool_name":"start_process","tool_input":"{\"command\":\"cat .env\"}","command":"npx -y @wonderwhy-er/desktop-commander","cwd":"/w"}`, "cat .env"},
+		{`{"conversation_id":"c","hook_event_name":"beforeMCPExecution","tool_name":"read_file","tool_input":"{\"path\":\"x\"}","command":"npx -y server-files","cwd":"/w"}`, ""},
+		{`{"conversation_id":"c","hook_event_name":"preToolUse","tool_name":"run_command","tool_input":{"command":"ls"},"cwd":"/w"}`, ""},
+	} {
+		e, err := Cursor{}.Parse([]byte(tt.payload), "")
+		if err != nil {
+			t.Fatalf("%s: %v", tt.payload, err)
+		}
+		shell := tt.command != ""
+		if e.IsShell() != shell || e.MCPShell() != shell || e.Command != tt.command || e.Kind != KindPreTool {
+			t.Errorf("%s: shell %v, MCP shell %v, command %q, kind %v", tt.payload, e.IsShell(), e.MCPShell(), e.Command, e.Kind)
+		}
+	}
+}
