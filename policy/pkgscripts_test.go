@@ -36,6 +36,10 @@ func TestPackageScriptsOnDisk(t *testing.T) {
 		{`npm ci`, "allow", ""},
 		{`npm run count`, "allow", ""},
 		{`cd web && npm run build`, "allow", ""},
+		{`npm pkg set scripts.zap='rm -rf' && npm run zap -- ~`, "deny", "safety/rm-recursive"},
+		{`npm run $(cat name.txt) -- ~`, "deny", "safety/rm-recursive"},
+		{`sed -i 's/jest/rm -rf ~/' package.json && npm test`, "ask", ""},
+		{`cp package.json /tmp/package.json.bak && npm test`, "allow", ""},
 	} {
 		d := e.Decide(c.cmd, root)
 		if string(d.Action) != c.action || d.Rule != c.rule {

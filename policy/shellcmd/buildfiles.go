@@ -22,7 +22,7 @@ func runFiles(name string) (names, dirs []string) {
 	switch name {
 	case "make", "gmake":
 		return []string{"Makefile", "makefile", "GNUmakefile"}, nil
-	case "npm", "pnpm", "yarn", "bun":
+	case "npm", "pnpm", "yarn", "bun", "nr":
 		return []string{"package.json"}, nil
 	case "git":
 		// Any git command may run one: reference-transaction runs on every
@@ -48,6 +48,77 @@ func runFiles(name string) (names, dirs []string) {
 		return []string{".envrc"}, nil
 	}
 	return nil, nil
+}
+
+// runFileNames are the base names of every file a program runs on its own
+// (runFiles), and runFileDirs the folders.
+var (
+	runFileNames = []string{"Makefile", "makefile", "GNUmakefile", "package.json", "justfile", "Justfile", ".justfile",
+		"Taskfile.yml", "Taskfile.yaml", "Rakefile", "tox.ini", "noxfile.py", ".pre-commit-config.yaml", "build.rs",
+		"build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts", ".envrc"}
+	runFileDirs = []string{".git/hooks", ".husky", ".githooks"}
+)
+
+// isRunFile reports a path a program runs on its own (runFiles).
+func isRunFile(p string) bool {
+	return slices.Contains(runFileNames, path.Base(p)) ||
+		slices.ContainsFunc(runFileDirs, func(d string) bool { return strings.HasPrefix(p, d+"/") || strings.Contains(p, "/"+d+"/") })
+}
+
+// rewritesRunFiles notes, as written with a text not known, the files a
+// program runs on its own that the command may rewrite in place or
+// replace: sed -i package.json, cp x Makefile, a one-liner that names
+// one, a program agent-shell does not know given one. What a program
+// such as npm or make then runs from it later in the line is not known.
+// Readers (cat, grep, jq, git diff) and the package managers' own updates
+// (npm install) leave it as it was.
+func (w *walker) rewritesRunFiles(name string, args []word) {
+	writer := !KnownProgram(name)
+	switch name {
+	case "sed", "perl", "ruby", "gsed":
+		writer = slices.ContainsFunc(args, func(a word) bool {
+			return strings.HasPrefix(a.s, "-i") || strings.HasPrefix(a.s, "--in-place") || strings.HasPrefix(a.s, "-pi")
+		})
+	case "cp", "mv", "install", "ln", "rsync":
+		// The destination: the last operand, or a file of a source's name
+		// in it (cp package.json backup.json only reads).
+		var ops []string
+		for _, a := range args {
+			if a.dyn || strings.HasPrefix(a.s, "-") {
+				continue
+			}
+			ops = append(ops, a.s)
+		}
+		if len(ops) < 2 {
+			return
+		}
+		dest := ops[len(ops)-1]
+		if isRunFile(dest) {
+			w.wrote(dest, writtenFile{by: name})
+		}
+		folder := strings.HasSuffix(dest, "/") || dest == "." || dest == ".." || path.Ext(dest) == ""
+		for _, src := range ops[:len(ops)-1] {
+			if isRunFile(src) && folder && !isRunFile(dest) {
+				w.wrote(path.Join(dest, path.Base(src)), writtenFile{by: name})
+			}
+		}
+		return
+	case "dd", "truncate", "sponge", "yq", "patch", "awk", "gawk", "ed", "ex", "node", "python", "python3", "deno", "bun":
+		writer = true
+	}
+	if !writer {
+		return
+	}
+	for _, a := range args {
+		if a.dyn {
+			continue
+		}
+		for _, s := range strings.FieldsFunc(a.s, func(r rune) bool { return r == '=' || r == ' ' || r == '\'' || r == '"' || r == '(' || r == ',' }) {
+			if isRunFile(s) {
+				w.wrote(s, writtenFile{by: name})
+			}
+		}
+	}
 }
 
 // runsWrittenFile judges the command at idx when it runs a file the line

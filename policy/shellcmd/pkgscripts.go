@@ -1,6 +1,8 @@
 package shellcmd
 
 import (
+	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -20,10 +22,11 @@ import (
 // out of sight.
 const maxPackageScripts = 16
 
-// packageManagers run package.json's scripts.
+// packageManager reports a program that runs package.json's scripts (nr
+// is @antfu/ni's npm run).
 func packageManager(name string) bool {
 	switch name {
-	case "npm", "pnpm", "yarn", "bun":
+	case "npm", "pnpm", "yarn", "bun", "nr":
 		return true
 	}
 	return false
@@ -60,7 +63,10 @@ func lifecycleScripts(sub string) []string {
 // names "rm" too) can only add commands that a rule may object to.
 func (w *walker) runsPackageScripts(idx int, name string, inner []word) {
 	read := w.st.disk.PackageScripts
-	if read == nil || !packageManager(name) || w.writesPackageJSON() {
+	if read == nil || !packageManager(name) {
+		return
+	}
+	if w.setsPackageScripts(name, inner[1:]) || w.writesPackageJSON() {
 		return
 	}
 	c := &w.st.line.Commands[idx]
@@ -69,6 +75,19 @@ func (w *walker) runsPackageScripts(idx int, name string, inner []word) {
 		dirs, unknown = append(slices.Clip(dirs), d), unknown || d == ""
 	}
 	scripts, dir, why := read(dirs, unknown)
+	if len(w.st.pkgScripts) > 0 {
+		scripts = maps.Clone(scripts)
+		if scripts == nil {
+			scripts = map[string]string{}
+		}
+		for k, v := range w.st.pkgScripts {
+			if v == "" {
+				delete(scripts, k)
+			} else {
+				scripts[k] = v
+			}
+		}
+	}
 	if unknown {
 		dir = "" // a guess: the scripts run where their command's directory is unknown
 	}
@@ -91,7 +110,25 @@ func (w *walker) runsPackageScripts(idx int, name string, inner []word) {
 			runs = append(runs, run{n, args})
 		}
 	}
+	// A word only known at run time names a script where the script's
+	// name goes: after run, or first for yarn, pnpm and bun (yarn "$X").
+	anyScript, positional, afterRun := false, 0, false
+	var anyArgs []word
+	argsAfter := func(i int) []word {
+		args := inner[i+2:]
+		if len(args) > 0 && args[0].s == "--" && !args[0].dyn {
+			args = args[1:]
+		}
+		return args
+	}
 	for i, x := range inner[1:] {
+		if x.dyn && !anyScript && !strings.HasPrefix(x.shape, "-") && (afterRun || positional == 0 && name != "npm") {
+			anyScript, anyArgs = true, argsAfter(i)
+		}
+		if !strings.HasPrefix(x.s, "-") {
+			positional++
+			afterRun = x.s == "run" || x.s == "run-script" || x.s == "rum" || x.s == "urn"
+		}
 		if x.dyn || strings.HasPrefix(x.s, "-") {
 			continue
 		}
@@ -99,16 +136,21 @@ func (w *walker) runsPackageScripts(idx int, name string, inner []word) {
 			continue // bun's own test runner
 		}
 		if _, ok := scripts[x.s]; ok {
-			args := inner[i+2:]
-			if len(args) > 0 && args[0].s == "--" && !args[0].dyn {
-				args = args[1:]
-			}
 			add("pre"+x.s, nil)
-			add(x.s, args)
+			add(x.s, argsAfter(i))
 			add("post"+x.s, nil)
 		}
 		for _, n := range lifecycleScripts(x.s) {
 			add(n, nil)
+		}
+	}
+	if anyScript {
+		if len(scripts) > maxPackageScripts {
+			c.Unknown = fmt.Sprintf("a word only known at run time may name any of the %d scripts of package.json", len(scripts))
+			return
+		}
+		for _, n := range slices.Sorted(maps.Keys(scripts)) {
+			add(n, anyArgs)
 		}
 	}
 	if len(runs) == 0 {
@@ -160,6 +202,45 @@ func packageDirOption(args []word) (dir string, ok bool) {
 		return val.s, true
 	}
 	return "", false
+}
+
+// setsPackageScripts records the scripts npm pkg set (or delete, or the
+// old npm set-script) gives package.json, for the package managers run
+// later in the line; it reports whether the command is one of those. A
+// whole "scripts" object set at once leaves package.json not known.
+func (w *walker) setsPackageScripts(name string, args []word) bool {
+	var ops []word
+	for _, a := range args {
+		if !strings.HasPrefix(a.s, "-") || a.dyn {
+			ops = append(ops, a)
+		}
+	}
+	set := func(k, v string) {
+		if w.st.pkgScripts == nil {
+			w.st.pkgScripts = map[string]string{}
+		}
+		w.st.pkgScripts[k] = v
+	}
+	switch {
+	case len(ops) >= 3 && ops[0].s == "set-script" && !ops[1].dyn && !ops[2].dyn:
+		set(ops[1].s, ops[2].s)
+	case len(ops) >= 2 && ops[0].s == "pkg" && (ops[1].s == "set" || ops[1].s == "delete"):
+		for _, a := range ops[2:] {
+			k, v, _ := strings.Cut(a.s, "=")
+			switch {
+			case !strings.HasPrefix(k, "scripts"):
+			case a.dyn || !strings.HasPrefix(k, "scripts."):
+				w.wrote("package.json", writtenFile{by: name + " pkg " + ops[1].s})
+			case ops[1].s == "delete":
+				set(strings.TrimPrefix(k, "scripts."), "")
+			default:
+				set(strings.TrimPrefix(k, "scripts."), v)
+			}
+		}
+	default:
+		return false
+	}
+	return true
 }
 
 // writesPackageJSON reports a line that writes a package.json earlier:

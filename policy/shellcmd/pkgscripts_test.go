@@ -30,6 +30,7 @@ func TestParsePackageScripts(t *testing.T) {
 		"rm": "rm -rf", "g": "git", "build": "tsc", "prebuild": "cat .env", "postbuild": "echo done",
 		"test": "jest", "prepare": "husky", "postinstall": "node setup.js", "x": "bash -c", "deep": "npm run deep",
 	}
+	few := map[string]string{"rm": "rm -rf", "x": "bash -c", "t": "true"}
 	for _, tt := range []struct {
 		in   string
 		want []string
@@ -45,8 +46,18 @@ func TestParsePackageScripts(t *testing.T) {
 		{"bun test", []string{"bun test"}},
 		{"npm run nothing", []string{"npm run nothing"}},
 		{"npm exec -- rm -rf ~", []string{"rm -rf ~"}},
+		{"nr rm ~", []string{"nr rm ~", "rm -rf ~ @1 ?guess", "rm ~ =implied ?guess"}},
+		// A script named only at run time may be any of them.
+		{"yarn \"$X\" ~", []string{"yarn $X ~ ~dyn", "rm -rf ~ @1 ?guess", "true ~ @1 ?guess", "bash -c ~ @1 ?guess", "~ @2 ?guess"}},
+		{"npm install \"$PKG\"", []string{"npm install $PKG ~dyn"}},
+		// Scripts npm pkg set gives package.json earlier in the line.
+		{"npm pkg set scripts.zap='cat .env' && npm run zap", []string{"npm pkg set \"scripts.zap=cat .env\"", "npm run zap", "cat .env @1 ?guess"}},
+		{"npm pkg delete scripts.rm && npm run rm -- ~", []string{"npm pkg delete scripts.rm", "npm run rm -- ~"}},
 	} {
 		p := &testPackage{scripts: scripts}
+		if strings.Contains(tt.in, "$") {
+			p.scripts = few // no more than maxPackageScripts
+		}
 		l := ParseWith(tt.in, p.disk())
 		if l.Err != nil {
 			t.Errorf("Parse(%q): %v", tt.in, l.Err)
@@ -55,7 +66,7 @@ func TestParsePackageScripts(t *testing.T) {
 		if got := renderAll(l); !slices.Equal(got, tt.want) {
 			t.Errorf("Parse(%q):\n got %q\nwant %q", tt.in, got, tt.want)
 		}
-		if l.Written() != 1 && tt.in != "npm exec -- rm -rf ~" {
+		if l.Written() != strings.Count(tt.in, "&&")+1 && tt.in != "npm exec -- rm -rf ~" {
 			t.Errorf("Parse(%q): %d written commands, want the package manager's alone", tt.in, l.Written())
 		}
 	}
@@ -107,6 +118,36 @@ func TestParsePackageScriptsLimits(t *testing.T) {
 	p = &testPackage{scripts: many}
 	if l := ParseWith("npm run "+strings.Join(names, " "), p.disk()); !strings.Contains(l.UnknownReason(), "more than 16 scripts") {
 		t.Errorf("%d scripts: unknown %q", len(names), l.UnknownReason())
+	}
+	// A script named at run time among more than maxPackageScripts.
+	p = &testPackage{scripts: many}
+	if l := ParseWith("npm run \"$S\"", p.disk()); !strings.Contains(l.UnknownReason(), "may name any of the 17 scripts") {
+		t.Errorf("run-time name among %d scripts: unknown %q", len(many), l.UnknownReason())
+	}
+	// What the line rewrites in place, or copies over package.json, is
+	// not known; what reads it, or copies it away, leaves it as it was.
+	for _, tt := range []struct {
+		in      string
+		unknown bool
+	}{
+		{"sed -i 's/a/b/' package.json && npm test", true},
+		{"cp /tmp/evil.json package.json && npm test", true},
+		{"cp /tmp/pkg/package.json . && npm test", true},
+		{"mv p package.json && npm test", true},
+		{"node -e \"fs.writeFileSync('package.json','{}')\" && npm test", true},
+		{"sort-package-json package.json && npm test", true},
+		{"npm pkg set --json 'scripts={}' && npm test", true},
+		{"sed -i s/a/b/ Makefile && make", true},
+		{"cp package.json /tmp/backup.json && npm test", false},
+		{"jq .scripts package.json && npm test", false},
+		{"sed s/a/b/ package.json && npm test", false},
+		{"cat package.json && npm test", false},
+		{"npm test && sed -i 's/a/b/' package.json", false},
+	} {
+		p := &testPackage{scripts: map[string]string{"test": "jest"}}
+		if l := ParseWith(tt.in, p.disk()); l.Unknown() != tt.unknown {
+			t.Errorf("%s: unknown %v (%q), want %v", tt.in, l.Unknown(), l.UnknownReason(), tt.unknown)
+		}
 	}
 	p = &testPackage{scripts: map[string]string{"x": "echo on disk"}}
 	l := ParseWith(`echo '{"scripts":{"x":"cat .env"}}' > package.json && npm run x`, p.disk())

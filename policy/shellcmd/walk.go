@@ -28,11 +28,14 @@ type state struct {
 	downloadedAny string
 	// cloned are the folders git clone fills earlier in the line: what the
 	// line runs from one is downloaded code.
-	cloned   []string
-	disk     Disk
-	vars     *lineVars         // the values the line gives variables (vars.go), nil when it reads none
-	aliases  map[string]string // the aliases the line defines so far, by name
-	varBytes int               // the text those values added to the line's words so far
+	cloned []string
+	disk   Disk
+	// pkgScripts are the scripts npm pkg set gives package.json earlier
+	// in the line, by name ("" for one it deletes).
+	pkgScripts map[string]string
+	vars       *lineVars         // the values the line gives variables (vars.go), nil when it reads none
+	aliases    map[string]string // the aliases the line defines so far, by name
+	varBytes   int               // the text those values added to the line's words so far
 }
 
 // cmdMeta is what a later pipeline stage needs to know about a command.
@@ -857,6 +860,7 @@ func (w *walker) simple(words []word, base Command, outer outerLayers, stmtRedir
 	}
 
 	w.recordWrites(idx, name, inner, m, stmtRedirs)
+	w.rewritesRunFiles(name, inner[1:])
 	w.aliases(idx, name, inner)
 	b := bodies(name, inner)
 	w.runsWritten(idx, name, inner, b)
