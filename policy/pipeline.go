@@ -159,7 +159,7 @@ func (p *pass) parsedLine() *shellcmd.Line {
 			// command this long is not one a policy can vouch for.
 			p.line = &shellcmd.Line{Err: fmt.Errorf("%w: it is %d bytes, longer than the %d bytes checked", shellcmd.ErrTooLarge, len(command), maxCommandBytes)}
 		} else {
-			p.line = shellcmd.ParseWith(command, packageDisk(p.req.Cwd, p.req.Home))
+			p.line = shellcmd.ParseWith(command, lineDisk(p.req.Cwd, p.req.Home))
 		}
 	}
 	return p.line

@@ -3,7 +3,6 @@ package shellcmd
 import (
 	"fmt"
 	"maps"
-	"path"
 	"slices"
 	"strings"
 )
@@ -66,7 +65,7 @@ func (w *walker) runsPackageScripts(idx int, name string, inner []word) {
 	if read == nil || !packageManager(name) {
 		return
 	}
-	if w.setsPackageScripts(name, inner[1:]) || w.writesPackageJSON() {
+	if w.setsPackageScripts(name, inner[1:]) || w.writesAny([]string{"package.json"}) {
 		return
 	}
 	c := &w.st.line.Commands[idx]
@@ -241,15 +240,4 @@ func (w *walker) setsPackageScripts(name string, args []word) bool {
 		return false
 	}
 	return true
-}
-
-// writesPackageJSON reports a line that writes a package.json earlier:
-// runsWrittenFile walks what it wrote instead of what is on disk.
-func (w *walker) writesPackageJSON() bool {
-	for p := range w.st.written {
-		if path.Base(p) == "package.json" {
-			return true
-		}
-	}
-	return false
 }

@@ -251,6 +251,11 @@ type Disk struct {
 	// there is none. why says, when it is there but cannot be read, why:
 	// the command is then unknown. Nil: package scripts are not followed.
 	PackageScripts func(dirs []string, unknown bool) (scripts map[string]string, dir, why string)
+	// File returns the text of the first of names (relative to the folder
+	// or absolute) in the folder a program runs in with the directory
+	// changes dirs in force, and that absolute folder; "" when there is
+	// none. why is as for PackageScripts. Nil: makefiles are not followed.
+	File func(dirs []string, unknown bool, names []string) (text, dir, why string)
 }
 
 // ParseWith is Parse, reading through disk what programs read from it.

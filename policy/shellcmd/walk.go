@@ -866,6 +866,7 @@ func (w *walker) simple(words []word, base Command, outer outerLayers, stmtRedir
 	w.runsWritten(idx, name, inner, b)
 	w.runsWrittenFile(idx, name)
 	w.runsPackageScripts(idx, name, inner)
+	w.runsMakefile(idx, name, inner)
 	if w.st.line.Commands[idx].Unknown != "" {
 		return
 	}

@@ -62,7 +62,7 @@ func TestPackageScriptsOnDisk(t *testing.T) {
 // manager's command unknown; one that does not read as JSON runs nothing.
 func TestPackageScriptsUnreadable(t *testing.T) {
 	e, root := safetyEngine(t, "standard")
-	big := `{"scripts": {"x": "` + strings.Repeat(" ", maxPackageJSON) + `rm -rf ~"}}`
+	big := `{"scripts": {"x": "` + strings.Repeat(" ", maxDiskFile) + `rm -rf ~"}}`
 	writeFiles(t, root, map[string]string{"package.json": big, "bad/package.json": `{"scripts": {"x": "rm -rf ~"`})
 	if d := e.Decide("npm run x", root); d.Action != ActionAsk || !strings.Contains(d.Reason, "larger than 512 KiB") {
 		t.Errorf("large package.json: %s (%s)", d.Action, d.Reason)
@@ -77,5 +77,33 @@ func TestPackageScriptsUnreadable(t *testing.T) {
 	}
 	if d := e.Decide("cd fifo && npm run x", root); d.Action != ActionAsk || !strings.Contains(d.Reason, "not a regular file") {
 		t.Errorf("a FIFO for package.json: %s (%s)", d.Action, d.Reason)
+	}
+}
+
+// make's recipes are judged where make runs them, from the makefile on
+// disk: the targets it names and what they depend on.
+func TestMakefileOnDisk(t *testing.T) {
+	e, root := safetyEngine(t, "standard")
+	writeFiles(t, root, map[string]string{
+		"Makefile": "OUT = dist\nall: build\nbuild:\n\tgo build ./...\nclean:\n\trm -rf $(OUT)\nwipe:\n\t@rm -rf ~/projects\n" +
+			"release: check\n\tgit push --force origin main\ncheck:\n\tcat .env\nsub:\n\t$(MAKE) -C tools x\n",
+		"tools/Makefile": "x:\n\tgit reset --hard\n",
+	})
+	for _, c := range []struct{ cmd, action, rule string }{
+		{`make`, "allow", ""},
+		{`make clean`, "allow", ""},
+		{`make OUT=~ clean`, "deny", "safety/rm-recursive"},
+		{`make wipe`, "deny", "safety/rm-recursive"},
+		{`make check`, "deny", "safety/secret-files"},
+		{`make sub`, "deny", "safety/git-discard"},
+		{`make -C tools x`, "deny", "safety/git-discard"},
+		{`make -n wipe`, "allow", ""},
+		{`printf 'y:\n\ttrue\n' > Makefile && make y`, "allow", ""},
+		{`cp /tmp/x Makefile && make`, "ask", ""},
+	} {
+		d := e.Decide(c.cmd, root)
+		if string(d.Action) != c.action || d.Rule != c.rule {
+			t.Errorf("%s: %s by %q, want %s by %q (%s)", c.cmd, d.Action, d.Rule, c.action, c.rule, d.Reason)
+		}
 	}
 }
