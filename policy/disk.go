@@ -94,7 +94,37 @@ func lineDisk(cwd, home string) shellcmd.Disk {
 		}
 		return "", "", ""
 	}
-	return shellcmd.Disk{PackageScripts: scripts, File: file}
+	gitDir := func(dirs []string, unknown bool) (string, string) {
+		start, ok := folder(dirs, unknown)
+		if !ok {
+			return "", ""
+		}
+		for dir := start; ; dir = filepath.Dir(dir) {
+			dotGit := filepath.Join(dir, ".git")
+			if fi, err := os.Stat(dotGit); err == nil {
+				if fi.IsDir() {
+					return dotGit, dir
+				}
+				// A worktree's or a submodule's .git file names its folder.
+				data, there, why := readDiskFile(dotGit)
+				if !there || why != "" {
+					return "", ""
+				}
+				d, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir:")
+				if !ok {
+					return "", ""
+				}
+				if d = strings.TrimSpace(d); !filepath.IsAbs(d) {
+					d = filepath.Join(dir, d)
+				}
+				return filepath.Clean(d), dir
+			}
+			if dir == filepath.Dir(dir) {
+				return "", ""
+			}
+		}
+	}
+	return shellcmd.Disk{PackageScripts: scripts, File: file, GitDir: gitDir}
 }
 
 // readDiskFile reads a file a program runs from. there reports one in its

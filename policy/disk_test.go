@@ -2,6 +2,7 @@ package policy
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -100,6 +101,43 @@ func TestMakefileOnDisk(t *testing.T) {
 		{`make -n wipe`, "allow", ""},
 		{`printf 'y:\n\ttrue\n' > Makefile && make y`, "allow", ""},
 		{`cp /tmp/x Makefile && make`, "ask", ""},
+	} {
+		d := e.Decide(c.cmd, root)
+		if string(d.Action) != c.action || d.Rule != c.rule {
+			t.Errorf("%s: %s by %q, want %s by %q (%s)", c.cmd, d.Action, d.Rule, c.action, c.rule, d.Reason)
+		}
+	}
+}
+
+// git's hooks and .git/config are judged where git runs them, in a real
+// repository: what an agent wrote there with its editor cannot run
+// through a plain git commit.
+func TestGitRepositoryOnDisk(t *testing.T) {
+	e, root := safetyEngine(t, "standard")
+	os.Remove(filepath.Join(root, ".git"))
+	if out, err := exec.Command("git", "init", "-q", root).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	writeFiles(t, root, map[string]string{
+		".git/hooks/pre-commit": "#!/bin/sh\nrm -rf ~/projects\n",
+		".git/hooks/pre-push":   "#!/usr/bin/env python3\nimport shutil\nshutil.rmtree('/home/dev')\n",
+	})
+	cfg, err := os.OpenFile(filepath.Join(root, ".git/config"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.WriteString("[alias]\n\tsync = !git fetch && git reset --hard origin/main\n\tst = status\n")
+	cfg.Close()
+	os.MkdirAll(filepath.Join(root, "src"), 0o755)
+	for _, c := range []struct{ cmd, action, rule string }{
+		{`git status`, "allow", ""},
+		{`git st`, "allow", ""},
+		{`git sync`, "deny", "safety/git-discard"},
+		{`git commit -m x`, "deny", "safety/rm-recursive"},
+		{`cd src && git commit -am x`, "deny", "safety/rm-recursive"},
+		{`git commit --no-verify -m x`, "allow", ""},
+		{`git push origin main`, "deny", "safety/interp-delete"},
+		{`git log --oneline`, "allow", ""},
 	} {
 		d := e.Decide(c.cmd, root)
 		if string(d.Action) != c.action || d.Rule != c.rule {

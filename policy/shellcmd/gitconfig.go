@@ -54,6 +54,26 @@ func (w *walker) gitIndirect(idx int, l []word) {
 	if i < len(args) {
 		sub, rest = args[i], args[i+1:]
 	}
+	// The repository it works in: -C folders, unless --git-dir or
+	// GIT_DIR names another.
+	var dirs []string
+	elsewhere := slices.ContainsFunc(c.Assigns, func(a string) bool {
+		return strings.HasPrefix(a, "GIT_DIR=") || strings.HasPrefix(a, "GIT_WORK_TREE=")
+	})
+	for k := 0; k < i; k++ {
+		switch a := args[k]; {
+		case a.s == "-C" && k+1 < i:
+			k++
+			elsewhere = elsewhere || args[k].dyn
+			dirs = append(dirs, args[k].s)
+		case strings.HasPrefix(a.s, "--git-dir") || strings.HasPrefix(a.s, "--work-tree"):
+			elsewhere = true
+		}
+	}
+	w.gitOnDisk(idx, &sub, rest, dirs, elsewhere)
+	if w.st.line.Commands[idx].Unknown != "" {
+		return
+	}
 	for _, s := range settings {
 		if why := w.gitApply(idx, s, &sub, rest, settings); why != "" {
 			w.st.line.Commands[idx].Unknown = why

@@ -256,6 +256,10 @@ type Disk struct {
 	// changes dirs in force, and that absolute folder; "" when there is
 	// none. why is as for PackageScripts. Nil: makefiles are not followed.
 	File func(dirs []string, unknown bool, names []string) (text, dir, why string)
+	// GitDir returns the git folder and the work tree (absolute) of the
+	// repository a git command run with dirs in force works in; "" when
+	// there is none. Nil: hooks and .git/config are not followed.
+	GitDir func(dirs []string, unknown bool) (gitDir, workTree string)
 }
 
 // ParseWith is Parse, reading through disk what programs read from it.

@@ -33,9 +33,12 @@ type state struct {
 	// pkgScripts are the scripts npm pkg set gives package.json earlier
 	// in the line, by name ("" for one it deletes).
 	pkgScripts map[string]string
-	vars       *lineVars         // the values the line gives variables (vars.go), nil when it reads none
-	aliases    map[string]string // the aliases the line defines so far, by name
-	varBytes   int               // the text those values added to the line's words so far
+	// inRepo: what a git command's repository runs (gitdisk.go) is being
+	// walked, and is not read again for the git commands within it.
+	inRepo   bool
+	vars     *lineVars         // the values the line gives variables (vars.go), nil when it reads none
+	aliases  map[string]string // the aliases the line defines so far, by name
+	varBytes int               // the text those values added to the line's words so far
 }
 
 // cmdMeta is what a later pipeline stage needs to know about a command.
