@@ -103,7 +103,16 @@ func (w *walker) rewritesRunFiles(name string, args []word) {
 			}
 		}
 		return
-	case "dd", "truncate", "sponge", "yq", "patch", "awk", "gawk", "ed", "ex", "node", "python", "python3", "deno", "bun":
+	case "node", "python", "python3", "deno", "bun":
+		// A one-liner's code may; a script operand is what it runs.
+		for i, a := range args {
+			if (a.s == "-e" || a.s == "-c" || a.s == "--eval" || a.s == "-p" || a.s == "--print") && i+1 < len(args) {
+				args = args[i+1 : i+2]
+				writer = true
+				break
+			}
+		}
+	case "dd", "truncate", "sponge", "yq", "patch", "awk", "gawk", "ed", "ex":
 		writer = true
 	}
 	if !writer {

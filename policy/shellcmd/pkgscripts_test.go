@@ -143,6 +143,8 @@ func TestParsePackageScriptsLimits(t *testing.T) {
 		{"sed s/a/b/ package.json && npm test", false},
 		{"cat package.json && npm test", false},
 		{"npm test && sed -i 's/a/b/' package.json", false},
+		{"node Makefile lint && make", false}, // eslint's Makefile.js, run
+		{"python3 package.json && npm test", false},
 	} {
 		p := &testPackage{scripts: map[string]string{"test": "jest"}}
 		if l := ParseWith(tt.in, p.disk()); l.Unknown() != tt.unknown {

@@ -863,13 +863,13 @@ func (w *walker) simple(words []word, base Command, outer outerLayers, stmtRedir
 	}
 
 	w.recordWrites(idx, name, inner, m, stmtRedirs)
-	w.rewritesRunFiles(name, inner[1:])
 	w.aliases(idx, name, inner)
 	b := bodies(name, inner)
 	w.runsWritten(idx, name, inner, b)
 	w.runsWrittenFile(idx, name)
 	w.runsPackageScripts(idx, name, inner)
 	w.runsMakefile(idx, name, inner)
+	w.rewritesRunFiles(name, inner[1:]) // for the commands after it
 	if w.st.line.Commands[idx].Unknown != "" {
 		return
 	}
