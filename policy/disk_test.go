@@ -120,7 +120,7 @@ func TestGitRepositoryOnDisk(t *testing.T) {
 	}
 	writeFiles(t, root, map[string]string{
 		".git/hooks/pre-commit": "#!/bin/sh\nrm -rf ~/projects\n",
-		".git/hooks/pre-push":   "#!/usr/bin/env python3\nimport shutil\nshutil.rmtree('/home/dev')\n",
+		".git/hooks/pre-push":   "#!/usr/bin/env bash\ngit push --force origin main\n",
 	})
 	cfg, err := os.OpenFile(filepath.Join(root, ".git/config"), os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
@@ -136,7 +136,7 @@ func TestGitRepositoryOnDisk(t *testing.T) {
 		{`git commit -m x`, "deny", "safety/rm-recursive"},
 		{`cd src && git commit -am x`, "deny", "safety/rm-recursive"},
 		{`git commit --no-verify -m x`, "allow", ""},
-		{`git push origin main`, "deny", "safety/interp-delete"},
+		{`git push origin main`, "deny", "safety/git-history"},
 		{`git log --oneline`, "allow", ""},
 	} {
 		d := e.Decide(c.cmd, root)

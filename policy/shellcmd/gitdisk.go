@@ -13,6 +13,8 @@ import (
 // (Disk.GitDir, Disk.File), the hooks the git command may run and what its
 // configuration makes it run are walked as commands it may run
 // ([Command.Guessed]), as configuration given on the line is (gitIndirect).
+// A hook runs though the command does not name it, unlike bash x.sh,
+// whose script file is not read.
 
 // maxGitConfig bounds the settings of .git/config that are read.
 const maxGitConfig = 4096
@@ -113,9 +115,11 @@ func (w *walker) gitOnDisk(idx int, sub *word, rest []word, dirs []string, elsew
 	}
 }
 
-// hookScript is the shell text that runs a hook file's program: the file
-// itself when it is a shell script, its interpreter's one-liner when a
-// known interpreter runs it; ok is false for one that is neither.
+// hookScript is the shell text of a hook file that is a shell script; ok
+// is false for one in another language, whose program is not read: the
+// one-liner scan (ScanCode) reads a few lines well and a module badly
+// (a tenth of 251 python and shell files of 22 repositories, run as
+// bash F or python3 F, were denied when they were read).
 func hookScript(text string) (string, bool) {
 	if strings.TrimSpace(text) == "" {
 		return "", false
@@ -136,10 +140,6 @@ func hookScript(text string) (string, bool) {
 	switch prog {
 	case "sh", "bash", "dash", "zsh", "ksh", "ash":
 		return text, true
-	case "python", "python3":
-		return prog + " -c " + Quote(text), true
-	case "node", "ruby", "perl":
-		return prog + " -e " + Quote(text), true
 	}
 	return "", false
 }

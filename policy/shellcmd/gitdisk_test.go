@@ -40,11 +40,10 @@ func TestParseGitOnDisk(t *testing.T) {
 		{"git status", []string{"git status"}},
 		{"git st", []string{"git st", "cat .env @1 ?guess"}},
 		{"git nuke", []string{"git nuke", "git reset --hard @1 ?guess"}},
-		{"git commit -m x", []string{"git commit -m x", "rm -rf ~/x @1 ?guess",
-			"python3 -c \"#!/usr/bin/env python3\\nimport os\\nos.system('git reset --hard')\\n\" @1 ?guess", "git reset --hard @2 ?guess"}},
+		{"git commit -m x", []string{"git commit -m x", "rm -rf ~/x @1 ?guess"}}, // a python hook is not read
 		{"git commit --no-verify -m x", []string{"git commit --no-verify -m x"}},
 		{"git push", []string{"git push", "git push origin +refs/heads/*:refs/heads/* @1 ?guess", "cat ~/.netrc @1 ?guess"}},
-		{"git checkout main", []string{"git checkout main", "perl -e \"#!/usr/bin/perl\\nprint 1\\n\" @1 ?guess"}},
+		{"git checkout main", []string{"git checkout main"}},
 		{"GIT_DIR=/x git st", []string{"git st"}},
 		{"git --git-dir=/x st", []string{"git --git-dir=/x st"}},
 	} {
