@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -20,9 +19,9 @@ import (
 const maxDiskFile = 512 << 10
 
 // lineDisk is what a line run in cwd reads from disk for the parse
-// (shellcmd.Disk): the scripts of the package.json a package manager
-// finds, the nearest one up from the folder it runs in, as npm finds it,
-// and the makefile make reads. home resolves "~"; each package.json is
+// (shellcmd.Disk): the package.json a package manager finds, the nearest
+// one up from the folder it runs in, the makefile make reads, a git
+// repository's configuration and hooks. home resolves "~"; each file is
 // read once per line.
 func lineDisk(cwd, home string) shellcmd.Disk {
 	if cwd == "" || !filepath.IsAbs(cwd) {
@@ -52,28 +51,31 @@ func lineDisk(cwd, home string) shellcmd.Disk {
 		return start, true
 	}
 	type found struct {
-		scripts  map[string]string
-		dir, why string
-		there    bool
+		text, why string
+		there     bool
 	}
-	read := map[string]found{}
-	scripts := func(dirs []string, unknown bool) (map[string]string, string, string) {
+	read := map[string]found{} // by path: each file is read once per line
+	readOnce := func(p string) found {
+		f, ok := read[p]
+		if !ok {
+			var data []byte
+			data, f.there, f.why = readDiskFile(p)
+			f.text = string(data)
+			read[p] = f
+		}
+		return f
+	}
+	findUp := func(dirs []string, unknown bool, name string) (string, string, string) {
 		start, ok := folder(dirs, unknown)
 		if !ok {
-			return nil, "", ""
+			return "", "", ""
 		}
 		for dir := start; ; dir = filepath.Dir(dir) {
-			f, ok := read[dir]
-			if !ok {
-				f.scripts, f.there, f.why = readPackageScripts(filepath.Join(dir, "package.json"))
-				f.dir = dir
-				read[dir] = f
-			}
-			if f.there {
-				return f.scripts, f.dir, f.why
+			if f := readOnce(filepath.Join(dir, name)); f.there {
+				return f.text, dir, f.why
 			}
 			if dir == filepath.Dir(dir) {
-				return nil, "", ""
+				return "", "", ""
 			}
 		}
 	}
@@ -87,9 +89,8 @@ func lineDisk(cwd, home string) shellcmd.Disk {
 			if !filepath.IsAbs(p) {
 				p = filepath.Join(dir, n)
 			}
-			data, there, why := readDiskFile(p)
-			if there {
-				return string(data), dir, why
+			if f := readOnce(p); f.there {
+				return f.text, dir, f.why
 			}
 		}
 		return "", "", ""
@@ -124,7 +125,7 @@ func lineDisk(cwd, home string) shellcmd.Disk {
 			}
 		}
 	}
-	return shellcmd.Disk{PackageScripts: scripts, File: file, GitDir: gitDir}
+	return shellcmd.Disk{FindUp: findUp, File: file, GitDir: gitDir}
 }
 
 // readDiskFile reads a file a program runs from. there reports one in its
@@ -149,30 +150,6 @@ func readDiskFile(name string) (data []byte, there bool, why string) {
 
 // errNoFile: no file in the place.
 var errNoFile = errors.New("no such file")
-
-// readPackageScripts reads the string-valued scripts of a package.json.
-// there reports one in its place, the one a package manager uses even when
-// it does not read as JSON (npm then runs nothing). why is set when it is
-// there but too large or not a file: what it would run cannot be known.
-func readPackageScripts(name string) (scripts map[string]string, there bool, why string) {
-	data, there, why := readDiskFile(name)
-	if !there || why != "" {
-		return nil, there, why
-	}
-	var pkg struct {
-		Scripts map[string]any `json:"scripts"`
-	}
-	if json.Unmarshal(data, &pkg) != nil {
-		return nil, true, ""
-	}
-	scripts = map[string]string{}
-	for k, v := range pkg.Scripts {
-		if s, ok := v.(string); ok {
-			scripts[k] = s
-		}
-	}
-	return scripts, true, ""
-}
 
 // readBounded reads a regular file of at most maxDiskFile bytes. It does
 // not wait on a FIFO put in the file's place since the Stat.

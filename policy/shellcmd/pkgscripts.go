@@ -1,6 +1,7 @@
 package shellcmd
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -11,7 +12,7 @@ import (
 // script "rm" with ~ appended, npm install runs the lifecycle scripts. An
 // agent that a rule stops from running rm -rf ~ could otherwise write it
 // into a script, an ordinary edit, and run that. So where the caller gives
-// the package.json on disk (Disk.PackageScripts), each script a package
+// the package.json on disk (Disk.FindUp), each script a package
 // manager may run is walked as a command it may run, one level deeper:
 // [Command.Guessed], so that only the rules that object to it count, and
 // the package manager's own decision stays as it was.
@@ -61,8 +62,8 @@ func lifecycleScripts(sub string) []string {
 // subcommand. Reading the words this loosely (npm --loglevel run run rm
 // names "rm" too) can only add commands that a rule may object to.
 func (w *walker) runsPackageScripts(idx int, name string, inner []word) {
-	read := w.st.disk.PackageScripts
-	if read == nil || !packageManager(name) {
+	find := w.st.disk.FindUp
+	if find == nil || !packageManager(name) {
 		return
 	}
 	if w.setsPackageScripts(name, inner[1:]) || w.writesAny([]string{"package.json"}) {
@@ -73,7 +74,8 @@ func (w *walker) runsPackageScripts(idx int, name string, inner []word) {
 	if d, ok := packageDirOption(inner[1:]); ok {
 		dirs, unknown = append(slices.Clip(dirs), d), unknown || d == ""
 	}
-	scripts, dir, why := read(dirs, unknown)
+	text, dir, why := find(dirs, unknown, "package.json")
+	scripts := packageScripts(text)
 	if len(w.st.pkgScripts) > 0 {
 		scripts = maps.Clone(scripts)
 		if scripts == nil {
@@ -175,6 +177,24 @@ func (w *walker) runsPackageScripts(idx int, name string, inner []word) {
 			return
 		}
 	}
+}
+
+// packageScripts reads the string-valued scripts of a package.json; nil
+// when it does not read as JSON (npm then runs nothing).
+func packageScripts(text string) map[string]string {
+	var pkg struct {
+		Scripts map[string]any `json:"scripts"`
+	}
+	if text == "" || json.Unmarshal([]byte(text), &pkg) != nil {
+		return nil
+	}
+	scripts := map[string]string{}
+	for k, v := range pkg.Scripts {
+		if s, ok := v.(string); ok {
+			scripts[k] = s
+		}
+	}
+	return scripts
 }
 
 // packageDirOption returns the folder an option sends a package manager

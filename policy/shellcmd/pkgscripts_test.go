@@ -1,6 +1,7 @@
 package shellcmd
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -16,9 +17,13 @@ type testPackage struct {
 }
 
 func (p *testPackage) disk() Disk {
-	return Disk{PackageScripts: func(dirs []string, unknown bool) (map[string]string, string, string) {
+	return Disk{FindUp: func(dirs []string, unknown bool, name string) (string, string, string) {
 		p.reads = append(p.reads, fmt.Sprintf("%q %v", dirs, unknown))
-		return p.scripts, "/p", p.why
+		if name != "package.json" {
+			return "", "", ""
+		}
+		text, _ := json.Marshal(map[string]any{"scripts": p.scripts})
+		return string(text), "/p", p.why
 	}}
 }
 

@@ -244,18 +244,18 @@ func Parse(src string) *Line { return ParseWith(src, Disk{}) }
 
 // Disk gives a parse what programs read from disk, for it to follow.
 type Disk struct {
-	// PackageScripts returns the scripts of the package.json a package
-	// manager reads when it runs with the directory changes dirs in
-	// force (see [Command.Dirs]; unknown: they are not known), and the
-	// absolute folder that holds it, where its scripts run; nil when
-	// there is none. why says, when it is there but cannot be read, why:
-	// the command is then unknown. Nil: package scripts are not followed.
-	PackageScripts func(dirs []string, unknown bool) (scripts map[string]string, dir, why string)
 	// File returns the text of the first of names (relative to the folder
 	// or absolute) in the folder a program runs in with the directory
-	// changes dirs in force, and that absolute folder; "" when there is
-	// none. why is as for PackageScripts. Nil: makefiles are not followed.
+	// changes dirs in force (see [Command.Dirs]; unknown: they are not
+	// known), and that absolute folder; "" when there is none. why says,
+	// when one is there but cannot be read (too large, not a file), why:
+	// the command is then unknown. Nil: makefiles and git's hooks are not
+	// followed.
 	File func(dirs []string, unknown bool, names []string) (text, dir, why string)
+	// FindUp is File for the nearest file called name in that folder or
+	// one above it, as npm finds package.json; dir is the folder that
+	// holds it. Nil: package.json's scripts are not followed.
+	FindUp func(dirs []string, unknown bool, name string) (text, dir, why string)
 	// GitDir returns the git folder and the work tree (absolute) of the
 	// repository a git command run with dirs in force works in; "" when
 	// there is none. Nil: hooks and .git/config are not followed.
