@@ -74,8 +74,9 @@
 //     scripts of each and its subcommand's lifecycle scripts (npm ci runs
 //     prepare), each one level deeper and [Command.Guessed]. A line that
 //     writes package.json itself has what it wrote walked instead. make's
-//     recipes likewise, from the makefile on disk (makefile.go), and git's
-//     hooks and .git/config (gitdisk.go).
+//     recipes likewise, from the makefile on disk (makefile.go), just's
+//     from the justfile (justfile.go), and git's hooks and .git/config
+//     (gitdisk.go).
 //   - find -delete is reported as an extra command, [rm -r -f ROOT...]
 //     (Implied "find -delete"), so that a deny rule for "rm -rf *" also
 //     stops "find / -delete". It over-approximates: find . -name '*.o'

@@ -869,6 +869,7 @@ func (w *walker) simple(words []word, base Command, outer outerLayers, stmtRedir
 	w.runsWrittenFile(idx, name)
 	w.runsPackageScripts(idx, name, inner)
 	w.runsMakefile(idx, name, inner)
+	w.runsJustfile(idx, name, inner)
 	w.rewritesRunFiles(name, inner[1:]) // for the commands after it
 	if w.st.line.Commands[idx].Unknown != "" {
 		return
