@@ -1,6 +1,7 @@
 package shellcmd
 
 import (
+	"fmt"
 	"path"
 	"slices"
 	"strings"
@@ -126,20 +127,6 @@ func FuzzJustfile(f *testing.F) {
 	f.Add("just -f j", "a:\n\t#!/bin/sh\n\trm -rf ~\n")
 	f.Fuzz(func(t *testing.T, src, text string) {
 		l := ParseWith(src, testJustfiles(map[string]string{"/p/justfile": text, "/p/j": text}))
-		checkLine(t, src, l)
-		var with, without [][]string
-		for _, c := range l.Commands {
-			if !c.Guessed {
-				with = append(with, c.Argv)
-			}
-		}
-		for _, c := range Parse(src).Commands {
-			if !c.Guessed {
-				without = append(without, c.Argv)
-			}
-		}
-		if !slices.EqualFunc(with, without, slices.Equal) {
-			t.Fatalf("%q with justfile %q: commands %q, %q without it", src, text, with, without)
-		}
+		checkWithDisk(t, src, l, fmt.Sprintf("justfile %q", text))
 	})
 }

@@ -196,20 +196,6 @@ func FuzzMakefile(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src, text string) {
 		m := &testMakefiles{files: map[string]string{"/p/Makefile": text, "/p/b": text}}
 		l := ParseWith(src, m.disk())
-		checkLine(t, src, l)
-		var with, without [][]string
-		for _, c := range l.Commands {
-			if !c.Guessed {
-				with = append(with, c.Argv)
-			}
-		}
-		for _, c := range Parse(src).Commands {
-			if !c.Guessed {
-				without = append(without, c.Argv)
-			}
-		}
-		if !slices.EqualFunc(with, without, slices.Equal) {
-			t.Fatalf("%q with makefile %q: commands %q, %q without it", src, text, with, without)
-		}
+		checkWithDisk(t, src, l, fmt.Sprintf("makefile %q", text))
 	})
 }

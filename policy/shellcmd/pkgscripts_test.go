@@ -176,20 +176,26 @@ func FuzzPackageScripts(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src, body string) {
 		p := &testPackage{scripts: map[string]string{"x": body, "test": body, "prepare": body}}
 		l := ParseWith(src, p.disk())
-		checkLine(t, src, l)
-		var with, without [][]string
+		checkWithDisk(t, src, l, fmt.Sprintf("script %q", body))
+	})
+}
+
+// checkWithDisk checks a line parsed with what the disk holds (what, for
+// the failure): its invariants hold, and the commands it spells out (not
+// Guessed) are the ones it spells out parsed without the disk.
+func checkWithDisk(t *testing.T, src string, l *Line, what string) {
+	t.Helper()
+	checkLine(t, src, l)
+	spelled := func(l *Line) [][]string {
+		var out [][]string
 		for _, c := range l.Commands {
 			if !c.Guessed {
-				with = append(with, c.Argv)
+				out = append(out, c.Argv)
 			}
 		}
-		for _, c := range Parse(src).Commands {
-			if !c.Guessed {
-				without = append(without, c.Argv)
-			}
-		}
-		if !slices.EqualFunc(with, without, slices.Equal) {
-			t.Fatalf("%q with script %q: commands %q, %q without it", src, body, with, without)
-		}
-	})
+		return out
+	}
+	if with, without := spelled(l), spelled(Parse(src)); !slices.EqualFunc(with, without, slices.Equal) {
+		t.Fatalf("%q with %s: commands %q, %q without it", src, what, with, without)
+	}
 }
