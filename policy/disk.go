@@ -94,37 +94,50 @@ func lineDisk(cwd, home string) shellcmd.Disk {
 		}
 		return "", "", ""
 	}
+	type repo struct{ gitDir, workTree string }
+	repos := map[string]repo{} // by folder: a line of many git commands looks once
 	gitDir := func(dirs []string, unknown bool) (string, string) {
 		start, ok := folder(dirs, unknown)
 		if !ok {
 			return "", ""
 		}
-		for dir := start; ; dir = filepath.Dir(dir) {
-			dotGit := filepath.Join(dir, ".git")
-			if fi, err := os.Stat(dotGit); err == nil {
-				if fi.IsDir() {
-					return dotGit, dir
-				}
-				// A worktree's or a submodule's .git file names its folder.
-				data, there, why := readDiskFile(dotGit)
-				if !there || why != "" {
-					return "", ""
-				}
-				d, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir:")
-				if !ok {
-					return "", ""
-				}
-				if d = strings.TrimSpace(d); !filepath.IsAbs(d) {
-					d = filepath.Join(dir, d)
-				}
-				return filepath.Clean(d), dir
-			}
-			if dir == filepath.Dir(dir) {
-				return "", ""
-			}
+		r, ok := repos[start]
+		if !ok {
+			r.gitDir, r.workTree = findRepo(start)
+			repos[start] = r
 		}
+		return r.gitDir, r.workTree
 	}
 	return shellcmd.Disk{FindUp: findUp, File: file, GitDir: gitDir}
+}
+
+// findRepo returns the git folder and the work tree of the repository
+// that holds the folder start, "" when none does.
+func findRepo(start string) (string, string) {
+	for dir := start; ; dir = filepath.Dir(dir) {
+		dotGit := filepath.Join(dir, ".git")
+		if fi, err := os.Stat(dotGit); err == nil {
+			if fi.IsDir() {
+				return dotGit, dir
+			}
+			// A worktree's or a submodule's .git file names its folder.
+			data, there, why := readDiskFile(dotGit)
+			if !there || why != "" {
+				return "", ""
+			}
+			d, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir:")
+			if !ok {
+				return "", ""
+			}
+			if d = strings.TrimSpace(d); !filepath.IsAbs(d) {
+				d = filepath.Join(dir, d)
+			}
+			return filepath.Clean(d), dir
+		}
+		if dir == filepath.Dir(dir) {
+			return "", ""
+		}
+	}
 }
 
 // readDiskFile reads a file a program runs from. there reports one in its

@@ -70,13 +70,21 @@ func (w *walker) gitOnDisk(idx int, sub *word, rest []word, dirs []string, elsew
 	}
 	g := w.scoped()
 	g.guessed = true
-	config, _, why := read([]string{gitDir}, false, []string{"config"})
-	if why != "" {
-		c.Unknown = why
-		return
+	settings, ok := w.st.gitConfigs[gitDir]
+	if !ok {
+		config, _, why := read([]string{gitDir}, false, []string{"config"})
+		if why != "" {
+			c.Unknown = why
+			return
+		}
+		settings = gitConfigSettings(config)
+		if w.st.gitConfigs == nil {
+			w.st.gitConfigs = map[string][]gitSetting{}
+		}
+		w.st.gitConfigs[gitDir] = settings // a line of many git commands reads it once
 	}
 	hooksDir := path.Join(gitDir, "hooks")
-	for _, s := range gitConfigSettings(config) {
+	for _, s := range settings {
 		section, _, name := gitKey(s.key)
 		switch {
 		case section == "core" && name == "hookspath":

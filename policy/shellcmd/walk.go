@@ -35,10 +35,13 @@ type state struct {
 	pkgScripts map[string]string
 	// inRepo: what a git command's repository runs (gitdisk.go) is being
 	// walked, and is not read again for the git commands within it.
-	inRepo   bool
-	vars     *lineVars         // the values the line gives variables (vars.go), nil when it reads none
-	aliases  map[string]string // the aliases the line defines so far, by name
-	varBytes int               // the text those values added to the line's words so far
+	inRepo bool
+	// gitConfigs are the settings of each repository's .git/config read
+	// so far, by git folder.
+	gitConfigs map[string][]gitSetting
+	vars       *lineVars         // the values the line gives variables (vars.go), nil when it reads none
+	aliases    map[string]string // the aliases the line defines so far, by name
+	varBytes   int               // the text those values added to the line's words so far
 }
 
 // cmdMeta is what a later pipeline stage needs to know about a command.
