@@ -22,7 +22,7 @@ func runFiles(name string) (names, dirs []string) {
 	switch name {
 	case "make", "gmake":
 		return []string{"Makefile", "makefile", "GNUmakefile"}, nil
-	case "npm", "pnpm", "yarn", "bun", "nr":
+	case "npm", "pnpm", "yarn", "bun", "nr", "npm-run-all", "npm-run-all2", "run-s", "run-p":
 		return []string{"package.json"}, nil
 	case "git":
 		// Any git command may run one: reference-transaction runs on every

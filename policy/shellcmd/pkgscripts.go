@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"path"
 	"slices"
 	"strings"
 )
@@ -29,7 +30,24 @@ func packageManager(name string) bool {
 	case "npm", "pnpm", "yarn", "bun", "nr":
 		return true
 	}
-	return false
+	return runAll(name)
+}
+
+// runAll reports npm-run-all and its short forms, whose every word names
+// scripts, or patterns of them (build:* is build:a, not build:a:b;
+// build:** is both).
+func runAll(name string) bool {
+	return name == "npm-run-all" || name == "run-s" || name == "run-p" || name == "npm-run-all2"
+}
+
+// scriptPattern reports whether a script's name matches an npm-run-all
+// pattern.
+func scriptPattern(pattern, name string) bool {
+	if prefix, ok := strings.CutSuffix(pattern, "**"); ok && !strings.ContainsAny(prefix, "*?[") {
+		return strings.HasPrefix(name, prefix)
+	}
+	ok, err := path.Match(strings.ReplaceAll(pattern, ":", "/"), strings.ReplaceAll(name, ":", "/"))
+	return ok && err == nil
 }
 
 // lifecycleScripts are the scripts a package manager's subcommand runs on
@@ -123,6 +141,22 @@ func (w *walker) runsPackageScripts(idx int, name string, inner []word) {
 		return args
 	}
 	for i, x := range inner[1:] {
+		if runAll(name) { // each through npm run: with its pre and post scripts
+			switch {
+			case strings.HasPrefix(x.s, "-"):
+			case x.dyn:
+				anyScript = true
+			default:
+				for _, n := range slices.Sorted(maps.Keys(scripts)) {
+					if n == x.s || strings.ContainsAny(x.s, "*?[") && scriptPattern(x.s, n) {
+						add("pre"+n, nil)
+						add(n, nil)
+						add("post"+n, nil)
+					}
+				}
+			}
+			continue
+		}
 		if x.dyn && !anyScript && !strings.HasPrefix(x.shape, "-") && (afterRun || positional == 0 && name != "npm") {
 			anyScript, anyArgs = true, argsAfter(i)
 		}

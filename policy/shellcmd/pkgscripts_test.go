@@ -52,6 +52,10 @@ func TestParsePackageScripts(t *testing.T) {
 		{"npm run nothing", []string{"npm run nothing"}},
 		{"npm exec -- rm -rf ~", []string{"rm -rf ~"}},
 		{"nr rm ~", []string{"nr rm ~", "rm -rf ~ @1 ?guess", "rm ~ =implied ?guess"}},
+		// npm-run-all's words are scripts, or patterns of them.
+		{"run-s build test", []string{"run-s build test", "cat .env @1 ?guess", "tsc @1 ?guess", "echo done @1 ?guess", "jest @1 ?guess"}},
+		{"npm-run-all --parallel 'pre*'", []string{"npm-run-all --parallel pre*", "cat .env @1 ?guess", "husky @1 ?guess"}},
+		{"run-p 'build:**'", []string{"run-p build:**"}},
 		// A script named only at run time may be any of them.
 		{"yarn \"$X\" ~", []string{"yarn $X ~ ~dyn", "rm -rf ~ @1 ?guess", "true ~ @1 ?guess", "bash -c ~ @1 ?guess", "~ @2 ?guess"}},
 		{"npm install \"$PKG\"", []string{"npm install $PKG ~dyn"}},
