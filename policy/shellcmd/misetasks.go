@@ -1,0 +1,156 @@
+package shellcmd
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/pelletier/go-toml/v2"
+)
+
+// mise runs the tasks of its configuration files on disk, as npm runs
+// package.json's scripts (pkgscripts.go): where the caller gives them
+// (Disk.FindUp), each task the mise command's words name, with the words
+// after it appended, and the tasks it depends on, are walked as commands
+// it may run ([Command.Guessed]). A run line with a template ({{…}}) is
+// passed over, and so are file tasks (mise-tasks/NAME), which are
+// programs, as a script file a command names is not read.
+
+// miseFiles are mise's project configuration files, lowest precedence
+// first; each is read from the nearest folder up that holds it.
+var miseFiles = []string{".config/mise.toml", "mise/config.toml", ".mise.toml", "mise.toml"}
+
+// miseTask is one task: what it runs and what it depends on.
+type miseTask struct {
+	run     []string
+	depends []string
+}
+
+// miseTasks reads the tasks of a mise configuration file: [tasks.NAME]
+// tables with run (a string or a list) and depends, and the short form
+// NAME = "cmd" or NAME = ["cmd", ...] under [tasks]. nil when it does
+// not read as TOML (mise then runs nothing).
+func miseTasks(text string) map[string]miseTask {
+	var doc struct {
+		Tasks map[string]any `toml:"tasks"`
+	}
+	if toml.Unmarshal([]byte(text), &doc) != nil {
+		return nil
+	}
+	out := map[string]miseTask{}
+	for name, v := range doc.Tasks {
+		var t miseTask
+		switch v := v.(type) {
+		case string, []any:
+			t.run = miseStrings(v)
+		case map[string]any:
+			t.run, t.depends = miseStrings(v["run"]), miseStrings(v["depends"])
+		}
+		out[name] = t
+	}
+	return out
+}
+
+// miseStrings reads a string or a list of strings.
+func miseStrings(v any) []string {
+	switch v := v.(type) {
+	case string:
+		return []string{v}
+	case []any:
+		var out []string
+		for _, x := range v {
+			if s, ok := x.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// runsMiseTasks walks the tasks the mise command at idx may run: each of
+// its words that names a task (mise run build, mise build), with the
+// words after it appended, what each depends on first.
+func (w *walker) runsMiseTasks(idx int, name string, inner []word) {
+	find := w.st.disk.FindUp
+	if find == nil || name != "mise" || len(inner) < 2 || inner[1].s == "exec" || inner[1].s == "x" {
+		return
+	}
+	c := &w.st.line.Commands[idx]
+	tasks := map[string]miseTask{}
+	dir := ""
+	for _, f := range miseFiles {
+		text, d, why := find(c.Dirs, c.DirUnknown, f)
+		if why != "" {
+			c.Unknown = why
+			return
+		}
+		for k, v := range miseTasks(text) {
+			tasks[k] = v
+		}
+		if text != "" {
+			dir = d
+		}
+	}
+	if len(tasks) == 0 {
+		return
+	}
+	var scripts []string
+	seen := map[string]bool{}
+	var visit func(n string, args []word)
+	visit = func(n string, args []word) {
+		t, ok := tasks[n]
+		if !ok || seen[n] {
+			return
+		}
+		seen[n] = true
+		for _, d := range t.depends {
+			if f := strings.Fields(d); len(f) > 0 {
+				visit(f[0], nil) // "task args": its arguments are not followed
+			}
+		}
+		for i, r := range t.run {
+			if strings.Contains(r, "{{") {
+				continue
+			}
+			if i == len(t.run)-1 {
+				for _, a := range args {
+					if a.dyn {
+						r += " " + a.s
+					} else {
+						r += " " + Quote(a.s)
+					}
+				}
+			}
+			scripts = append(scripts, r)
+		}
+	}
+	for i, x := range inner[1:] {
+		if x.dyn || strings.HasPrefix(x.s, "-") {
+			continue
+		}
+		args := inner[i+2:]
+		if k := slices.IndexFunc(args, func(a word) bool { return a.s == ":::" }); k >= 0 {
+			args = args[:k] // mise run a ::: b runs both
+		}
+		if len(args) > 0 && args[0].s == "--" {
+			args = args[1:]
+		}
+		visit(x.s, args)
+	}
+	if len(scripts) > maxMakeRecipes {
+		c.Unknown = fmt.Sprintf("it runs more than %d lines of its mise tasks", maxMakeRecipes)
+		return
+	}
+	if c.DirUnknown {
+		dir = ""
+	}
+	g := w.scoped()
+	g.guessed = true
+	for _, s := range scripts {
+		g.body(idx, script{src: s, dir: dir})
+		if w.st.line.Commands[idx].Unknown != "" {
+			return
+		}
+	}
+}
