@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	"github.com/pelletier/go-toml/v2"
+
+	"github.com/agent-shell/agent-shell/policy/taskfile"
 )
 
 // Sessions of nox and environments of tox are the project's tasks, as
@@ -205,7 +207,7 @@ func ToxTOML(data []byte, pyproject bool) (envs []Task, defaults []string, found
 	}
 	if list, ok := doc["env_list"].([]any); ok {
 		defaults = []string{}
-		for _, name := range stringsOf(list) {
+		for _, name := range taskfile.Strings(list) {
 			defaults = append(defaults, name)
 			add(name)
 		}

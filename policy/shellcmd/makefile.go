@@ -5,6 +5,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/agent-shell/agent-shell/policy/taskfile"
 )
 
 // make runs what the makefile on disk says: make x runs the recipes of x
@@ -23,310 +25,14 @@ import (
 // out of sight.
 const maxMakeRecipes = 256
 
-// maxMakeIncludes bounds the makefiles one makefile includes that are read.
-const maxMakeIncludes = 8
-
-// maxMakeText bounds the text one expansion makes: variables that refer to
-// each other twice over double it at every step.
-const maxMakeText = 64 << 10
+// Limits on the makefiles one makefile includes that are read.
+const (
+	maxMakeIncludes     = 8
+	maxMakeIncludeDepth = 4
+)
 
 // makefileNames are the files GNU make reads by default, in its order.
 var makefileNames = []string{"GNUmakefile", "makefile", "Makefile"}
-
-// makefile is what a makefile says, as far as reading it tells.
-type makefile struct {
-	vars     map[string]string // variables set once to a value
-	unsure   map[string]bool   // variables set more than once, or by the shell, or by define
-	rules    map[string]*makeRule
-	first    string // the default goal
-	oneshell bool   // .ONESHELL: a target's recipe lines are one script
-	tooLarge bool   // an expansion passed maxMakeText
-	includes int
-	dir      string
-}
-
-// makeRule is one target's rules, each a block that all the targets of
-// its line share (so a line of many targets costs no copy per target).
-type makeRule struct {
-	blocks []*makeBlock
-}
-
-type makeBlock struct {
-	prereqs []string
-	recipes []string
-}
-
-// makeAssignment reads a variable assignment, NAME OP VALUE.
-func makeAssignment(line string) (name, op, value string, ok bool) {
-	n := 0
-	for n < len(line) && (line[n] >= 'a' && line[n] <= 'z' || line[n] >= 'A' && line[n] <= 'Z' || line[n] >= '0' && line[n] <= '9' ||
-		line[n] == '_' || line[n] == '.' || line[n] == '-') {
-		n++
-	}
-	if n == 0 {
-		return "", "", "", false
-	}
-	rest := strings.TrimLeft(line[n:], " \t")
-	for _, op := range []string{":::=", "::=", ":=", "?=", "+=", "!=", "="} {
-		if v, found := strings.CutPrefix(rest, op); found {
-			return line[:n], op, strings.TrimSpace(v), true
-		}
-	}
-	return "", "", "", false
-}
-
-// parse reads makefile text into m; include reads an included makefile's
-// text ("" when it cannot be read).
-func (m *makefile) parse(text string, include func(name string) string) {
-	text = strings.ReplaceAll(text, "\\\n", " ")
-	var current *makeBlock // the rule whose recipe follows
-	inDefine := false
-	for _, line := range strings.Split(text, "\n") {
-		if inDefine {
-			inDefine = strings.TrimSpace(line) != "endef"
-			continue
-		}
-		if strings.HasPrefix(line, "\t") {
-			if current != nil {
-				current.recipes = append(current.recipes, line[1:])
-			}
-			continue
-		}
-		if i := strings.IndexByte(line, '#'); i >= 0 {
-			line = line[:i]
-		}
-		line = strings.TrimSpace(line)
-		if line == "" {
-			continue
-		}
-		first, rest, _ := strings.Cut(line, " ")
-		switch first {
-		case "ifeq", "ifneq", "ifdef", "ifndef", "else", "endif":
-			continue // every branch is read
-		case "define":
-			name, _, _ := strings.Cut(strings.TrimSpace(rest), " ")
-			m.unsure[name], inDefine = true, true
-			current = nil
-			continue
-		case "include", "-include", "sinclude":
-			for _, name := range strings.Fields(rest) {
-				if n, ok := m.expand(name, ""); ok && m.includes < maxMakeIncludes {
-					m.includes++
-					if sub := include(n); sub != "" {
-						m.parse(sub, include)
-					}
-				}
-			}
-			current = nil
-			continue
-		case "export", "unexport", "override", "private", "vpath":
-			if first == "vpath" || !strings.ContainsAny(rest, "=") {
-				continue
-			}
-			line = strings.TrimSpace(rest)
-		}
-		if name, op, value, ok := makeAssignment(line); ok {
-			m.assign(name, op, value)
-			current = nil
-			continue
-		}
-		targets, prereqs, ok := strings.Cut(line, ":")
-		if !ok {
-			current = nil
-			continue
-		}
-		prereqs = strings.TrimPrefix(prereqs, ":") // a double-colon rule
-		var recipe string
-		prereqs, recipe, inline := strings.Cut(prereqs, ";")
-		if i := strings.LastIndexByte(prereqs, ':'); i >= 0 {
-			prereqs = prereqs[i+1:] // a static pattern rule: targets: pattern: prereqs
-		}
-		if strings.Contains(prereqs, "=") {
-			current = nil // a target's own variable
-			continue
-		}
-		current = &makeBlock{}
-		for _, p := range strings.Fields(prereqs) {
-			if p, ok := m.expand(p, ""); ok {
-				current.prereqs = append(current.prereqs, p)
-			}
-		}
-		if inline {
-			current.recipes = append(current.recipes, recipe)
-		}
-		for _, t := range strings.Fields(targets) {
-			t, _ = m.expand(t, "")
-			if t == ".ONESHELL" {
-				m.oneshell = true
-			}
-			if m.first == "" && !strings.HasPrefix(t, ".") && !strings.Contains(t, "%") {
-				m.first = t
-			}
-			r := m.rules[t]
-			if r == nil {
-				r = &makeRule{}
-				m.rules[t] = r
-			}
-			if len(r.blocks) == 0 || r.blocks[len(r.blocks)-1] != current {
-				r.blocks = append(r.blocks, current)
-			}
-		}
-	}
-}
-
-// assign records one variable assignment.
-func (m *makefile) assign(name, op, value string) {
-	_, set := m.vars[name]
-	switch {
-	case m.unsure[name]:
-	case op == "!=":
-		m.unsure[name] = true
-	case op == "?=" && (set || m.unsure[name]):
-	case op == "+=" && set:
-		m.vars[name] += " " + value
-	case set && m.vars[name] != value:
-		delete(m.vars, name)
-		m.unsure[name] = true
-	default:
-		m.vars[name] = value
-	}
-}
-
-// expand expands the make references in s for target ("" outside a
-// recipe); ok is false when one cannot be known by reading.
-func (m *makefile) expand(s, target string) (string, bool) {
-	return m.expandDepth(s, target, 0)
-}
-
-func (m *makefile) expandDepth(s, target string, depth int) (string, bool) {
-	if depth > 10 || m.tooLarge {
-		return "", false
-	}
-	if !strings.Contains(s, "$") {
-		return s, true
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] != '$' {
-			b.WriteByte(s[i])
-			continue
-		}
-		if i+1 >= len(s) {
-			return "", false
-		}
-		i++
-		var name string
-		switch c := s[i]; c {
-		case '$':
-			b.WriteByte('$')
-			continue
-		case '(', '{':
-			end := closing(s, i)
-			if end < 0 {
-				return "", false
-			}
-			name, i = s[i+1:end], end
-		default:
-			name = string(c)
-		}
-		v, ok := m.value(name, target, depth)
-		if !ok {
-			return "", false
-		}
-		if b.Len()+len(v) > maxMakeText {
-			m.tooLarge = true
-			return "", false
-		}
-		b.WriteString(v)
-	}
-	return b.String(), true
-}
-
-// closing returns the index of the parenthesis or brace that closes the
-// one at open, -1 when there is none.
-func closing(s string, open int) int {
-	depth := 0
-	for j := open; j < len(s); j++ {
-		switch s[j] {
-		case '(', '{':
-			depth++
-		case ')', '}':
-			if depth--; depth == 0 {
-				return j
-			}
-		}
-	}
-	return -1
-}
-
-// value is what one reference stands for.
-func (m *makefile) value(name, target string, depth int) (string, bool) {
-	switch name {
-	case "@":
-		return target, target != ""
-	case "MAKE":
-		return "make", true
-	case "CURDIR":
-		return m.dir, m.dir != ""
-	case "RM":
-		if _, set := m.vars[name]; !set && !m.unsure[name] {
-			return "rm -f", true
-		}
-	}
-	if strings.ContainsAny(name, " ,:$") || m.unsure[name] {
-		return "", false // a function, a substitution reference or a computed name
-	}
-	v, ok := m.vars[name]
-	if !ok {
-		return "", false // from the environment, a built-in, or nowhere
-	}
-	return m.expandDepth(v, target, depth+1)
-}
-
-// recipes lists the recipe lines make runs for targets, what they depend
-// on first, each line expanded (a line that cannot be known is left out);
-// ok is false past maxMakeRecipes.
-func (m *makefile) recipes(targets []string) (lines []string, ok bool) {
-	seen := map[string]bool{}
-	var visit func(t string) bool
-	visit = func(t string) bool {
-		r := m.rules[t]
-		if r == nil || seen[t] {
-			return true
-		}
-		seen[t] = true
-		for _, b := range r.blocks {
-			for _, p := range b.prereqs {
-				if !visit(p) {
-					return false
-				}
-			}
-		}
-		var script []string
-		for _, b := range r.blocks {
-			for _, line := range b.recipes {
-				line = strings.TrimLeft(line, " \t@-+")
-				if x, ok := m.expand(line, t); ok && strings.TrimSpace(x) != "" {
-					script = append(script, x)
-				}
-				if m.tooLarge || len(lines)+len(script) > maxMakeRecipes {
-					return false
-				}
-			}
-		}
-		if m.oneshell && len(script) > 0 {
-			script = []string{strings.Join(script, "\n")}
-		}
-		lines = append(lines, script...)
-		return len(lines) <= maxMakeRecipes && !m.tooLarge
-	}
-	for _, t := range targets {
-		if !visit(t) {
-			return nil, false
-		}
-	}
-	return lines, true
-}
 
 // makeValueOptions are make's short options that take a value, and
 // makeLongValues its long ones.
@@ -346,9 +52,9 @@ func (w *walker) runsMakefile(idx int, name string, inner []word) {
 	c := &w.st.line.Commands[idx]
 	dirs, unknown := c.Dirs, c.DirUnknown
 	files := makefileNames
-	m := &makefile{vars: map[string]string{}, unsure: map[string]bool{}, rules: map[string]*makeRule{}}
 	var targets []string
-	overrides := map[string]string{} // the variables the command line sets, over the makefile's
+	overrides := map[string]string{} // the variables the command line sets, over the makefile's ("" unknown)
+	var unsure []string              // those it sets to a value only known at run time
 	args := inner[1:]
 	for i := 0; i < len(args); i++ {
 		x := args[i]
@@ -386,7 +92,7 @@ func (w *walker) runsMakefile(idx int, name string, inner []word) {
 			}
 		case eq:
 			if x.dyn {
-				m.unsure[opt] = true
+				unsure = append(unsure, opt)
 			} else {
 				overrides[opt] = v
 			}
@@ -419,36 +125,38 @@ func (w *walker) runsMakefile(idx int, name string, inner []word) {
 	if text == "" {
 		return
 	}
-	if !unknown {
-		m.dir = dir
-	}
-	m.parse(text, func(inc string) string {
+	includes := 0
+	m := taskfile.ReadMakefile(text, func(inc string, depth int) string {
+		if includes++; includes > maxMakeIncludes || depth > maxMakeIncludeDepth {
+			return ""
+		}
 		t, _, _ := read(append(dirs[:len(dirs):len(dirs)], path.Dir(inc)), unknown, []string{path.Base(inc)})
 		return t
 	})
+	if !unknown {
+		m.Dir = dir
+	}
 	for k, v := range overrides {
-		if !m.unsure[k] {
-			m.vars[k] = v
-		}
+		m.Set(k, v)
+	}
+	for _, k := range unsure {
+		m.Unset(k)
 	}
 	w.makeRecipes(idx, m, targets, dir, unknown)
 }
 
-// makeRecipes walks the recipes of targets (the default goal when none) as
+// makeRecipes walks the recipes of targets (the goal when none) as
 // commands the make at idx may run, in dir.
-func (w *walker) makeRecipes(idx int, m *makefile, targets []string, dir string, unknown bool) {
+func (w *walker) makeRecipes(idx int, m *taskfile.Makefile, targets []string, dir string, unknown bool) {
 	if len(targets) == 0 {
-		if g, ok := m.vars[".DEFAULT_GOAL"]; ok {
-			m.first = g
-		}
-		if m.first == "" {
+		if m.Goal() == "" {
 			return
 		}
-		targets = []string{m.first}
+		targets = []string{m.Goal()}
 	}
-	lines, ok := m.recipes(targets)
+	lines, ok := m.Recipes(targets, maxMakeRecipes)
 	if !ok {
-		w.st.line.Commands[idx].Unknown = fmt.Sprintf("it runs more than %d recipe lines of its makefile, or one longer than %d KiB", maxMakeRecipes, maxMakeText>>10)
+		w.st.line.Commands[idx].Unknown = fmt.Sprintf("it runs more than %d recipe lines of its makefile, or one longer than 64 KiB", maxMakeRecipes)
 		return
 	}
 	if unknown {

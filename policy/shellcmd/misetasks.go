@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/pelletier/go-toml/v2"
+	"github.com/agent-shell/agent-shell/policy/taskfile"
 )
 
 // mise runs the tasks of its configuration files on disk, as npm runs
@@ -16,58 +16,6 @@ import (
 // passed over, and so are file tasks (mise-tasks/NAME), which are
 // programs, as a script file a command names is not read.
 
-// miseFiles are mise's project configuration files, lowest precedence
-// first; each is read from the nearest folder up that holds it.
-var miseFiles = []string{".config/mise.toml", "mise/config.toml", ".mise.toml", "mise.toml"}
-
-// miseTask is one task: what it runs and what it depends on.
-type miseTask struct {
-	run     []string
-	depends []string
-}
-
-// miseTasks reads the tasks of a mise configuration file: [tasks.NAME]
-// tables with run (a string or a list) and depends, and the short form
-// NAME = "cmd" or NAME = ["cmd", ...] under [tasks]. nil when it does
-// not read as TOML (mise then runs nothing).
-func miseTasks(text string) map[string]miseTask {
-	var doc struct {
-		Tasks map[string]any `toml:"tasks"`
-	}
-	if toml.Unmarshal([]byte(text), &doc) != nil {
-		return nil
-	}
-	out := map[string]miseTask{}
-	for name, v := range doc.Tasks {
-		var t miseTask
-		switch v := v.(type) {
-		case string, []any:
-			t.run = miseStrings(v)
-		case map[string]any:
-			t.run, t.depends = miseStrings(v["run"]), miseStrings(v["depends"])
-		}
-		out[name] = t
-	}
-	return out
-}
-
-// miseStrings reads a string or a list of strings.
-func miseStrings(v any) []string {
-	switch v := v.(type) {
-	case string:
-		return []string{v}
-	case []any:
-		var out []string
-		for _, x := range v {
-			if s, ok := x.(string); ok {
-				out = append(out, s)
-			}
-		}
-		return out
-	}
-	return nil
-}
-
 // runsMiseTasks walks the tasks the mise command at idx may run: each of
 // its words that names a task (mise run build, mise build), with the
 // words after it appended, what each depends on first.
@@ -77,16 +25,17 @@ func (w *walker) runsMiseTasks(idx int, name string, inner []word) {
 		return
 	}
 	c := &w.st.line.Commands[idx]
-	tasks := map[string]miseTask{}
+	tasks := map[string]taskfile.MiseTask{}
 	dir := ""
-	for _, f := range miseFiles {
+	for _, f := range taskfile.MiseFiles {
 		text, d, why := find(c.Dirs, c.DirUnknown, f)
 		if why != "" {
 			c.Unknown = why
 			return
 		}
-		for k, v := range miseTasks(text) {
-			tasks[k] = v
+		read, _ := taskfile.ReadMiseTasks([]byte(text)) // one that is not TOML runs nothing
+		for _, t := range read {
+			tasks[t.Name] = t
 		}
 		if text != "" {
 			dir = d
@@ -104,16 +53,16 @@ func (w *walker) runsMiseTasks(idx int, name string, inner []word) {
 			return
 		}
 		seen[n] = true
-		for _, d := range t.depends {
+		for _, d := range t.Depends {
 			if f := strings.Fields(d); len(f) > 0 {
 				visit(f[0], nil) // "task args": its arguments are not followed
 			}
 		}
-		for i, r := range t.run {
+		for i, r := range t.Run {
 			if strings.Contains(r, "{{") {
 				continue
 			}
-			if i == len(t.run)-1 {
+			if i == len(t.Run)-1 {
 				for _, a := range args {
 					if a.dyn {
 						r += " " + a.s

@@ -1,0 +1,128 @@
+package taskfile
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// A reference expands when reading the makefile tells its value: a
+// variable set once (or added to), $@, $(MAKE), $(CURDIR), $(RM); not one
+// set twice, by the shell or by define, nor a function.
+func TestMakefileExpand(t *testing.T) {
+	m := ReadMakefile(`A = a
+B := $(A)/b
+C ?= c
+C ?= other
+D = d
+D += e
+E = 1
+E = 2
+F != date
+define G
+x
+endef
+H = $(H)x
+export I = i
+`, nil)
+	m.Dir = "/w"
+	for _, tt := range []struct{ in, want string }{
+		{"$(A) ${B} $C", "a a/b c"},
+		{"$(D)", "d e"},
+		{"$@ $(MAKE) $(CURDIR) $(RM) $$x", "t make /w rm -f $x"},
+		{"$(I)", "i"},
+	} {
+		if got, ok := m.Expand(tt.in, "t"); !ok || got != tt.want {
+			t.Errorf("Expand(%q) = %q, %v; want %q", tt.in, got, ok, tt.want)
+		}
+	}
+	for _, in := range []string{"$(E)", "$(F)", "$(G)", "$(H)", "$(shell date)", "$<", "$(UNSET)", "$(A", "x$"} {
+		if got, ok := m.Expand(in, "t"); ok {
+			t.Errorf("Expand(%q) = %q, want not known", in, got)
+		}
+	}
+	m.Set("E", "3")
+	if got, ok := m.Expand("$(A)", ""); !ok || got != "a" {
+		t.Errorf("after Set: %q %v", got, ok)
+	}
+	m.Unset("A")
+	if _, ok := m.Expand("$(A)", ""); ok {
+		t.Error("Unset: A still expands")
+	}
+}
+
+// Recipes runs prerequisites first, each target once, and stops at the
+// bound.
+func TestMakefileRecipes(t *testing.T) {
+	m := ReadMakefile("all: b a\na: b\n\techo a\nb:\n\techo b\n\t@-echo $@\n$(X): \n\tnever\nc: ; echo inline\n", nil)
+	lines, ok := m.Recipes([]string{"all", "c"}, 10)
+	if want := []string{"echo b", "echo b", "echo a", "echo inline"}; !ok || !slices.Equal(lines, want) {
+		t.Errorf("Recipes = %q, %v; want %q", lines, ok, want)
+	}
+	if _, ok := m.Recipes([]string{"all"}, 2); ok {
+		t.Error("past the bound: ok")
+	}
+	if m.Goal() != "all" || !slices.Equal(m.Targets, []string{"all", "a", "b", "$(X)", "c"}) {
+		t.Errorf("goal %q, targets %q", m.Goal(), m.Targets)
+	}
+}
+
+// A justfile's recipes, their parameters and what they run.
+func TestJustfileScripts(t *testing.T) {
+	j := ReadJustfile("alias b := build\nout := 'dist'\n[private]\nbuild dir=out *flags: clean\n  cargo build {{flags}} --target-dir {{dir}}\nclean:\n  rm -rf {{out}}\nx a='1:2' (b):\n  echo {{a}}\n")
+	if len(j.Recipes) != 3 || !j.Recipes[0].Private || j.Recipes[2].Name != "x" || len(j.Recipes[2].Params) != 2 {
+		t.Fatalf("recipes %+v", j.Recipes)
+	}
+	var out []string
+	shell := func(string) bool { return true }
+	if !j.Scripts("b", []string{"out/", "-v"}, shell, map[string]bool{}, &out, 10) {
+		t.Fatal("bound")
+	}
+	if want := []string{"rm -rf dist", "cargo build -v --target-dir out/"}; !slices.Equal(out, want) {
+		t.Errorf("Scripts = %q, want %q", out, want)
+	}
+	if r := j.Recipe("b"); r == nil || r.Bind([]string{"x", "y", "z"}) != 3 || j.Recipe("x").Bind([]string{"p", "q", "r"}) != 2 {
+		t.Errorf("Bind")
+	}
+}
+
+// FuzzReadMakefile: no panic; targets distinct; recipes within the bound.
+func FuzzReadMakefile(f *testing.F) {
+	f.Add("all: a\n\techo $(A)\nA = $(B) $(B)\nB = x\ninclude x.mk\n")
+	f.Add("define X\n\tendef\n%: common-% ;\n.DEFAULT_GOAL := y\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		m := ReadMakefile(text, func(string, int) string { return text[:len(text)/2] })
+		seen := map[string]bool{}
+		for _, tg := range m.Targets {
+			if seen[tg] {
+				t.Fatalf("target %q twice", tg)
+			}
+			seen[tg] = true
+		}
+		if lines, ok := m.Recipes(m.Targets, 64); ok && len(lines) > 64 {
+			t.Fatalf("%d lines past the bound", len(lines))
+		}
+	})
+}
+
+// FuzzReadJustfile: no panic; scripts within the bound.
+func FuzzReadJustfile(f *testing.F) {
+	f.Add("a x='1' +y: b\n  echo {{x}} {{y}}\nb:\n  #!/bin/sh\n  true\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		j := ReadJustfile(text)
+		for _, r := range j.Recipes {
+			var out []string
+			if j.Scripts(r.Name, strings.Fields(text), func(string) bool { return true }, map[string]bool{}, &out, 32); len(out) > 33 {
+				t.Fatalf("%d scripts past the bound", len(out))
+			}
+		}
+	})
+}
+
+// FuzzReadMiseTasks: no panic.
+func FuzzReadMiseTasks(f *testing.F) {
+	f.Add("[tasks]\na = 'x'\n[tasks.b]\nrun = ['y']\ndepends = ['a']\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		ReadMiseTasks([]byte(text))
+	})
+}
