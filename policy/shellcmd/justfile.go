@@ -125,12 +125,5 @@ func (w *walker) runsJustfile(idx int, name string, inner []word) {
 	if c.DirUnknown {
 		dir = ""
 	}
-	g := w.scoped()
-	g.guessed = true
-	for _, s := range scripts {
-		g.body(idx, script{src: s, dir: dir})
-		if w.st.line.Commands[idx].Unknown != "" {
-			return
-		}
-	}
+	w.mayRun(idx, scripts, dir)
 }

@@ -162,10 +162,16 @@ func (w *walker) makeRecipes(idx int, m *taskfile.Makefile, targets []string, di
 	if unknown {
 		dir = "" // a guess: the recipes run where make's directory is unknown
 	}
+	w.mayRun(idx, lines, dir)
+}
+
+// mayRun walks scripts, each run in dir ("" where the command at idx
+// runs), as commands the command at idx may run ([Command.Guessed]).
+func (w *walker) mayRun(idx int, scripts []string, dir string) {
 	g := w.scoped()
 	g.guessed = true
-	for _, line := range lines {
-		g.body(idx, script{src: line, dir: dir})
+	for _, s := range scripts {
+		g.body(idx, script{src: s, dir: dir})
 		if w.st.line.Commands[idx].Unknown != "" {
 			return
 		}

@@ -63,13 +63,7 @@ func (w *walker) runsMiseTasks(idx int, name string, inner []word) {
 				continue
 			}
 			if i == len(t.Run)-1 {
-				for _, a := range args {
-					if a.dyn {
-						r += " " + a.s
-					} else {
-						r += " " + Quote(a.s)
-					}
-				}
+				r += appended(args)
 			}
 			scripts = append(scripts, r)
 		}
@@ -94,12 +88,5 @@ func (w *walker) runsMiseTasks(idx int, name string, inner []word) {
 	if c.DirUnknown {
 		dir = ""
 	}
-	g := w.scoped()
-	g.guessed = true
-	for _, s := range scripts {
-		g.body(idx, script{src: s, dir: dir})
-		if w.st.line.Commands[idx].Unknown != "" {
-			return
-		}
-	}
+	w.mayRun(idx, scripts, dir)
 }

@@ -195,22 +195,27 @@ func (w *walker) runsPackageScripts(idx int, name string, inner []word) {
 		c.Unknown = "it names more than 16 scripts of package.json"
 		return
 	}
-	g := w.scoped()
-	g.guessed = true
+	srcs := make([]string, 0, len(runs))
 	for _, r := range runs {
-		src := scripts[r.name]
-		for _, a := range r.args {
-			if a.dyn {
-				src += " " + a.s // its source text, expanded as the shell would
-			} else {
-				src += " " + Quote(a.s)
-			}
-		}
-		g.body(idx, script{src: src, dir: dir})
-		if w.st.line.Commands[idx].Unknown != "" {
-			return
+		srcs = append(srcs, scripts[r.name]+appended(r.args))
+	}
+	w.mayRun(idx, srcs, dir)
+}
+
+// appended is the text that words a command passes on to a script add to
+// it: each quoted, or its source text when only known at run time, so
+// that the shell expands it as it would.
+func appended(args []word) string {
+	var b strings.Builder
+	for _, a := range args {
+		b.WriteByte(' ')
+		if a.dyn {
+			b.WriteString(a.s)
+		} else {
+			b.WriteString(Quote(a.s))
 		}
 	}
+	return b.String()
 }
 
 // packageScripts reads the string-valued scripts of a package.json; nil
