@@ -75,8 +75,9 @@
 //     prepare), each one level deeper and [Command.Guessed]. A line that
 //     writes package.json itself has what it wrote walked instead. make's
 //     recipes likewise, from the makefile on disk (makefile.go), just's
-//     from the justfile (justfile.go), mise's tasks (misetasks.go), and
-//     git's hooks and .git/config (gitdisk.go).
+//     from the justfile (justfile.go), mise's tasks (misetasks.go), deno's
+//     and composer's (jsontasks.go), and git's hooks and .git/config
+//     (gitdisk.go).
 //   - find -delete is reported as an extra command, [rm -r -f ROOT...]
 //     (Implied "find -delete"), so that a deny rule for "rm -rf *" also
 //     stops "find / -delete". It over-approximates: find . -name '*.o'

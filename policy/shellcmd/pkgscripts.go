@@ -237,13 +237,14 @@ func packageScripts(text string) map[string]string {
 }
 
 // packageDirOption returns the folder an option sends a package manager
-// to (npm --prefix, pnpm -C, yarn --cwd; a workspace by its path), ""
-// when it is not static; ok is false when there is none.
+// to (npm --prefix, pnpm -C, yarn and deno task --cwd, composer -d; a
+// workspace by its path), "" when it is not static; ok is false when
+// there is none.
 func packageDirOption(args []word) (dir string, ok bool) {
 	for i, a := range args {
 		opt, v, eq := strings.Cut(a.s, "=")
 		switch opt {
-		case "--prefix", "-C", "--dir", "--cwd", "-w", "--workspace":
+		case "--prefix", "-C", "--dir", "--cwd", "-w", "--workspace", "-d", "--working-dir":
 		default:
 			continue
 		}
