@@ -76,7 +76,8 @@
 //     writes package.json itself has what it wrote walked instead. make's
 //     recipes likewise, from the makefile on disk (makefile.go), just's
 //     from the justfile (justfile.go), mise's tasks (misetasks.go), deno's
-//     and composer's (jsontasks.go), and git's hooks and .git/config
+//     and composer's (jsontasks.go), pyproject.toml's scripts for pdm,
+//     poe, rye and hatch (pyscripts.go), and git's hooks and .git/config
 //     (gitdisk.go).
 //   - find -delete is reported as an extra command, [rm -r -f ROOT...]
 //     (Implied "find -delete"), so that a deny rule for "rm -rf *" also

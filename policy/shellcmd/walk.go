@@ -875,6 +875,7 @@ func (w *walker) simple(words []word, base Command, outer outerLayers, stmtRedir
 	w.runsJustfile(idx, name, inner)
 	w.runsMiseTasks(idx, name, inner)
 	w.runsConfigTasks(idx, name, inner)
+	w.runsPyScripts(idx)
 	w.rewritesRunFiles(name, inner[1:]) // for the commands after it
 	if w.st.line.Commands[idx].Unknown != "" {
 		return
