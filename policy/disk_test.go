@@ -145,3 +145,36 @@ func TestGitRepositoryOnDisk(t *testing.T) {
 		}
 	}
 }
+
+// The other task runners' files, real ones on disk: what an agent wrote
+// in a justfile, mise.toml, deno.json, composer.json or pyproject.toml is
+// judged where the runner runs it; the project's ordinary tasks decide as
+// before.
+func TestTaskRunnersOnDisk(t *testing.T) {
+	e, root := safetyEngine(t, "standard")
+	writeFiles(t, root, map[string]string{
+		"justfile":       "build:\n    cargo build\nwipe target='~':\n    rm -rf {{target}}\n",
+		"mise.toml":      "[tasks.fmt]\nrun = 'cargo fmt'\n[tasks.leak]\nrun = 'cat .env'\n",
+		"deno.json":      `{"tasks": {"dev": "deno run main.ts", "nuke": "rm -rf"}}`,
+		"composer.json":  `{"scripts": {"test": "phpunit", "post-install-cmd": ["git reset --hard"]}}`,
+		"pyproject.toml": "[tool.pdm.scripts]\nlint = 'ruff check'\nreset = 'git reset --hard'\n[tool.hatch.envs.default.scripts]\nfree = 'rm -rf ~/x'\n",
+	})
+	for _, c := range []struct{ cmd, action, rule string }{
+		{`just build`, "allow", ""},
+		{`just wipe`, "deny", "safety/rm-recursive"},
+		{`mise run fmt`, "allow", ""},
+		{`mise run leak`, "deny", "safety/secret-files"},
+		{`deno task dev`, "allow", ""},
+		{`deno task nuke ~`, "deny", "safety/rm-recursive"},
+		{`composer test`, "allow", ""},
+		{`composer install`, "deny", "safety/git-discard"},
+		{`pdm run lint`, "allow", ""},
+		{`pdm run reset`, "deny", "safety/git-discard"},
+		{`hatch run free`, "deny", "safety/rm-recursive"},
+	} {
+		d := e.Decide(c.cmd, root)
+		if string(d.Action) != c.action || d.Rule != c.rule {
+			t.Errorf("%s: %s by %q, want %s by %q (%s)", c.cmd, d.Action, d.Rule, c.action, c.rule, d.Reason)
+		}
+	}
+}
