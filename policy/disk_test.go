@@ -178,3 +178,30 @@ func TestTaskRunnersOnDisk(t *testing.T) {
 		}
 	}
 }
+
+// A workspace selected by its folder, or by its name as npm and yarn link
+// it into node_modules, runs its own package.json's scripts.
+func TestWorkspaceScriptsOnDisk(t *testing.T) {
+	e, root := safetyEngine(t, "standard")
+	writeFiles(t, root, map[string]string{
+		"package.json":              `{"workspaces": ["packages/*"], "scripts": {"wipe": "echo root"}}`,
+		"packages/app/package.json": `{"name": "@me/app", "scripts": {"wipe": "rm -rf", "build": "tsc"}}`,
+	})
+	os.MkdirAll(filepath.Join(root, "node_modules/@me"), 0o755)
+	if err := os.Symlink("../../packages/app", filepath.Join(root, "node_modules/@me/app")); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ cmd, action, rule string }{
+		{`npm run wipe -- ~`, "allow", ""},
+		{`npm -w packages/app run wipe -- ~`, "deny", "safety/rm-recursive"},
+		{`npm --workspace=@me/app run wipe -- ~`, "deny", "safety/rm-recursive"},
+		{`yarn workspace @me/app wipe ~`, "deny", "safety/rm-recursive"},
+		{`pnpm --filter @me/app wipe ~`, "deny", "safety/rm-recursive"},
+		{`npm -w @me/app run build`, "allow", ""},
+	} {
+		d := e.Decide(c.cmd, root)
+		if string(d.Action) != c.action || d.Rule != c.rule {
+			t.Errorf("%s: %s by %q, want %s by %q (%s)", c.cmd, d.Action, d.Rule, c.action, c.rule, d.Reason)
+		}
+	}
+}

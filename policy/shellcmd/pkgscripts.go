@@ -92,7 +92,19 @@ func (w *walker) runsPackageScripts(idx int, name string, inner []word) {
 	if d, ok := packageDirOption(inner[1:]); ok {
 		dirs, unknown = append(slices.Clip(dirs), d), unknown || d == ""
 	}
-	text, dir, why := find(dirs, unknown, "package.json")
+	var text, dir, why string
+	if ws, ok := workspaceOption(name, inner[1:]); ok && w.st.disk.File != nil {
+		// A workspace by its folder, or by its name, as npm and yarn link
+		// it into node_modules; otherwise the project's package.json.
+		for _, at := range []string{ws, "node_modules/" + ws} {
+			if text, dir, why = w.st.disk.File(append(slices.Clip(dirs), at), unknown, []string{"package.json"}); text != "" || why != "" {
+				break
+			}
+		}
+	}
+	if text == "" && why == "" {
+		text, dir, why = find(dirs, unknown, "package.json")
+	}
 	scripts := packageScripts(text)
 	if len(w.st.pkgScripts) > 0 {
 		scripts = maps.Clone(scripts)
@@ -236,15 +248,42 @@ func packageScripts(text string) map[string]string {
 	return scripts
 }
 
+// workspaceOption returns the workspace a package manager's words select
+// by its name or its folder: npm -w NAME, yarn workspace NAME, pnpm
+// --filter NAME (one package, not a pattern); ok is false for none, or one
+// only known at run time.
+func workspaceOption(name string, args []word) (ws string, ok bool) {
+	for i, a := range args {
+		opt, v, eq := strings.Cut(a.s, "=")
+		switch {
+		case (name == "npm" && (opt == "-w" || opt == "--workspace")) || (name == "pnpm" && (opt == "--filter" || opt == "-F")):
+			if !eq {
+				if i+1 >= len(args) {
+					return "", false
+				}
+				v, a = args[i+1].s, args[i+1]
+			}
+		case name == "yarn" && a.s == "workspace" && i+1 < len(args):
+			v, a = args[i+1].s, args[i+1]
+		default:
+			continue
+		}
+		if a.dyn || v == "" || strings.ContainsAny(v, "*{}[]!^") || strings.Contains(v, "...") {
+			return "", false
+		}
+		return v, true
+	}
+	return "", false
+}
+
 // packageDirOption returns the folder an option sends a package manager
-// to (npm --prefix, pnpm -C, yarn and deno task --cwd, composer -d; a
-// workspace by its path), "" when it is not static; ok is false when
-// there is none.
+// to (npm --prefix, pnpm -C, yarn and deno task --cwd, composer -d), ""
+// when it is not static; ok is false when there is none.
 func packageDirOption(args []word) (dir string, ok bool) {
 	for i, a := range args {
 		opt, v, eq := strings.Cut(a.s, "=")
 		switch opt {
-		case "--prefix", "-C", "--dir", "--cwd", "-w", "--workspace", "-d", "--working-dir":
+		case "--prefix", "-C", "--dir", "--cwd", "-d", "--working-dir":
 		default:
 			continue
 		}
