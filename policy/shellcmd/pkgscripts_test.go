@@ -24,6 +24,12 @@ func (p *testPackage) disk() Disk {
 		}
 		text, _ := json.Marshal(map[string]any{"scripts": p.scripts})
 		return string(text), "/p", p.why
+	}, File: func(dirs []string, unknown bool, names []string) (string, string, string) {
+		// A workspace: node_modules/NAME holds {"scripts": {"ws": "cat .env"}}.
+		if len(dirs) > 0 && strings.HasPrefix(dirs[len(dirs)-1], "node_modules/") {
+			return `{"scripts": {"ws": "cat .env"}}`, "/p/" + dirs[len(dirs)-1], ""
+		}
+		return "", "", ""
 	}}
 }
 
@@ -52,6 +58,10 @@ func TestParsePackageScripts(t *testing.T) {
 		{"npm run nothing", []string{"npm run nothing"}},
 		{"npm exec -- rm -rf ~", []string{"rm -rf ~"}},
 		{"nr rm ~", []string{"nr rm ~", "rm -rf ~ @1 ?guess", "rm ~ =implied ?guess"}},
+		// A workspace by name: its own package.json.
+		{"npm -w @a/b run ws", []string{"npm -w @a/b run ws", "cat .env @1 ?guess"}},
+		{"yarn workspace b ws", []string{"yarn workspace b ws", "cat .env @1 ?guess"}},
+		{"pnpm --filter 'b...' ws", []string{"pnpm --filter b... ws"}}, // a pattern: the project's
 		// npm-run-all's words are scripts, or patterns of them.
 		{"run-s build test", []string{"run-s build test", "cat .env @1 ?guess", "tsc @1 ?guess", "echo done @1 ?guess", "jest @1 ?guess"}},
 		{"npm-run-all --parallel 'pre*'", []string{"npm-run-all --parallel pre*", "cat .env @1 ?guess", "husky @1 ?guess"}},
