@@ -53,7 +53,7 @@ func (w *walker) runsMakefile(idx int, name string, inner []word) {
 	dirs, unknown := c.Dirs, c.DirUnknown
 	files := makefileNames
 	var targets []string
-	overrides := map[string]string{} // the variables the command line sets, over the makefile's ("" unknown)
+	overrides := map[string]string{} // the variables the command line sets, over the makefile's
 	var unsure []string              // those it sets to a value only known at run time
 	args := inner[1:]
 	for i := 0; i < len(args); i++ {
