@@ -152,14 +152,14 @@ func justRecipeHeader(t string) (name, params, deps string, ok bool) {
 	return name, rest[:colon], rest[colon+1:], true
 }
 
-// unquotedColon finds the first ':' outside quotes, backticks and
-// parentheses.
-func unquotedColon(s string) int {
+// topLevel reports, for each byte of s, whether it stands outside quotes,
+// backticks and parentheses (a quote or a parenthesis itself does not).
+func topLevel(s string) []bool {
+	out := make([]bool, len(s))
 	var quote byte
 	depth := 0
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
+		switch c := s[i]; {
 		case quote != 0:
 			if c == quote {
 				quote = 0
@@ -170,7 +170,19 @@ func unquotedColon(s string) int {
 			depth++
 		case c == ')':
 			depth = max(0, depth-1)
-		case c == ':' && depth == 0:
+		default:
+			out[i] = depth == 0
+		}
+	}
+	return out
+}
+
+// unquotedColon finds the first ':' outside quotes, backticks and
+// parentheses.
+func unquotedColon(s string) int {
+	top := topLevel(s)
+	for i := 0; i < len(s); i++ {
+		if s[i] == ':' && top[i] {
 			return i
 		}
 	}
@@ -179,36 +191,17 @@ func unquotedColon(s string) int {
 
 // splitParams splits on spaces outside quotes, backticks and parentheses.
 func splitParams(s string) []string {
+	top := topLevel(s)
 	var out []string
-	var cur strings.Builder
-	var quote byte
-	depth := 0
-	flush := func() {
-		if cur.Len() > 0 {
-			out = append(out, cur.String())
-			cur.Reset()
-		}
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote != 0:
-			if c == quote {
-				quote = 0
+	start := 0
+	for i := 0; i <= len(s); i++ {
+		if i == len(s) || (s[i] == ' ' || s[i] == '\t') && top[i] {
+			if i > start {
+				out = append(out, s[start:i])
 			}
-		case c == '\'' || c == '"' || c == '`':
-			quote = c
-		case c == '(':
-			depth++
-		case c == ')':
-			depth = max(0, depth-1)
-		case (c == ' ' || c == '\t') && depth == 0:
-			flush()
-			continue
+			start = i + 1
 		}
-		cur.WriteByte(c)
 	}
-	flush()
 	return out
 }
 
