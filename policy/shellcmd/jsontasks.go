@@ -1,9 +1,10 @@
 package shellcmd
 
 import (
-	"encoding/json"
 	"slices"
 	"strings"
+
+	"github.com/agent-shell/agent-shell/policy/taskfile"
 )
 
 // deno and composer run the tasks and scripts of their configuration on
@@ -34,100 +35,6 @@ func composerEvents(sub string) []string {
 	return nil
 }
 
-// configTasks reads the tasks a deno.json (under "tasks": a command, or
-// {"command", "dependencies"}) or a composer.json (under "scripts": a
-// command or a list of them, "@name" for another) defines, each as its
-// command lines and the tasks it refers to; nil when it does not read as
-// JSON. deno.jsonc's comments are cut first.
-func configTasks(text, field string) map[string][2][]string {
-	var doc map[string]json.RawMessage
-	if json.Unmarshal([]byte(text), &doc) != nil && json.Unmarshal([]byte(cutJSONComments(text)), &doc) != nil {
-		return nil
-	}
-	var tasks map[string]any
-	if json.Unmarshal(doc[field], &tasks) != nil {
-		return nil
-	}
-	out := map[string][2][]string{}
-	for name, v := range tasks {
-		var run, refs []string
-		if m, ok := v.(map[string]any); ok { // deno: {"command": ..., "dependencies": [...]}
-			v = m["command"]
-			if deps, ok := m["dependencies"].([]any); ok {
-				for _, d := range deps {
-					if s, ok := d.(string); ok {
-						refs = append(refs, s)
-					}
-				}
-			}
-		}
-		var lines []string
-		switch v := v.(type) {
-		case string:
-			lines = []string{v}
-		case []any:
-			for _, x := range v {
-				if s, ok := x.(string); ok {
-					lines = append(lines, s)
-				}
-			}
-		}
-		for _, l := range lines {
-			switch {
-			case strings.HasPrefix(l, "@php "), strings.HasPrefix(l, "@composer "):
-				run = append(run, l[1:])
-			case strings.HasPrefix(l, "@putenv "):
-			case strings.HasPrefix(l, "@"):
-				if f := strings.Fields(l[1:]); len(f) > 0 {
-					refs = append(refs, f[0])
-				}
-			case strings.Contains(l, "::") && !strings.ContainsAny(l, " \t"):
-				// A PHP callback: code, not a command line.
-			default:
-				run = append(run, l)
-			}
-		}
-		out[name] = [2][]string{run, refs}
-	}
-	return out
-}
-
-// cutJSONComments cuts // and /* */ comments outside strings (JSONC).
-func cutJSONComments(s string) string {
-	var b strings.Builder
-	inString := false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case inString:
-			b.WriteByte(c)
-			if c == '\\' && i+1 < len(s) {
-				i++
-				b.WriteByte(s[i])
-			} else if c == '"' {
-				inString = false
-			}
-		case c == '"':
-			inString = true
-			b.WriteByte(c)
-		case c == '/' && i+1 < len(s) && s[i+1] == '/':
-			for i < len(s) && s[i] != '\n' {
-				i++
-			}
-			b.WriteByte('\n')
-		case c == '/' && i+1 < len(s) && s[i+1] == '*':
-			end := strings.Index(s[i+2:], "*/")
-			if end < 0 {
-				return b.String()
-			}
-			i += end + 3
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.String()
-}
-
 // runsConfigTasks walks the tasks deno task or composer may run from
 // their configuration on disk.
 func (w *walker) runsConfigTasks(idx int, name string, inner []word) {
@@ -154,7 +61,7 @@ func (w *walker) runsConfigTasks(idx int, name string, inner []word) {
 		c.Unknown = why
 		return
 	}
-	tasks := configTasks(text, field)
+	tasks := taskfile.ReadConfigScripts(text, field)
 	if len(tasks) == 0 {
 		return
 	}
@@ -167,11 +74,11 @@ func (w *walker) runsConfigTasks(idx int, name string, inner []word) {
 			return
 		}
 		seen[n] = true
-		for _, r := range t[1] {
+		for _, r := range t.Refs {
 			visit(r, nil)
 		}
-		for i, r := range t[0] {
-			if i == len(t[0])-1 {
+		for i, r := range t.Run {
+			if i == len(t.Run)-1 {
 				r += appended(args)
 			}
 			srcs = append(srcs, r)

@@ -1,5 +1,6 @@
 // Package taskfile reads the files task runners run commands from: a
-// makefile, a justfile, mise's configuration, pyproject.toml's scripts. It reads, it does not
+// makefile, a justfile, mise's configuration, deno.json's tasks,
+// composer.json's and pyproject.toml's scripts. It reads, it does not
 // evaluate: onboarding lists their targets (policy/discover), and the
 // parser follows what a command runs from them (policy/shellcmd). Each
 // reader never fails: what it does not understand is not a target, a

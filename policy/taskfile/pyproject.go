@@ -6,9 +6,9 @@ import (
 	"github.com/pelletier/go-toml/v2"
 )
 
-// PyTask is one script of a Python project's task runner: the command
+// Script is one script or task of a configuration file: the command
 // lines it runs, and the other scripts it runs first.
-type PyTask struct {
+type Script struct {
 	Run  []string
 	Refs []string
 }
@@ -23,7 +23,7 @@ type PyTask struct {
 // words), composite, sequence and chain (other scripts, each "NAME
 // ARGS"); a call of Python code is left out. nil when the text is not
 // TOML.
-func ReadPyScripts(text, runner string, hatchTOML bool) map[string]PyTask {
+func ReadPyScripts(text, runner string, hatchTOML bool) map[string]Script {
 	var doc map[string]any
 	if toml.Unmarshal([]byte(text), &doc) != nil {
 		return nil
@@ -39,7 +39,7 @@ func ReadPyScripts(text, runner string, hatchTOML bool) map[string]PyTask {
 		}
 		return cur
 	}
-	out := map[string]PyTask{}
+	out := map[string]Script{}
 	read := func(scripts map[string]any, prefix string) {
 		for name, v := range scripts {
 			out[prefix+name] = pyTask(v, runner)
@@ -72,8 +72,8 @@ func ReadPyScripts(text, runner string, hatchTOML bool) map[string]PyTask {
 }
 
 // pyTask reads one script.
-func pyTask(v any, runner string) PyTask {
-	var t PyTask
+func pyTask(v any, runner string) Script {
+	var t Script
 	words := func(v any) string { // a command line, or a list of its words
 		if l, ok := v.([]any); ok {
 			return strings.Join(Strings(l), " ")
