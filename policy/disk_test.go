@@ -22,6 +22,7 @@ func TestPackageScriptsOnDisk(t *testing.T) {
 			"clean": "rm -rf dist", "test": "jest", "prepare": "husky", "setup": "echo '{}' > .claude/settings.json",
 			"nested": "npm run wipe -- ~", "count": 3}}`,
 		"web/package.json": `{"scripts": {"build": "vite build", "wipe": "echo harmless"}}`,
+		"bom/package.json": "\uFEFF" + `{"scripts": {"wipe": "rm -rf"}}`, // Node reads past the mark
 	})
 	for _, c := range []struct{ cmd, action, rule string }{
 		{`npm run wipe -- ~`, "deny", "safety/rm-recursive"},
@@ -37,6 +38,7 @@ func TestPackageScriptsOnDisk(t *testing.T) {
 		{`npm ci`, "allow", ""},
 		{`npm run count`, "allow", ""},
 		{`cd web && npm run build`, "allow", ""},
+		{`cd bom && npm run wipe -- ~`, "deny", "safety/rm-recursive"},
 		{`npm pkg set scripts.zap='rm -rf' && npm run zap -- ~`, "deny", "safety/rm-recursive"},
 		{`npm run $(cat name.txt) -- ~`, "deny", "safety/rm-recursive"},
 		{`sed -i 's/jest/rm -rf ~/' package.json && npm test`, "ask", ""},

@@ -1,12 +1,14 @@
 package shellcmd
 
 import (
-	"encoding/json"
 	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/agent-shell/agent-shell/policy/taskfile"
 )
 
 // Programs run what files say as well as what their words say: make a
@@ -158,20 +160,13 @@ func (w *walker) runsWrittenFile(idx int, name string) {
 		case hook:
 			w.body(idx, script{src: f.data})
 		case path.Base(p) == "package.json":
-			var pkg struct {
-				Scripts map[string]string `json:"scripts"`
-			}
-			if json.Unmarshal([]byte(f.data), &pkg) != nil {
+			scripts, ok := taskfile.ReadPackageScripts(f.data)
+			if !ok {
 				w.st.line.Commands[idx].Unknown = fmt.Sprintf("%s runs the scripts of %s, which the line writes and which does not read as JSON", name, p)
 				return
 			}
-			keys := make([]string, 0, len(pkg.Scripts))
-			for k := range pkg.Scripts {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			for _, k := range keys {
-				w.body(idx, script{src: pkg.Scripts[k]})
+			for _, k := range slices.Sorted(maps.Keys(scripts)) {
+				w.body(idx, script{src: scripts[k]})
 			}
 		case name == "make" || name == "gmake":
 			r := makefileBodies(f.data)

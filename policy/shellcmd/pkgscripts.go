@@ -1,12 +1,13 @@
 package shellcmd
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/agent-shell/agent-shell/policy/taskfile"
 )
 
 // A package manager runs what package.json says: npm run rm -- ~ runs the
@@ -105,7 +106,7 @@ func (w *walker) runsPackageScripts(idx int, name string, inner []word) {
 	if text == "" && why == "" {
 		text, dir, why = find(dirs, unknown, "package.json")
 	}
-	scripts := packageScripts(text)
+	scripts, _ := taskfile.ReadPackageScripts(text)
 	if len(w.st.pkgScripts) > 0 {
 		scripts = maps.Clone(scripts)
 		if scripts == nil {
@@ -228,24 +229,6 @@ func appended(args []word) string {
 		}
 	}
 	return b.String()
-}
-
-// packageScripts reads the string-valued scripts of a package.json; nil
-// when it does not read as JSON (npm then runs nothing).
-func packageScripts(text string) map[string]string {
-	var pkg struct {
-		Scripts map[string]any `json:"scripts"`
-	}
-	if text == "" || json.Unmarshal([]byte(text), &pkg) != nil {
-		return nil
-	}
-	scripts := map[string]string{}
-	for k, v := range pkg.Scripts {
-		if s, ok := v.(string); ok {
-			scripts[k] = s
-		}
-	}
-	return scripts
 }
 
 // workspaceOption returns the workspace a package manager's words select

@@ -126,3 +126,17 @@ func FuzzReadMiseTasks(f *testing.F) {
 		ReadMiseTasks([]byte(text))
 	})
 }
+
+// package.json's scripts: strings only, after a byte order mark as Node
+// reads it; not JSON, or scripts not an object, runs nothing.
+func TestReadPackageScripts(t *testing.T) {
+	got, ok := ReadPackageScripts("\uFEFF" + `{"scripts": {"wipe": "rm -rf", "n": 1}}`)
+	if !ok || len(got) != 1 || got["wipe"] != "rm -rf" {
+		t.Errorf("with a byte order mark: %q, %v", got, ok)
+	}
+	for _, bad := range []string{`{"scripts": "x"}`, `{"scripts": {`, ``} {
+		if _, ok := ReadPackageScripts(bad); ok {
+			t.Errorf("%q: read", bad)
+		}
+	}
+}
