@@ -132,6 +132,27 @@ func (w *walker) rewritesRunFiles(name string, args []word) {
 	}
 }
 
+// runsFromDisk walks what the command at idx runs from the files on disk
+// that its program reads, where the caller gives them (Disk): a package
+// manager's scripts, make's recipes, just's, mise's, deno's and
+// composer's tasks, a Python task runner's scripts (by any layer: pdm run
+// is unwrapped).
+func (w *walker) runsFromDisk(idx int, name string, inner []word) {
+	switch {
+	case packageManager(name):
+		w.runsPackageScripts(idx, name, inner)
+	case name == "make" || name == "gmake":
+		w.runsMakefile(idx, name, inner)
+	case name == "just":
+		w.runsJustfile(idx, inner)
+	case name == "mise":
+		w.runsMiseTasks(idx, inner)
+	case name == "deno" || name == "composer":
+		w.runsConfigTasks(idx, name, inner)
+	}
+	w.runsPyScripts(idx)
+}
+
 // runsWrittenFile judges the command at idx when it runs a file the line
 // wrote earlier by the way its program finds it (see runFiles).
 func (w *walker) runsWrittenFile(idx int, name string) {

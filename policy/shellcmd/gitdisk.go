@@ -106,12 +106,12 @@ func (w *walker) gitOnDisk(idx int, sub *word, rest []word, dirs []string, elsew
 	if strings.HasPrefix(hooksDir, "~") {
 		return
 	}
-	dirs = []string{hooksDir}
+	hookDirs := []string{hooksDir}
 	if path.Base(hooksDir) == "_" {
-		dirs = append(dirs, path.Dir(hooksDir)) // husky 9: .husky/_/HOOK runs .husky/HOOK
+		hookDirs = append(hookDirs, path.Dir(hooksDir)) // husky 9: .husky/_/HOOK runs .husky/HOOK
 	}
 	for _, hook := range gitHooks(sub.s, rest) {
-		for _, d := range dirs {
+		for _, d := range hookDirs {
 			text, _, _ := read([]string{d}, false, []string{hook})
 			if src, ok := hookScript(text); ok {
 				g.body(idx, script{src: src, dir: workTree})

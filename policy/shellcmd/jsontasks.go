@@ -39,7 +39,7 @@ func composerEvents(sub string) []string {
 // their configuration on disk.
 func (w *walker) runsConfigTasks(idx int, name string, inner []word) {
 	find := w.st.disk.FindUp
-	if find == nil || len(inner) < 2 || (name != "deno" || inner[1].s != "task") && name != "composer" {
+	if find == nil || len(inner) < 2 || name == "deno" && inner[1].s != "task" {
 		return
 	}
 	c := &w.st.line.Commands[idx]

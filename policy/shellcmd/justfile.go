@@ -35,9 +35,9 @@ func justListing(opt string) bool {
 // runsJustfile walks the recipes the just command at idx may run from the
 // justfile on disk: each recipe its words name (the first one when none),
 // with the words after it as its arguments.
-func (w *walker) runsJustfile(idx int, name string, inner []word) {
+func (w *walker) runsJustfile(idx int, inner []word) {
 	find := w.st.disk.FindUp
-	if find == nil || name != "just" || w.writesAny(justfileNames) {
+	if find == nil || w.writesAny(justfileNames) {
 		return
 	}
 	c := &w.st.line.Commands[idx]

@@ -46,7 +46,7 @@ var makeLongValues = []string{"--directory", "--file", "--makefile", "--include-
 // when none), with the variables it sets.
 func (w *walker) runsMakefile(idx int, name string, inner []word) {
 	read := w.st.disk.File
-	if read == nil || name != "make" && name != "gmake" || w.writesAny(makefileNames) {
+	if read == nil || w.writesAny(makefileNames) {
 		return
 	}
 	c := &w.st.line.Commands[idx]

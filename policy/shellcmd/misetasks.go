@@ -19,9 +19,9 @@ import (
 // runsMiseTasks walks the tasks the mise command at idx may run: each of
 // its words that names a task (mise run build, mise build), with the
 // words after it appended, what each depends on first.
-func (w *walker) runsMiseTasks(idx int, name string, inner []word) {
+func (w *walker) runsMiseTasks(idx int, inner []word) {
 	find := w.st.disk.FindUp
-	if find == nil || name != "mise" || len(inner) < 2 || inner[1].s == "exec" || inner[1].s == "x" {
+	if find == nil || len(inner) < 2 || inner[1].s == "exec" || inner[1].s == "x" {
 		return
 	}
 	c := &w.st.line.Commands[idx]

@@ -82,7 +82,7 @@ func lifecycleScripts(sub string) []string {
 // names "rm" too) can only add commands that a rule may object to.
 func (w *walker) runsPackageScripts(idx int, name string, inner []word) {
 	find := w.st.disk.FindUp
-	if find == nil || !packageManager(name) {
+	if find == nil {
 		return
 	}
 	if w.setsPackageScripts(name, inner[1:]) || w.writesAny([]string{"package.json"}) {

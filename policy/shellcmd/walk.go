@@ -870,12 +870,7 @@ func (w *walker) simple(words []word, base Command, outer outerLayers, stmtRedir
 	b := bodies(name, inner)
 	w.runsWritten(idx, name, inner, b)
 	w.runsWrittenFile(idx, name)
-	w.runsPackageScripts(idx, name, inner)
-	w.runsMakefile(idx, name, inner)
-	w.runsJustfile(idx, name, inner)
-	w.runsMiseTasks(idx, name, inner)
-	w.runsConfigTasks(idx, name, inner)
-	w.runsPyScripts(idx)
+	w.runsFromDisk(idx, name, inner)
 	w.rewritesRunFiles(name, inner[1:]) // for the commands after it
 	if w.st.line.Commands[idx].Unknown != "" {
 		return
