@@ -18,53 +18,49 @@ import (
 // wrote: walked when the line wrote it whole (echo, printf, a heredoc
 // into cat), unknown otherwise.
 
+// runFileTable lists, for the programs of each row, the base names of the
+// files they run commands from, or the folders whose every file they may
+// run (git's hooks).
+var runFileTable = []struct {
+	programs, names, dirs []string
+}{
+	{programs: []string{"make", "gmake"}, names: makefileNames},
+	{programs: []string{"npm", "pnpm", "yarn", "bun", "nr", "npm-run-all", "npm-run-all2", "run-s", "run-p"}, names: []string{"package.json"}},
+	// Any git command may run a hook: reference-transaction runs on every
+	// ref a command updates.
+	{programs: []string{"git"}, dirs: []string{".git/hooks", ".husky", ".githooks"}},
+	{programs: []string{"just"}, names: justfileNames},
+	{programs: []string{"task"}, names: []string{"Taskfile.yml", "Taskfile.yaml"}},
+	{programs: []string{"rake"}, names: []string{"Rakefile"}},
+	{programs: []string{"tox"}, names: []string{"tox.ini"}},
+	{programs: []string{"nox"}, names: []string{"noxfile.py"}},
+	{programs: []string{"pre-commit"}, names: []string{".pre-commit-config.yaml"}},
+	{programs: []string{"cargo"}, names: []string{"build.rs"}},
+	{programs: []string{"gradle", "gradlew"}, names: []string{"build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts"}},
+	{programs: []string{"direnv"}, names: []string{".envrc"}},
+}
+
 // runFiles returns how the program name finds the files it runs: their
-// base names, or the folders whose every file it may run (git's hooks).
+// base names, or the folders whose every file it may run.
 func runFiles(name string) (names, dirs []string) {
-	switch name {
-	case "make", "gmake":
-		return []string{"Makefile", "makefile", "GNUmakefile"}, nil
-	case "npm", "pnpm", "yarn", "bun", "nr", "npm-run-all", "npm-run-all2", "run-s", "run-p":
-		return []string{"package.json"}, nil
-	case "git":
-		// Any git command may run one: reference-transaction runs on every
-		// ref a command updates.
-		return nil, []string{".git/hooks", ".husky", ".githooks"}
-	case "just":
-		return []string{"justfile", "Justfile", ".justfile"}, nil
-	case "task":
-		return []string{"Taskfile.yml", "Taskfile.yaml"}, nil
-	case "rake":
-		return []string{"Rakefile"}, nil
-	case "tox":
-		return []string{"tox.ini"}, nil
-	case "nox":
-		return []string{"noxfile.py"}, nil
-	case "pre-commit":
-		return []string{".pre-commit-config.yaml"}, nil
-	case "cargo":
-		return []string{"build.rs"}, nil
-	case "gradle", "gradlew":
-		return []string{"build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts"}, nil
-	case "direnv":
-		return []string{".envrc"}, nil
+	for _, r := range runFileTable {
+		if slices.Contains(r.programs, name) {
+			return r.names, r.dirs
+		}
 	}
 	return nil, nil
 }
 
-// runFileNames are the base names of every file a program runs on its own
-// (runFiles), and runFileDirs the folders.
-var (
-	runFileNames = []string{"Makefile", "makefile", "GNUmakefile", "package.json", "justfile", "Justfile", ".justfile",
-		"Taskfile.yml", "Taskfile.yaml", "Rakefile", "tox.ini", "noxfile.py", ".pre-commit-config.yaml", "build.rs",
-		"build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts", ".envrc"}
-	runFileDirs = []string{".git/hooks", ".husky", ".githooks"}
-)
-
-// isRunFile reports a path a program runs on its own (runFiles).
+// isRunFile reports a path a program runs on its own (runFileTable).
 func isRunFile(p string) bool {
-	return slices.Contains(runFileNames, path.Base(p)) ||
-		slices.ContainsFunc(runFileDirs, func(d string) bool { return strings.HasPrefix(p, d+"/") || strings.Contains(p, "/"+d+"/") })
+	base := path.Base(p)
+	for _, r := range runFileTable {
+		if slices.Contains(r.names, base) ||
+			slices.ContainsFunc(r.dirs, func(d string) bool { return strings.HasPrefix(p, d+"/") || strings.Contains(p, "/"+d+"/") }) {
+			return true
+		}
+	}
+	return false
 }
 
 // rewritesRunFiles notes, as written with a text not known, the files a
