@@ -20,7 +20,8 @@ import (
 
 // runFileTable lists, for the programs of each row, the base names of the
 // files they run commands from, or the folders whose every file they may
-// run (git's hooks).
+// run (git's hooks). A row without programs is one whose program runs
+// them only with some subcommand.
 var runFileTable = []struct {
 	programs, names, dirs []string
 }{
@@ -30,6 +31,10 @@ var runFileTable = []struct {
 	// ref a command updates.
 	{programs: []string{"git"}, dirs: []string{".git/hooks", ".husky", ".githooks"}},
 	{programs: []string{"just"}, names: justfileNames},
+	{programs: []string{"mise"}, names: []string{"mise.toml", ".mise.toml"}},
+	{names: denoFiles}, // for deno task alone: runsConfigTasks judges it
+	{programs: []string{"composer"}, names: []string{"composer.json"}},
+	{programs: []string{"pdm", "poe", "rye", "hatch"}, names: pyprojectFiles},
 	{programs: []string{"task"}, names: []string{"Taskfile.yml", "Taskfile.yaml"}},
 	{programs: []string{"rake"}, names: []string{"Rakefile"}},
 	{programs: []string{"tox"}, names: []string{"tox.ini"}},
@@ -49,6 +54,13 @@ func runFiles(name string) (names, dirs []string) {
 		}
 	}
 	return nil, nil
+}
+
+// runFilesOf is the names of the files the program name runs commands
+// from.
+func runFilesOf(name string) []string {
+	names, _ := runFiles(name)
+	return names
 }
 
 // isRunFile reports a path a program runs on its own (runFileTable).

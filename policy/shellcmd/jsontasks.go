@@ -16,6 +16,9 @@ import (
 // it may run ([Command.Guessed]). A composer script that is a PHP callback
 // (Class::method) is passed over.
 
+// denoFiles are deno's configuration files, in the order it reads them.
+var denoFiles = []string{"deno.json", "deno.jsonc"}
+
 // composerEvents are the scripts composer's own commands run.
 func composerEvents(sub string) []string {
 	switch sub {
@@ -42,8 +45,15 @@ func (w *walker) runsConfigTasks(idx int, name string, inner []word) {
 	if find == nil || len(inner) < 2 || name == "deno" && inner[1].s != "task" {
 		return
 	}
+	if name == "deno" && w.writesAny(denoFiles) {
+		w.st.line.Commands[idx].Unknown = "deno task runs the tasks of deno.json, which the line writes earlier"
+		return
+	}
+	if w.writesAny(runFilesOf(name)) {
+		return // composer.json, written first: runsWrittenFile's
+	}
 	c := &w.st.line.Commands[idx]
-	files, field := []string{"deno.json", "deno.jsonc"}, "tasks"
+	files, field := denoFiles, "tasks"
 	if name == "composer" {
 		files, field = []string{"composer.json"}, "scripts"
 	}

@@ -21,7 +21,7 @@ import (
 // words after it appended, what each depends on first.
 func (w *walker) runsMiseTasks(idx int, inner []word) {
 	find := w.st.disk.FindUp
-	if find == nil || len(inner) < 2 || inner[1].s == "exec" || inner[1].s == "x" {
+	if find == nil || len(inner) < 2 || inner[1].s == "exec" || inner[1].s == "x" || w.writesAny(runFilesOf("mise")) {
 		return
 	}
 	c := &w.st.line.Commands[idx]

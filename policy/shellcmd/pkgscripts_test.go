@@ -213,3 +213,28 @@ func checkWithDisk(t *testing.T, src string, l *Line, what string) {
 		t.Fatalf("%q with %s: commands %q, %q without it", src, what, with, without)
 	}
 }
+
+// A line that writes or rewrites the configuration a task runner reads,
+// then runs its tasks, runs what it wrote: not known unless walked.
+func TestParseRewrittenTaskConfigs(t *testing.T) {
+	files := map[string]string{
+		"/p/mise.toml": "[tasks.t]\nrun = 'true'\n", "/p/deno.json": `{"tasks": {"t": "true"}}`,
+		"/p/composer.json": `{"scripts": {"t": "true"}}`, "/p/pyproject.toml": "[tool.pdm.scripts]\nt = 'true'\n",
+	}
+	for _, in := range []string{
+		"cp /tmp/x mise.toml && mise run t",
+		"echo '{}' > deno.json && deno task t",
+		"sed -i s/a/b/ composer.json && composer t",
+		"sed -i s/a/b/ pyproject.toml && pdm run t",
+		"printf x > hatch.toml && hatch run t",
+	} {
+		if l := ParseWith(in, testJustfiles(files)); !l.Unknown() {
+			t.Errorf("%s: known, commands %q", in, renderAll(l))
+		}
+	}
+	for _, in := range []string{"echo '{}' > deno.json && deno run main.ts", "cat pyproject.toml && pdm run t"} {
+		if l := ParseWith(in, testJustfiles(files)); l.Unknown() {
+			t.Errorf("%s: unknown %q", in, l.UnknownReason())
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package shellcmd
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/agent-shell/agent-shell/policy/taskfile"
@@ -11,6 +12,9 @@ import (
 // caller gives the file (Disk.FindUp), the script the command names, with
 // the words after it appended, and those it runs first, are walked as
 // commands it may run ([Command.Guessed]).
+
+// pyprojectFiles are the files the Python task runners read scripts from.
+var pyprojectFiles = []string{"pyproject.toml", "hatch.toml"}
 
 // pyScriptRun reads a layer that runs a Python task runner's script: the
 // runner and the words from the script's name on; ok is false for any
@@ -53,6 +57,10 @@ func (w *walker) runsPyScripts(idx int) {
 		runner, words, ok := pyScriptRun(layer)
 		if !ok {
 			continue
+		}
+		if w.writesAny(pyprojectFiles) {
+			c.Unknown = fmt.Sprintf("%s runs the scripts of its project's configuration, which the line writes earlier", runner)
+			return
 		}
 		text, dir, why := find(c.Dirs, c.DirUnknown, "pyproject.toml")
 		if why != "" {
