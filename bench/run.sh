@@ -330,7 +330,7 @@ enforce() {
   (cd "$work" && "$as" init --agent claude --yes >/dev/null && touch .npmrc && mkdir -p .agent-shell/events)
   if ! (cd "$work" && "$as" exec -- true); then echo "enforce: no sandbox on this machine (agent-shell doctor says why)"; rm -rf "$work"; return; fi
   (cd "$work" && interleaved "$runs" true "$(command -v true)" version "$as --version" exec-true "$as exec -- $(command -v true)")
-  echo "== Go benchmark: true in a sandbox of 8 protected paths (the sandbox's first process is the test binary) =="
+  echo "== Go benchmark: true alone (plain), in a sandbox of 8 protected paths by the fast start, and with the test binary as its first process =="
   go test ./enforce -run '^$' -bench SandboxTrue -benchtime 200x
   rm -rf "$work"
 }

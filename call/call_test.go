@@ -366,7 +366,7 @@ func TestShimRunsInTheSandbox(t *testing.T) {
 		}
 		gotRoot, gotArgv = root, argv
 		cmd := exec.Command("/bin/sh", "-c", "echo in the sandbox; exit 4")
-		return &Sandboxed{Cmd: cmd, Finish: func() string { return "" }}, nil
+		return &Sandboxed{Cmd: cmd, Finish: func(sig string) string { return sig }}, nil
 	}
 	if code := p.Shim([]string{"npm test"}); code != 4 {
 		t.Fatalf("exit %d, want the sandboxed command's 4", code)

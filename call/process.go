@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/agent-shell/agent-shell/internal/project"
@@ -59,13 +60,16 @@ type Process struct {
 	hereErr  error
 }
 
-// Sandboxed is a command about to run in the sandbox: Started is called
-// once its start was tried (with the error, if it failed), and Finish,
-// after it ended, returns the signal that ended it ("" when none did).
+// Sandboxed is a command about to run in the sandbox: Spawn starts it when
+// its streams are files, Started is called once its start was tried (with
+// the error, if it failed), and Finish, after it ended, is given the signal
+// its wait saw and returns the one that ended the command ("" when none
+// did).
 type Sandboxed struct {
 	Cmd     *exec.Cmd
+	Spawn   func([]*os.File, *syscall.SysProcAttr) (int, error) // ChildGroup.Spawn
 	Started func(error)
-	Finish  func() string
+	Finish  func(sig string) string
 }
 
 // New is a Process on the given streams and the real environment and clock.

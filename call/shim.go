@@ -82,6 +82,9 @@ func (p *Process) Shim(args []string) int {
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = p.Stdin, p.Stdout, p.Stderr
 	si.capture(cmd)
 	group := NewChildGroup(cmd)
+	if sb != nil {
+		group.Spawn = sb.Spawn
+	}
 	start := time.Now()
 	if err := group.Start(started); err != nil {
 		p.errorf("start %s: %v", shell, err)
@@ -94,7 +97,7 @@ func (p *Process) Shim(args []string) int {
 	elapsed := time.Since(start)
 	group.Done()
 	if sb != nil {
-		sig = sb.Finish()
+		sig = sb.Finish(sig)
 	}
 	runtime.SetBudget(runtime.Budget{Memory: hookMemory, Runaway: func(reason string) {
 		si.releaseUnseen()
@@ -147,6 +150,10 @@ func (p *Process) shimSandbox(argv []string) (*Sandboxed, error) {
 // stopped when it reads the terminal), with the signals we get passed on
 // to its group.
 type ChildGroup struct {
+	// Spawn, when not nil, starts the child when its streams are files
+	// (with them as its descriptors 0, 1, 2, ..., then ExtraFiles), in
+	// place of a fork and exec of the command's Path.
+	Spawn      func([]*os.File, *syscall.SysProcAttr) (int, error)
 	cmd        *exec.Cmd
 	foreground bool
 	sigs       chan os.Signal
@@ -194,6 +201,10 @@ func (g *ChildGroup) Start(started func(error)) error {
 
 func (g *ChildGroup) start() (err error) {
 	if g.direct = streamFiles(g.cmd); g.direct != nil {
+		if g.Spawn != nil {
+			g.pid, err = g.Spawn(g.direct, g.cmd.SysProcAttr)
+			return err
+		}
 		g.pid, err = spawn.Start(g.cmd.Path, g.cmd.Args, g.cmd.Environ(), g.direct, g.cmd.SysProcAttr)
 		return err
 	}

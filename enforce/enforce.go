@@ -1,16 +1,24 @@
 // Package enforce runs a command where the kernel, not the text of the
 // command, keeps it from changing what agent-shell protects.
 //
-// The command runs in new user, mount and PID namespaces. Each protected
-// path that exists is bound onto itself read-only, so no spelling of a
-// write reaches it (python's open, tar -x, a symlink made earlier, a rename
-// of its folder); a new /proc shows only the sandbox's own processes, so
-// /proc/PID/root of a process outside cannot lead around the mounts. Then a
-// Landlock ruleset is applied: it forbids changing the mounts back (a
-// Landlock-restricted process may not mount or unmount), keeps writes to
-// the folders of [enforce] write when there are any, denies TCP connections
-// and binds with [enforce] network = "deny" (Landlock ABI 4 and later), and
-// keeps signals and abstract sockets inside the sandbox (ABI 6).
+// The command runs in new user and mount namespaces. Each protected path
+// that exists is bound onto itself read-only, so no spelling of a write
+// reaches it (python's open, tar -x, a symlink made earlier, a rename of
+// its folder). Then a Landlock ruleset is applied: it forbids changing the
+// mounts back (a Landlock-restricted process may not mount or unmount),
+// keeps writes to the folders of [enforce] write when there are any,
+// denies TCP connections and binds with [enforce] network = "deny"
+// (Landlock ABI 4 and later), forbids ptrace and /proc/PID/root of any
+// process outside (which would lead around the mounts), and keeps signals
+// and abstract sockets inside the sandbox (ABI 6).
+//
+// Two starts (Cmd.Spawn). Where Landlock has ABI 6 and the architecture
+// has start_*.s, one clone whose child makes the mounts, restricts itself
+// and execs the command, with no program of ours in between; agent-shell
+// kills what the command leaves running. Elsewhere the sandbox's first
+// process is agent-shell again (Enter), in a PID namespace of its own as
+// well, whose end ends every process in it, and whose /proc shows only
+// them: without ABI 6, Landlock would not keep its signals in.
 //
 // Landlock alone cannot do the first part: its rules only grant, and a
 // right granted on a folder holds for everything under it, so a folder
@@ -26,7 +34,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 )
@@ -64,7 +71,7 @@ type planMessage struct {
 func (p Plan) Bound() (bound, missing []string) {
 	var all []string
 	for _, ro := range p.ReadOnly {
-		real, err := filepath.EvalSymlinks(ro)
+		real, err := realPath(ro)
 		if err != nil {
 			missing = append(missing, ro)
 			continue

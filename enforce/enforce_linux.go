@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -14,6 +16,22 @@ import (
 
 	"github.com/agent-shell/agent-shell/internal/spawn"
 )
+
+// realPath is path with every symbolic link resolved, as the kernel names
+// what opening it reaches: three system calls, where walking it a name at
+// a time (filepath.EvalSymlinks) takes one per name.
+func realPath(path string) (string, error) {
+	fd, err := unix.Open(path, unix.O_PATH|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return "", &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	defer unix.Close(fd)
+	real, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(fd))
+	if err != nil || !filepath.IsAbs(real) {
+		return filepath.EvalSymlinks(path) // no /proc
+	}
+	return real, nil
+}
 
 // LandlockABI is the Landlock ABI version of the running kernel, 0 when it
 // has none (or it is disabled).
@@ -59,6 +77,18 @@ func Probe() Level {
 type Cmd struct {
 	*exec.Cmd
 	status *os.File // the read end of the sandbox's report
+	plan   Plan
+	fast   *fastCommand // how Spawn starts it without a first process of ours; nil: it cannot
+}
+
+// fastCommand is what a fast start (Spawn) needs, worked out beforehand.
+type fastCommand struct {
+	path     string    // the command's program
+	argv     []string  // and arguments
+	cwd      string    // entered again once the mounts are made
+	writable []string  // Plan.Writable that lie under bound paths
+	bound    []string  // the read-only paths
+	remount  []uintptr // the flags that make each read-only
 }
 
 // Command returns the command that runs argv in a sandbox of plan. The
@@ -99,7 +129,124 @@ func Command(plan Plan, argv []string, inherit ...*os.File) (*Cmd, error) {
 		c.SysProcAttr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
 		c.SysProcAttr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
 	}
-	return &Cmd{Cmd: c, status: r}, nil
+	cmd := &Cmd{Cmd: c, status: r, plan: plan}
+	if fastArch && LandlockABI() >= 6 {
+		cmd.fast, err = newFastCommand(plan, bound, argv)
+		if err != nil {
+			r.Close()
+			w.Close()
+			return nil, err
+		}
+	}
+	return cmd, nil
+}
+
+// newFastCommand works out what a fast start of argv in plan needs. It is
+// used only where Landlock keeps signals inside the sandbox (ABI 6): the
+// command is then the child of agent-shell, in no PID namespace of its
+// own, and Landlock is what keeps it from reaching processes outside
+// (ptrace, /proc/PID/root and the like, which Landlock forbids at every
+// ABI, and signals).
+func newFastCommand(plan Plan, bound, argv []string) (*fastCommand, error) {
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		return nil, err
+	}
+	f := &fastCommand{path: path, argv: argv}
+	if plan.nested {
+		return f, nil
+	}
+	if f.cwd, err = os.Getwd(); err != nil {
+		return nil, err
+	}
+	f.bound = bound
+	for _, w := range plan.Writable {
+		if _, err := os.Stat(w); err == nil && underAny(w, f.bound) {
+			f.writable = append(f.writable, w)
+		}
+	}
+	for _, b := range f.bound {
+		flags, err := remountFlags(b)
+		if err != nil {
+			return nil, err
+		}
+		f.remount = append(f.remount, flags)
+	}
+	return f, nil
+}
+
+// Spawn starts the sandbox with files as its descriptors 0, 1, 2, ...
+// (its streams, then Cmd's ExtraFiles) and sys's process group, terminal
+// and parent-death signal, and returns the pid to wait for. Where it can,
+// it starts the command itself, without a first process of ours (see
+// fastStart); else the first process is agent-shell (Enter).
+func (c *Cmd) Spawn(files []*os.File, sys *syscall.SysProcAttr) (int, error) {
+	if c.fast == nil {
+		return spawn.Start(c.Path, c.Args, c.Environ(), files, sys)
+	}
+	// Processes the command leaves behind become ours, for Finish to end,
+	// as the end of a PID namespace's first process would.
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		return 0, err
+	}
+	// The command does not get the report's descriptor (ExtraFiles[0]):
+	// its status is the one we wait for.
+	if len(files) < 4 {
+		return 0, errors.New("sandbox: Spawn is given the streams and ExtraFiles")
+	}
+	return c.fastStart(append(files[:3:3], files[4:]...), sys)
+}
+
+// Finish, after the sandbox's wait, ends what its command left running
+// and returns the name of the signal that ended the command, if one did:
+// sig, as the wait saw it, when the command was our child; else the first
+// process's report.
+func (c *Cmd) Finish(sig string) string {
+	defer c.status.Close()
+	if c.fast != nil {
+		endStragglers()
+		return sig
+	}
+	var buf [64]byte
+	n, _ := c.status.Read(buf[:])
+	return strings.TrimSpace(string(buf[:n]))
+}
+
+// endStragglers kills our children (the processes a sandboxed command
+// left, which became ours) and theirs as they become ours, until none is
+// left. The sandbox's end is the end of all of its processes.
+func endStragglers() {
+	for range 1000 {
+		var ws unix.WaitStatus
+		if _, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil); errors.Is(err, unix.ECHILD) {
+			return // none at all, as is usual: no need to look for them
+		}
+		kids := children()
+		if len(kids) == 0 {
+			return
+		}
+		for _, k := range kids {
+			unix.Kill(k, unix.SIGKILL)
+		}
+		for _, k := range kids {
+			spawn.Wait(k)
+		}
+	}
+}
+
+// children are this process's children, as /proc lists them per thread.
+func children() []int {
+	tasks, _ := os.ReadDir("/proc/self/task")
+	var kids []int
+	for _, t := range tasks {
+		b, _ := os.ReadFile("/proc/self/task/" + t.Name() + "/children")
+		for _, f := range strings.Fields(string(b)) {
+			if pid, err := strconv.Atoi(f); err == nil {
+				kids = append(kids, pid)
+			}
+		}
+	}
+	return kids
 }
 
 // Start starts the sandbox with os/exec and calls Started.
@@ -124,15 +271,6 @@ func (c *Cmd) Run() error {
 		return err
 	}
 	return c.Wait()
-}
-
-// Signal is, after Wait, the name of the signal that ended the command, ""
-// when it exited (its exit status is then the sandbox's).
-func (c *Cmd) Signal() string {
-	defer c.status.Close()
-	var buf [64]byte
-	n, _ := c.status.Read(buf[:])
-	return strings.TrimSpace(string(buf[:n]))
 }
 
 // Enter is the sandbox's first process, in its new namespaces: it makes the
@@ -265,11 +403,20 @@ func readOnly(p string) error {
 	if !errors.Is(err, unix.ENOSYS) {
 		return err
 	}
-	// Before Linux 5.12: a remount, keeping the flags a user namespace may
-	// not clear.
+	// Before Linux 5.12: a remount.
+	flags, err := remountFlags(p)
+	if err != nil {
+		return err
+	}
+	return unix.Mount("", p, "", flags, "")
+}
+
+// remountFlags are the flags of a remount that makes the bind mount at p
+// read-only, keeping the flags a user namespace may not clear.
+func remountFlags(p string) (uintptr, error) {
 	var st unix.Statfs_t
 	if err := unix.Statfs(p, &st); err != nil {
-		return err
+		return 0, err
 	}
 	flags := uintptr(unix.MS_BIND | unix.MS_REMOUNT | unix.MS_RDONLY)
 	for _, f := range []struct{ st, ms uintptr }{
@@ -280,19 +427,39 @@ func readOnly(p string) error {
 			flags |= f.ms
 		}
 	}
-	return unix.Mount("", p, "", flags, "")
+	return flags, nil
 }
 
 // devices are the device files a command may write where writes are kept
 // to some folders.
 var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx"}
 
+// errNoLandlock: the sandbox is not made without it.
+var errNoLandlock = errors.New("the kernel has no Landlock, without which the mounts could be undone")
+
 // restrict applies the Landlock ruleset of plan to this process and what
 // it starts.
 func restrict(plan Plan) error {
 	if LandlockABI() == 0 {
-		return errors.New("the kernel has no Landlock, without which the mounts could be undone")
+		return errNoLandlock
 	}
+	cfg, rules := ruleset(plan)
+	return cfg.Restrict(rules...)
+}
+
+// rulesetFD is the Landlock ruleset of plan, for a process to restrict
+// itself with (with the flags) before it execs.
+func rulesetFD(plan Plan) (int, uint32, error) {
+	cfg, rules := ruleset(plan)
+	fd, flags, err := cfg.NewRulesetFD(rules...)
+	if err == nil && fd < 0 {
+		err = errNoLandlock
+	}
+	return fd, flags, err
+}
+
+// ruleset is the Landlock configuration and rules of plan.
+func ruleset(plan Plan) (landlock.Config, []landlock.Rule) {
 	cfg := landlock.V11.BestEffort()
 	if !plan.DenyNetwork {
 		cfg.HandledAccessNet = 0
@@ -307,5 +474,5 @@ func restrict(plan Plan) error {
 			landlock.RWDirs("/dev/pts", "/dev/shm").WithIoctlDev().IgnoreIfMissing(),
 			landlock.RWFiles(devices...).WithIoctlDev().IgnoreIfMissing())
 	}
-	return cfg.Restrict(rules...)
+	return cfg, rules
 }

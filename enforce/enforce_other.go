@@ -6,9 +6,13 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"syscall"
 )
 
 var errNotLinux = errors.New("the sandbox needs Linux (Landlock and namespaces)")
+
+func realPath(path string) (string, error) { return filepath.EvalSymlinks(path) }
 
 // LandlockABI is 0: Landlock is Linux's.
 func LandlockABI() int { return 0 }
@@ -22,8 +26,11 @@ type Cmd struct{ *exec.Cmd }
 // Command fails: there is no sandbox here.
 func Command(Plan, []string, ...*os.File) (*Cmd, error) { return nil, errNotLinux }
 
-// Signal is "".
-func (c *Cmd) Signal() string { return "" }
+// Spawn fails: there is no sandbox here.
+func (c *Cmd) Spawn([]*os.File, *syscall.SysProcAttr) (int, error) { return 0, errNotLinux }
+
+// Finish returns sig.
+func (c *Cmd) Finish(sig string) string { return sig }
 
 // Started does nothing: no sandbox starts.
 func (c *Cmd) Started() {}

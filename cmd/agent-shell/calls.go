@@ -52,7 +52,7 @@ func (a *app) sandboxed(root string, e *policy.Engine, argv []string) (*call.San
 	if err != nil {
 		return nil, err
 	}
-	return &call.Sandboxed{Cmd: sb.cmd.Cmd, Started: sb.started, Finish: sb.finish}, nil
+	return &call.Sandboxed{Cmd: sb.cmd.Cmd, Spawn: sb.cmd.Spawn, Started: sb.started, Finish: sb.finish}, nil
 }
 
 // here is the current directory and the project around it, read once per

@@ -124,6 +124,7 @@ func (a *app) runSandboxed(argv []string, command, request, session, cwdFile str
 	cmd := sb.cmd.Cmd
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	group := newChildGroup(cmd)
+	group.Spawn = sb.cmd.Spawn
 	start := time.Now()
 	if err := group.start(sb.started); err != nil {
 		a.errorf("sandbox: %v", err)
@@ -131,14 +132,14 @@ func (a *app) runSandboxed(argv []string, command, request, session, cwdFile str
 		return 126
 	}
 	rec := a.startRecording(session)
-	code, _ := group.wait(cmd.Wait)
+	code, sig := group.wait(cmd.Wait)
 	elapsed := time.Since(start)
 	group.done()
 	rec.write(&telemetry.Event{
 		Event:      telemetry.EventCommandEnd,
 		Command:    command,
 		ExitCode:   code,
-		Signal:     sb.finish(),
+		Signal:     sb.finish(sig),
 		DurationMS: telemetry.Millis(elapsed.Milliseconds()),
 		RequestID:  request,
 	})
@@ -188,12 +189,13 @@ func (s *sandboxRun) started(err error) {
 	}()
 }
 
-// finish, after Wait, waits for the relay to end (the sandbox's processes
-// are gone with its first one) and returns the signal that ended the
-// command, if one did.
-func (s *sandboxRun) finish() string {
+// finish, after Wait (which saw sig), ends the sandbox's processes, waits
+// for the relay to end and returns the signal that ended the command, if
+// one did.
+func (s *sandboxRun) finish(sig string) string {
+	sig = s.cmd.Finish(sig)
 	<-s.served
-	return s.cmd.Signal()
+	return sig
 }
 
 // serveRelay appends what agent-shell inside the sandbox records, each
