@@ -96,6 +96,7 @@ func (a *app) enforcePlan(root string, e *policy.Engine) enforce.Plan {
 // signals on, and records how it ended; it returns the exit status (128+N
 // for a signal N).
 func (a *app) runSandboxed(argv []string, command, request, session, cwdFile string) int {
+	shortLived() // its heap is the policy and the plan, all of it live until the command starts
 	cwd, err := os.Getwd()
 	if err != nil {
 		a.errorf("%v", err)
