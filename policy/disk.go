@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"sort"
 	"strings"
 	"syscall"
 
@@ -108,7 +110,110 @@ func lineDisk(cwd, home string) shellcmd.Disk {
 		}
 		return r.gitDir, r.workTree
 	}
-	return shellcmd.Disk{FindUp: findUp, File: file, GitDir: gitDir}
+	type globbed struct {
+		folders []string
+		why     string
+	}
+	globs := map[string]globbed{} // by folder and patterns: a script that runs pnpm -r again looks once
+	members := func(dir string, patterns []string) ([]string, string) {
+		key := dir + "\x00" + strings.Join(patterns, "\x00")
+		g, ok := globs[key]
+		if !ok {
+			g.folders, g.why = workspaces(dir, patterns)
+			globs[key] = g
+		}
+		return g.folders, g.why
+	}
+	return shellcmd.Disk{FindUp: findUp, File: file, GitDir: gitDir, Workspaces: members}
+}
+
+// maxWorkspaceDirs bounds the folders listed to find a project's
+// workspaces; past it they are not known.
+const maxWorkspaceDirs = 4096
+
+// workspaces finds the workspaces of the package in dir (Disk.Workspaces):
+// the folders the patterns match that hold a package.json. Like the
+// package managers, it does not look in node_modules or hidden folders
+// (unless a pattern names one), and ** is up to three folders here.
+func workspaces(dir string, patterns []string) ([]string, string) {
+	g := workspaceGlob{found: map[string]bool{}, budget: maxWorkspaceDirs}
+	for _, p := range patterns {
+		p = path.Clean("/" + filepath.ToSlash(p))
+		if strings.HasPrefix(p, "/..") {
+			continue // outside the project: no package manager takes it
+		}
+		g.match(dir, strings.Split(strings.Trim(p, "/"), "/"), 0)
+	}
+	if g.budget < 0 {
+		return nil, fmt.Sprintf("its workspace patterns reach more than %d folders", maxWorkspaceDirs)
+	}
+	var out []string
+	for d := range g.found {
+		if fi, err := os.Lstat(filepath.Join(d, "package.json")); err == nil && fi.Mode().IsRegular() {
+			out = append(out, d)
+		}
+	}
+	sort.Strings(out)
+	return out, ""
+}
+
+// workspaceGlob matches workspace patterns against folders.
+type workspaceGlob struct {
+	found  map[string]bool
+	budget int // folders still to list
+}
+
+// match adds the folders under dir that segs match; deep counts the
+// folders ** has gone down.
+func (g *workspaceGlob) match(dir string, segs []string, deep int) {
+	if g.budget < 0 {
+		return
+	}
+	if len(segs) == 0 || len(segs) == 1 && segs[0] == "" {
+		g.found[dir] = true
+		return
+	}
+	seg := segs[0]
+	if seg == "**" {
+		g.match(dir, segs[1:], 0)
+		if deep < 3 {
+			for _, sub := range g.subdirs(dir, "*") {
+				g.match(sub, segs, deep+1)
+			}
+		}
+		return
+	}
+	if !strings.ContainsAny(seg, "*?[") {
+		g.match(filepath.Join(dir, seg), segs[1:], 0)
+		return
+	}
+	for _, sub := range g.subdirs(dir, seg) {
+		g.match(sub, segs[1:], 0)
+	}
+}
+
+// subdirs lists the folders in dir whose names match pattern.
+func (g *workspaceGlob) subdirs(dir, pattern string) []string {
+	if g.budget--; g.budget < 0 {
+		return nil
+	}
+	entries, _ := os.ReadDir(dir)
+	var out []string
+	for _, e := range entries {
+		name := e.Name()
+		if name == "node_modules" || name[0] == '.' && pattern[0] != '.' {
+			continue
+		}
+		isDir := e.IsDir()
+		if e.Type()&fs.ModeSymlink != 0 {
+			fi, err := os.Stat(filepath.Join(dir, name))
+			isDir = err == nil && fi.IsDir()
+		}
+		if ok, err := path.Match(pattern, name); isDir && ok && err == nil {
+			out = append(out, filepath.Join(dir, name))
+		}
+	}
+	return out
 }
 
 // findRepo returns the git folder and the work tree of the repository

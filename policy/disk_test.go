@@ -4,6 +4,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -206,4 +208,70 @@ func TestWorkspaceScriptsOnDisk(t *testing.T) {
 			t.Errorf("%s: %s by %q, want %s by %q (%s)", c.cmd, d.Action, d.Rule, c.action, c.rule, d.Reason)
 		}
 	}
+}
+
+// Every workspace's script, where a package manager runs a script in all
+// of them: found on disk through the patterns of package.json or
+// pnpm-workspace.yaml (not in node_modules or hidden folders), and by its
+// name without the link node_modules would hold.
+func TestAllWorkspacesOnDisk(t *testing.T) {
+	e, root := safetyEngine(t, "standard")
+	writeFiles(t, root, map[string]string{
+		"package.json":                       `{"workspaces": ["packages/*", "tools/**", "../outside/*"], "scripts": {"build": "tsc"}}`,
+		"packages/app/package.json":          `{"name": "@me/app", "scripts": {"build": "vite build"}}`,
+		"packages/lib/package.json":          `{"name": "lib", "scripts": {"build": "tsc", "wipe": "rm -rf"}}`,
+		"tools/deep/er/x/package.json":       `{"name": "x", "scripts": {"push": "git push --force origin main"}}`,
+		"packages/node_modules/package.json": `{"scripts": {"wipe": "echo not a workspace"}}`,
+		"packages/.cache/package.json":       `{"name": "hidden", "scripts": {"leak": "cat .env"}}`,
+	})
+	for _, c := range []struct{ cmd, action, rule string }{
+		{`npm run build -ws`, "allow", ""},
+		{`npm run wipe --workspaces -- ~`, "deny", "safety/rm-recursive"},
+		{`pnpm -r wipe ~`, "deny", "safety/rm-recursive"},
+		{`npx turbo run push`, "deny", "safety/git-history"},
+		{`yarn workspaces foreach -A run push`, "deny", "safety/git-history"},
+		{`yarn workspace lib wipe ~`, "deny", "safety/rm-recursive"},
+		{`pnpm -r leak`, "allow", ""},
+	} {
+		d := e.Decide(c.cmd, root)
+		if string(d.Action) != c.action || d.Rule != c.rule {
+			t.Errorf("%s: %s by %q, want %s by %q (%s)", c.cmd, d.Action, d.Rule, c.action, c.rule, d.Reason)
+		}
+	}
+	got, why := workspaces(root, []string{"packages/*", "tools/**", "../outside/*"})
+	want := []string{filepath.Join(root, "packages/app"), filepath.Join(root, "packages/lib"), filepath.Join(root, "tools/deep/er/x")}
+	if why != "" || !slices.Equal(got, want) {
+		t.Errorf("workspaces: %q %q, want %q", got, why, want)
+	}
+	// Patterns that reach more folders than are looked through: not known.
+	for i := range maxWorkspaceDirs / 2 {
+		os.MkdirAll(filepath.Join(root, "wide", strconv.Itoa(i), "a", "b"), 0o755)
+	}
+	if _, why := workspaces(root, []string{"wide/**"}); !strings.Contains(why, "more than") {
+		t.Errorf("wide/**: %q", why)
+	}
+}
+
+// FuzzWorkspaceGlob: any workspace pattern finds only folders inside the
+// project that hold a package.json, or says why it cannot; never a panic.
+func FuzzWorkspaceGlob(f *testing.F) {
+	root := f.TempDir()
+	for _, d := range []string{"a/b", "a/c/d", "x", ".h", "node_modules/m"} {
+		os.MkdirAll(filepath.Join(root, d), 0o755)
+		os.WriteFile(filepath.Join(root, d, "package.json"), []byte("{}"), 0o644)
+	}
+	for _, p := range []string{"a/*", "**", "a/**/d", "../*", "[", "*/*/*/**/**/**", ".h", "/abs/*", "x/../a/*"} {
+		f.Add(p)
+	}
+	f.Fuzz(func(t *testing.T, pattern string) {
+		got, _ := workspaces(root, []string{pattern})
+		for _, d := range got {
+			if d != root && !strings.HasPrefix(d, root+"/") {
+				t.Fatalf("%q: %s is outside the project", pattern, d)
+			}
+			if _, err := os.Stat(filepath.Join(d, "package.json")); err != nil {
+				t.Fatalf("%q: %s holds no package.json", pattern, d)
+			}
+		}
+	})
 }

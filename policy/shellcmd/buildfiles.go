@@ -26,7 +26,7 @@ var runFileTable = []struct {
 	programs, names, dirs []string
 }{
 	{programs: []string{"make", "gmake"}, names: makefileNames},
-	{programs: []string{"npm", "pnpm", "yarn", "bun", "nr", "npm-run-all", "npm-run-all2", "run-s", "run-p"}, names: []string{"package.json"}},
+	{programs: []string{"npm", "pnpm", "yarn", "bun", "nr", "npm-run-all", "npm-run-all2", "run-s", "run-p", "lerna", "turbo", "nx"}, names: packageFiles},
 	// Any git command may run a hook: reference-transaction runs on every
 	// ref a command updates.
 	{programs: []string{"git"}, dirs: []string{".git/hooks", ".husky", ".githooks"}},
@@ -147,7 +147,7 @@ func (w *walker) rewritesRunFiles(name string, args []word) {
 // is unwrapped).
 func (w *walker) runsFromDisk(idx int, name string, inner []word) {
 	switch {
-	case packageManager(name):
+	case packageManager(name) || name == "lerna" || name == "turbo" || name == "nx":
 		w.runsPackageScripts(idx, name, inner)
 	case name == "make" || name == "gmake":
 		w.runsMakefile(idx, name, inner)

@@ -79,13 +79,14 @@ func lifecycleScripts(sub string) []string {
 // (with the words after it appended, as npm run and yarn pass them), the
 // pre and post scripts of each, and the lifecycle scripts of its
 // subcommand. Reading the words this loosely (npm --loglevel run run rm
-// names "rm" too) can only add commands that a rule may object to.
+// names "rm" too) can only add commands that a rule may object to. With a
+// workspace selected, its scripts are read; with all of them (npm -ws,
+// pnpm -r, yarn workspaces foreach, lerna, turbo, nx), every workspace's.
 func (w *walker) runsPackageScripts(idx int, name string, inner []word) {
-	find := w.st.disk.FindUp
-	if find == nil {
+	if w.st.disk.FindUp == nil {
 		return
 	}
-	if w.setsPackageScripts(name, inner[1:]) || w.writesAny([]string{"package.json"}) {
+	if w.setsPackageScripts(name, inner[1:]) || w.writesAny(packageFiles) {
 		return
 	}
 	c := &w.st.line.Commands[idx]
@@ -93,42 +94,180 @@ func (w *walker) runsPackageScripts(idx int, name string, inner []word) {
 	if d, ok := packageDirOption(inner[1:]); ok {
 		dirs, unknown = append(slices.Clip(dirs), d), unknown || d == ""
 	}
-	var text, dir, why string
-	if ws, ok := workspaceOption(name, inner[1:]); ok && w.st.disk.File != nil {
-		// A workspace by its folder, or by its name, as npm and yarn link
-		// it into node_modules; otherwise the project's package.json.
-		for _, at := range []string{ws, "node_modules/" + ws} {
-			if text, dir, why = w.st.disk.File(append(slices.Clip(dirs), at), unknown, []string{"package.json"}); text != "" || why != "" {
-				break
-			}
-		}
-	}
-	if text == "" && why == "" {
-		text, dir, why = find(dirs, unknown, "package.json")
-	}
-	scripts, _ := taskfile.ReadPackageScripts(text)
-	if len(w.st.pkgScripts) > 0 {
-		scripts = maps.Clone(scripts)
-		if scripts == nil {
-			scripts = map[string]string{}
-		}
-		for k, v := range w.st.pkgScripts {
-			if v == "" {
-				delete(scripts, k)
-			} else {
-				scripts[k] = v
-			}
-		}
-	}
-	if unknown {
-		dir = "" // a guess: the scripts run where their command's directory is unknown
-	}
+	pkgs, why := w.packagesRun(name, inner[1:], dirs, unknown)
 	if why != "" {
 		c.Unknown = why
 		return
 	}
+	for _, pkg := range pkgs {
+		scripts, _ := taskfile.ReadPackageScripts(pkg.text)
+		if len(w.st.pkgScripts) > 0 {
+			scripts = maps.Clone(scripts)
+			if scripts == nil {
+				scripts = map[string]string{}
+			}
+			for k, v := range w.st.pkgScripts {
+				if v == "" {
+					delete(scripts, k)
+				} else {
+					scripts[k] = v
+				}
+			}
+		}
+		srcs, why := scriptsRun(name, inner, scripts)
+		if why != "" {
+			c.Unknown = why
+			return
+		}
+		dir := pkg.dir
+		if unknown {
+			dir = "" // a guess: the scripts run where their command's directory is unknown
+		}
+		if w.mayRun(idx, srcs, dir); c.Unknown != "" {
+			return
+		}
+	}
+}
+
+// packageFiles are the files a package manager finds its scripts through:
+// package.json, and the lists of workspaces.
+var packageFiles = []string{"package.json", "pnpm-workspace.yaml", "lerna.json"}
+
+// packageFile is a package.json's text and the folder it is in.
+type packageFile struct{ text, dir string }
+
+// maxWorkspaces bounds the workspaces read for one command: past it, the
+// scripts it may run are out of sight and the command is unknown.
+const maxWorkspaces = 512
+
+// packagesRun returns the package.json files whose scripts the package
+// manager name, given args, runs with the directory changes dirs in force:
+// the nearest one up; a workspace its words select by folder or name; or,
+// when they select all, the project's and every workspace's. why, when
+// not "", is why they cannot be known.
+func (w *walker) packagesRun(name string, args []word, dirs []string, unknown bool) (pkgs []packageFile, why string) {
+	d := w.st.disk
+	ws, one := workspaceOption(name, args)
+	if one && d.File != nil {
+		// A workspace by its folder, or by its name, as npm and yarn link
+		// it into node_modules.
+		for _, at := range []string{ws, "node_modules/" + ws} {
+			text, dir, why := d.File(append(slices.Clip(dirs), at), unknown, []string{"package.json"})
+			if why != "" || text != "" {
+				return []packageFile{{text, dir}}, why
+			}
+		}
+	}
+	text, dir, why := d.FindUp(dirs, unknown, "package.json")
+	if why != "" || text == "" {
+		return nil, why
+	}
+	project := packageFile{text, dir}
+	if !one && !allWorkspaces(name, args) {
+		return []packageFile{project}, ""
+	}
+	members, why := w.workspaceMembers(project)
+	if why != "" {
+		return nil, why
+	}
+	if one {
+		// By its name, or (npm) every workspace in the folder it names.
+		var under []packageFile
+		for _, m := range members {
+			if n, _ := taskfile.PackageIdentity(m.text); n == ws {
+				return []packageFile{m}, ""
+			}
+			if base := path.Join(project.dir, ws); strings.HasPrefix(m.dir, base+"/") {
+				under = append(under, m)
+			}
+		}
+		if len(under) > 0 {
+			return under, ""
+		}
+		return []packageFile{project}, ""
+	}
+	return append([]packageFile{project}, members...), ""
+}
+
+// workspaceMembers reads the package.json of each workspace of project:
+// those its "workspaces" name, else pnpm-workspace.yaml's or lerna.json's.
+func (w *walker) workspaceMembers(project packageFile) ([]packageFile, string) {
+	d := w.st.disk
+	if d.Workspaces == nil || d.File == nil {
+		return nil, ""
+	}
+	_, patterns := taskfile.PackageIdentity(project.text)
+	if len(patterns) == 0 {
+		if text, _, why := d.File([]string{project.dir}, false, []string{"pnpm-workspace.yaml"}); why != "" {
+			return nil, why
+		} else {
+			patterns = taskfile.PnpmWorkspaces(text)
+		}
+	}
+	if len(patterns) == 0 {
+		if text, _, why := d.File([]string{project.dir}, false, []string{"lerna.json"}); why != "" {
+			return nil, why
+		} else {
+			patterns = taskfile.LernaPackages(text)
+		}
+	}
+	if len(patterns) == 0 {
+		return nil, ""
+	}
+	folders, why := d.Workspaces(project.dir, patterns)
+	if why != "" {
+		return nil, why
+	}
+	if len(folders) > maxWorkspaces {
+		return nil, fmt.Sprintf("it may run the scripts of %d workspaces, more than the %d read", len(folders), maxWorkspaces)
+	}
+	var members []packageFile
+	for _, f := range folders {
+		if f == project.dir {
+			continue
+		}
+		text, dir, why := d.File([]string{f}, false, []string{"package.json"})
+		if why != "" {
+			return nil, why
+		}
+		if text != "" {
+			members = append(members, packageFile{text, dir})
+		}
+	}
+	return members, ""
+}
+
+// allWorkspaces reports words that run a script in every workspace (or in
+// those a pattern selects, read as all): npm -ws, pnpm -r or --filter with
+// a pattern, bun --filter, yarn workspaces foreach; lerna, turbo and nx
+// always do.
+func allWorkspaces(name string, args []word) bool {
+	switch name {
+	case "lerna", "turbo", "nx":
+		return true
+	}
+	for i, a := range args {
+		opt, _, _ := strings.Cut(a.s, "=")
+		switch {
+		case name == "npm" && (opt == "-ws" || opt == "--workspaces"):
+			return true
+		case name == "pnpm" && (opt == "-r" || opt == "--recursive" || opt == "--filter" || opt == "-F"):
+			return true
+		case name == "bun" && opt == "--filter":
+			return true
+		case name == "yarn" && a.s == "workspaces" && i+1 < len(args) && args[i+1].s == "foreach":
+			return true
+		}
+	}
+	return false
+}
+
+// scriptsRun returns the script lines of scripts that the package manager
+// name, given the words inner, may run (see runsPackageScripts); why, when
+// not "", is why they cannot be known.
+func scriptsRun(name string, inner []word, scripts map[string]string) (srcs []string, why string) {
 	if len(scripts) == 0 {
-		return
+		return nil, ""
 	}
 	type run struct {
 		name string
@@ -177,42 +316,65 @@ func (w *walker) runsPackageScripts(idx int, name string, inner []word) {
 			positional++
 			afterRun = x.s == "run" || x.s == "run-script" || x.s == "rum" || x.s == "urn"
 		}
-		if x.dyn || strings.HasPrefix(x.s, "-") {
+		if x.dyn {
 			continue
 		}
 		if name == "bun" && x.s == "test" {
 			continue // bun's own test runner
 		}
-		if _, ok := scripts[x.s]; ok {
-			add("pre"+x.s, nil)
-			add(x.s, argsAfter(i))
-			add("post"+x.s, nil)
+		for _, n := range taskNames(name, x.s) {
+			if _, ok := scripts[n]; ok {
+				add("pre"+n, nil)
+				add(n, argsAfter(i))
+				add("post"+n, nil)
+			}
 		}
-		for _, n := range lifecycleScripts(x.s) {
-			add(n, nil)
+		if !strings.HasPrefix(x.s, "-") {
+			for _, n := range lifecycleScripts(x.s) {
+				add(n, nil)
+			}
 		}
 	}
 	if anyScript {
 		if len(scripts) > maxPackageScripts {
-			c.Unknown = fmt.Sprintf("a word only known at run time may name any of the %d scripts of package.json", len(scripts))
-			return
+			return nil, fmt.Sprintf("a word only known at run time may name any of the %d scripts of package.json", len(scripts))
 		}
 		for _, n := range slices.Sorted(maps.Keys(scripts)) {
 			add(n, anyArgs)
 		}
 	}
-	if len(runs) == 0 {
-		return
-	}
 	if len(runs) > maxPackageScripts {
-		c.Unknown = "it names more than 16 scripts of package.json"
-		return
+		return nil, "it names more than 16 scripts of package.json"
 	}
-	srcs := make([]string, 0, len(runs))
 	for _, r := range runs {
 		srcs = append(srcs, scripts[r.name]+appended(r.args))
 	}
-	w.mayRun(idx, srcs, dir)
+	return srcs, ""
+}
+
+// taskNames are the scripts a word may name: itself, or for the
+// workspace runners the task in nx's project:task, turbo's package#task and
+// --target=a,b (nx, turbo's --filter is not a task).
+func taskNames(name, s string) []string {
+	if strings.HasPrefix(s, "-") {
+		opt, v, ok := strings.Cut(s, "=")
+		if !ok || name != "nx" || (opt != "-t" && opt != "--target" && opt != "--targets") {
+			return nil
+		}
+		return strings.Split(v, ",")
+	}
+	switch name {
+	case "nx":
+		if _, task, ok := strings.Cut(s, ":"); ok {
+			return []string{s, task}
+		}
+		return strings.Split(s, ",")
+	case "turbo":
+		if _, task, ok := strings.Cut(s, "#"); ok {
+			return []string{s, task}
+		}
+	}
+	return []string{s}
 }
 
 // appended is the text that words a command passes on to a script add to

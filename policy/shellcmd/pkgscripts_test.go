@@ -3,6 +3,8 @@ package shellcmd
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"path"
 	"slices"
 	"strings"
 	"testing"
@@ -237,4 +239,142 @@ func TestParseRewrittenTaskConfigs(t *testing.T) {
 			t.Errorf("%s: unknown %q", in, l.UnknownReason())
 		}
 	}
+}
+
+// testWorkspaces is a project at /p of files by absolute path: FindUp and
+// File read them, Workspaces matches one-level patterns (dir/*) and names.
+func testWorkspaces(files map[string]string, why string) Disk {
+	read := func(p string) (string, bool) { s, ok := files[p]; return s, ok }
+	at := func(dirs []string) string {
+		d := "/p"
+		for _, x := range dirs {
+			if path.IsAbs(x) {
+				d = x
+			} else {
+				d = path.Join(d, x)
+			}
+		}
+		return d
+	}
+	return Disk{
+		FindUp: func(dirs []string, unknown bool, name string) (string, string, string) {
+			for d := at(dirs); ; d = path.Dir(d) {
+				if s, ok := read(path.Join(d, name)); ok {
+					return s, d, ""
+				}
+				if d == "/" {
+					return "", "", ""
+				}
+			}
+		},
+		File: func(dirs []string, unknown bool, names []string) (string, string, string) {
+			for _, n := range names {
+				if s, ok := read(path.Join(at(dirs), n)); ok {
+					return s, at(dirs), ""
+				}
+			}
+			return "", "", ""
+		},
+		Workspaces: func(dir string, patterns []string) ([]string, string) {
+			if why != "" {
+				return nil, why
+			}
+			var out []string
+			for p := range files {
+				for _, pat := range patterns {
+					if ok, _ := path.Match(path.Join(dir, pat, "package.json"), p); ok {
+						out = append(out, path.Dir(p))
+					}
+				}
+			}
+			slices.Sort(out)
+			return out, ""
+		},
+	}
+}
+
+// A package manager that runs a script in every workspace (npm -ws, pnpm
+// -r, yarn workspaces foreach, lerna, turbo, nx) may run each workspace's
+// script of that name; one selected by its name is found among them
+// without node_modules; the lists of workspaces come from package.json,
+// pnpm-workspace.yaml or lerna.json.
+func TestParseWorkspaceScripts(t *testing.T) {
+	npm := map[string]string{
+		"/p/package.json":            `{"name": "root", "workspaces": ["packages/*"], "scripts": {"test": "jest"}}`,
+		"/p/packages/a/package.json": `{"name": "@x/a", "scripts": {"wipe": "rm -rf ~", "test": "cat .env"}}`,
+		"/p/packages/b/package.json": `{"name": "b", "scripts": {"build": "tsc"}}`,
+	}
+	pnpm := map[string]string{
+		"/p/package.json":          `{"name": "root"}`,
+		"/p/pnpm-workspace.yaml":   "packages:\n  - 'apps/*'\n",
+		"/p/apps/web/package.json": `{"name": "web", "scripts": {"wipe": "git push -f"}}`,
+	}
+	lerna := map[string]string{
+		"/p/package.json":           `{"name": "root"}`,
+		"/p/lerna.json":             `{"packages": ["modules/*"]}`,
+		"/p/modules/m/package.json": `{"name": "m", "scripts": {"wipe": "rm -rf /"}}`,
+	}
+	for _, tt := range []struct {
+		files map[string]string
+		in    string
+		want  []string
+	}{
+		{npm, "npm run wipe -ws", []string{"npm run wipe -ws", "rm -rf ~ -ws @1 ?guess"}}, // the words after it, loosely
+		{npm, "npm run wipe --workspaces -- /tmp", []string{"npm run wipe --workspaces -- /tmp", "rm -rf ~ --workspaces -- /tmp @1 ?guess"}},
+		{npm, "npm test -ws", []string{"npm test -ws", "jest -ws @1 ?guess", "cat .env -ws @1 ?guess"}},
+		{npm, "npm run wipe -w @x/a", []string{"npm run wipe -w @x/a", "rm -rf ~ -w @x/a @1 ?guess"}},
+		{npm, "npm run wipe -w packages", []string{"npm run wipe -w packages", "rm -rf ~ -w packages @1 ?guess"}},
+		{npm, "npm run wipe -w b", []string{"npm run wipe -w b"}},
+		{npm, "npm run wipe", []string{"npm run wipe"}},
+		{npm, "yarn workspaces foreach -A run wipe", []string{"yarn workspaces foreach -A run wipe", "rm -rf ~ @1 ?guess"}},
+		{npm, "yarn workspace @x/a wipe", []string{"yarn workspace @x/a wipe", "rm -rf ~ @1 ?guess"}},
+		{npm, "bun --filter '*' wipe", []string{"bun --filter * wipe", "rm -rf ~ @1 ?guess"}},
+		{npm, "turbo run wipe", []string{"turbo run wipe", "rm -rf ~ @1 ?guess"}},
+		{npm, "turbo @x/a#wipe", []string{"turbo @x/a#wipe", "rm -rf ~ @1 ?guess"}},
+		{npm, "nx run @x/a:wipe", []string{"nx run @x/a:wipe", "rm -rf ~ @1 ?guess"}},
+		{npm, "nx run-many --targets=build,wipe", []string{"nx run-many --targets=build,wipe", "rm -rf ~ @1 ?guess", "tsc @1 ?guess"}},
+		{pnpm, "pnpm -r wipe", []string{"pnpm -r wipe", "git push -f @1 ?guess"}},
+		{pnpm, "pnpm --filter './apps/**' run wipe", []string{"pnpm --filter ./apps/** run wipe", "git push -f @1 ?guess"}},
+		{pnpm, "pnpm --filter web wipe", []string{"pnpm --filter web wipe", "git push -f @1 ?guess"}},
+		{lerna, "lerna run wipe", []string{"lerna run wipe", "rm -rf / @1 ?guess"}},
+	} {
+		l := ParseWith(tt.in, testWorkspaces(tt.files, ""))
+		checkWithDisk(t, tt.in, l, "workspaces")
+		if got := renderAll(l); !slices.Equal(got, tt.want) {
+			t.Errorf("Parse(%q):\n got %q\nwant %q", tt.in, got, tt.want)
+		}
+	}
+	// Workspaces that cannot be looked through, or too many to read: not
+	// known. A line that writes a list of workspaces first: not known.
+	if l := ParseWith("pnpm -r wipe", testWorkspaces(pnpm, "its workspace patterns reach more than 4096 folders")); !l.Unknown() {
+		t.Errorf("workspaces not known: %q", renderAll(l))
+	}
+	many := maps.Clone(npm)
+	for i := range maxWorkspaces + 1 {
+		many[fmt.Sprintf("/p/packages/w%d/package.json", i)] = `{"scripts": {"wipe": "true"}}`
+	}
+	if l := ParseWith("npm run wipe -ws", testWorkspaces(many, "")); !strings.Contains(l.UnknownReason(), "workspaces, more than") {
+		t.Errorf("%d workspaces: unknown %q", maxWorkspaces+3, l.UnknownReason())
+	}
+	for _, in := range []string{"echo 'packages: [x/*]' > pnpm-workspace.yaml && pnpm -r wipe", "cp /tmp/l lerna.json && lerna run wipe"} {
+		if l := ParseWith(in, testWorkspaces(pnpm, "")); !l.Unknown() {
+			t.Errorf("%s: known, commands %q", in, renderAll(l))
+		}
+	}
+}
+
+// FuzzWorkspaceScripts: any line, with any root package.json and
+// pnpm-workspace.yaml over a workspace whose script is any text, parses
+// to a line whose invariants hold and whose spelled-out commands are the
+// ones it has without the disk.
+func FuzzWorkspaceScripts(f *testing.F) {
+	f.Add("pnpm -r x", `{"workspaces": ["w/*"]}`, "packages:\n  - w/*\n", "rm -rf ~")
+	f.Add("npm run x -w a", `{"workspaces": {"packages": ["w/*"]}}`, "", "$(cat .env)")
+	f.Add("nx run a:x", `{"name": "r"}`, "packages: [w/*]", "npm run x -ws")
+	f.Fuzz(func(t *testing.T, src, root, pnpm, body string) {
+		member, _ := json.Marshal(map[string]any{"name": "a", "scripts": map[string]string{"x": body, "test": body}})
+		files := map[string]string{"/p/package.json": root, "/p/pnpm-workspace.yaml": pnpm, "/p/w/a/package.json": string(member)}
+		l := ParseWith(src, testWorkspaces(files, ""))
+		checkWithDisk(t, src, l, fmt.Sprintf("root %q, pnpm %q, script %q", root, pnpm, body))
+	})
 }

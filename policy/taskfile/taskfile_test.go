@@ -140,3 +140,54 @@ func TestReadPackageScripts(t *testing.T) {
 		}
 	}
 }
+
+// Workspace patterns come from package.json (array or object), lerna.json
+// and pnpm-workspace.yaml; exclusions and what is not a pattern are left
+// out, and damaged files give none.
+func TestWorkspacePatterns(t *testing.T) {
+	for _, tt := range []struct {
+		text, name string
+		want       []string
+	}{
+		{`{"name": "root", "workspaces": ["packages/*", "!packages/skip", 3, ""]}`, "root", []string{"packages/*"}},
+		{"\uFEFF" + `{"workspaces": {"packages": ["apps/*", "libs/**"], "nohoist": ["x"]}}`, "", []string{"apps/*", "libs/**"}},
+		{`{"name": 7, "workspaces": "packages/*"}`, "", nil},
+		{`{"name": "a"`, "", nil},
+	} {
+		name, ws := PackageIdentity(tt.text)
+		if name != tt.name || !slices.Equal(ws, tt.want) {
+			t.Errorf("%s: %q %q, want %q %q", tt.text, name, ws, tt.name, tt.want)
+		}
+	}
+	if got := LernaPackages(`{"packages": ["modules/*"], "version": "1.0.0"}`); !slices.Equal(got, []string{"modules/*"}) {
+		t.Errorf("lerna.json: %q", got)
+	}
+	for _, tt := range []struct {
+		text string
+		want []string
+	}{
+		{"packages:\n  - 'packages/*'\n  - \"apps/**\" # the apps\n  - '!**/test/**'\n  - tools\ncatalog:\n  - react: 18\n", []string{"packages/*", "apps/**", "tools"}},
+		{"# a comment\npackages: ['a/*', \"b\"]\n", []string{"a/*", "b"}},
+		{"onlyBuiltDependencies:\n  - esbuild\n", nil},
+		{"packages:\r\n  - x/*\r\n", []string{"x/*"}},
+		{"  packages:\n  - nested\n", nil},
+	} {
+		if got := PnpmWorkspaces(tt.text); !slices.Equal(got, tt.want) {
+			t.Errorf("%q: %q, want %q", tt.text, got, tt.want)
+		}
+	}
+}
+
+func FuzzPnpmWorkspaces(f *testing.F) {
+	f.Add("packages:\n  - 'packages/*'\n  - '!x'\n")
+	f.Add("packages: [a, 'b']\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		for _, p := range PnpmWorkspaces(text) {
+			if p == "" || strings.HasPrefix(p, "!") {
+				t.Fatalf("%q: pattern %q", text, p)
+			}
+		}
+		PackageIdentity(text)
+		LernaPackages(text)
+	})
+}
