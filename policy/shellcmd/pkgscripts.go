@@ -237,29 +237,52 @@ func (w *walker) workspaceMembers(project packageFile) ([]packageFile, string) {
 	return members, ""
 }
 
-// allWorkspaces reports words that run a script in every workspace (or in
-// those a pattern selects, read as all): npm -ws, pnpm -r or --filter with
-// a pattern, bun --filter, yarn workspaces foreach; lerna, turbo and nx
-// always do.
+// allWorkspaces reports words that run a script in every workspace, or
+// in those a pattern or a word only known at run time selects, read as
+// all: npm -ws, pnpm -r (pnpm recursive), bun --filter, yarn workspaces
+// foreach (yarn 1's workspaces run), a workspace runner run through the
+// package manager (pnpm turbo run x); lerna, turbo and nx always do.
 func allWorkspaces(name string, args []word) bool {
 	switch name {
 	case "lerna", "turbo", "nx":
 		return true
 	}
+	if _, one := workspaceOption(name, args); !one && selectsWorkspace(name, args) {
+		return true
+	}
+	positional := 0
 	for i, a := range args {
 		opt, _, _ := strings.Cut(a.s, "=")
 		switch {
 		case name == "npm" && (opt == "-ws" || opt == "--workspaces"):
 			return true
-		case name == "pnpm" && (opt == "-r" || opt == "--recursive" || opt == "--filter" || opt == "-F"):
+		case name == "pnpm" && (opt == "-r" || opt == "--recursive"):
 			return true
 		case name == "bun" && opt == "--filter":
 			return true
-		case name == "yarn" && a.s == "workspaces" && i+1 < len(args) && args[i+1].s == "foreach":
+		case name == "yarn" && a.s == "workspaces" && i+1 < len(args) && (args[i+1].s == "foreach" || args[i+1].s == "run"):
+			return true
+		}
+		if strings.HasPrefix(a.s, "-") {
+			continue
+		}
+		if positional++; positional <= 2 && (a.s == "turbo" || a.s == "lerna" || a.s == "nx" ||
+			name == "pnpm" && positional == 1 && (a.s == "recursive" || a.s == "multi" || a.s == "m")) {
 			return true
 		}
 	}
 	return false
+}
+
+// selectsWorkspace reports a workspace option in args: npm -w, pnpm
+// --filter, yarn workspace.
+func selectsWorkspace(name string, args []word) bool {
+	return slices.ContainsFunc(args, func(a word) bool {
+		opt, _, _ := strings.Cut(a.s, "=")
+		return name == "npm" && (opt == "-w" || opt == "--workspace") ||
+			name == "pnpm" && (opt == "--filter" || opt == "-F") ||
+			name == "yarn" && a.s == "workspace"
+	})
 }
 
 // scriptsRun returns the script lines of scripts that the package manager

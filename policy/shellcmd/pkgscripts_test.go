@@ -334,6 +334,12 @@ func TestParseWorkspaceScripts(t *testing.T) {
 		{npm, "nx run @x/a:wipe", []string{"nx run @x/a:wipe", "rm -rf ~ @1 ?guess"}},
 		{npm, "nx run-many --targets=build,wipe", []string{"nx run-many --targets=build,wipe", "rm -rf ~ @1 ?guess", "tsc @1 ?guess"}},
 		{pnpm, "pnpm -r wipe", []string{"pnpm -r wipe", "git push -f @1 ?guess"}},
+		{pnpm, "pnpm recursive run wipe", []string{"pnpm recursive run wipe", "git push -f @1 ?guess"}},
+		{pnpm, "pnpm turbo run wipe", []string{"pnpm turbo run wipe", "git push -f @1 ?guess"}},
+		{npm, "yarn workspaces run wipe", []string{"yarn workspaces run wipe", "rm -rf ~ @1 ?guess"}}, // yarn 1
+		// A workspace only known at run time may be any of them.
+		{npm, "npm run wipe -w \"$W\"", []string{"npm run wipe -w $W ~dyn", "rm -rf ~ -w $W @1 ~dyn ?guess"}},
+		{pnpm, "pnpm -F \"$W\" wipe", []string{"pnpm -F $W wipe ~dyn", "git push -f @1 ?guess"}},
 		{pnpm, "pnpm --filter './apps/**' run wipe", []string{"pnpm --filter ./apps/** run wipe", "git push -f @1 ?guess"}},
 		{pnpm, "pnpm --filter web wipe", []string{"pnpm --filter web wipe", "git push -f @1 ?guess"}},
 		{lerna, "lerna run wipe", []string{"lerna run wipe", "rm -rf / @1 ?guess"}},
