@@ -49,6 +49,7 @@ type Context struct {
 	Dynamic   bool                // some word of the command is only known at run time
 	Assigns   []string            // the environment assignments it runs with, NAME=value
 	Code      *shellcmd.CodeScan  // what an interpreter one-liner's program does, nil for other commands
+	Guessed   bool                // a command the line's program may run from a file (a package.json script, a make recipe, a tox environment), not one the line spells out
 }
 
 // Policy is the policy decision reviewers and before-interceptors see.
@@ -66,9 +67,11 @@ type PolicyMatch struct{ RuleID, Action, Reason string }
 // tuple of structs {rule_id, action, reason}}), timestamp; and home, project, dir (strings),
 // redirects (tuple of structs {op, target, file, write, dynamic}), upstream and layers
 // (tuples of argv tuples; layers is (argv,) when Layers is nil), implied (string),
-// dynamic (bool), assigns (tuple of NAME=value) and code (None, or for an interpreter
-// one-liner a struct {lang, deletes_recursively, changes_files, reads and writes (tuples of the
-// files it reads and changes, given as literals), runs (tuple of the command lines it runs), unknown}). The caller is responsible for having bounded the inputs (every list at
+// dynamic (bool), assigns (tuple of NAME=value), guessed (bool) and code (None, or for an
+// interpreter one-liner a struct {lang, deletes_recursively, deletes_only (tuple of the folders of
+// its recursive deletes when all are literals, else empty), changes_files, reads and writes
+// (tuples of the files it reads and changes, given as literals), runs (tuple of the command lines
+// it runs), unknown}). The caller is responsible for having bounded the inputs (every list at
 // most MaxList items, strings at most MaxString bytes).
 func (c *Context) Value() starlark.Value {
 	basename := ""
@@ -107,6 +110,7 @@ func (c *Context) Value() starlark.Value {
 		"dynamic":    starlark.Bool(c.Dynamic),
 		"assigns":    stringTuple(c.Assigns),
 		"code":       codeValue(c.Code),
+		"guessed":    starlark.Bool(c.Guessed),
 	})
 	s.Freeze()
 	return s
@@ -119,6 +123,7 @@ func codeValue(c *shellcmd.CodeScan) starlark.Value {
 	return starlarkstruct.FromStringDict(starlark.String("code"), starlark.StringDict{
 		"lang":                starlark.String(c.Lang),
 		"deletes_recursively": starlark.Bool(c.DeletesRecursively),
+		"deletes_only":        stringTuple(c.DeletesOnly),
 		"changes_files":       starlark.Bool(c.ChangesFiles),
 		"reads":               stringTuple(c.Reads),
 		"writes":              stringTuple(c.Writes),

@@ -61,7 +61,7 @@ func TestContextValue(t *testing.T) {
 		{`[m.rule_id for m in ctx.policy.matches]`, `["tf", "net"]`},
 		{`ctx.policy.matches[1].reason`, `""`},
 		{`"destroy" in ctx.argv`, `True`},
-		{`dir(ctx)`, `["agent", "argv", "assigns", "basename", "code", "cwd", "dir", "dynamic", "effects", "home", "implied", "layers", "phase", "policy", "program", "project", "redirects", "request_id", "session_id", "timestamp", "tool", "upstream", "version"]`},
+		{`dir(ctx)`, `["agent", "argv", "assigns", "basename", "code", "cwd", "dir", "dynamic", "effects", "guessed", "home", "implied", "layers", "phase", "policy", "program", "project", "redirects", "request_id", "session_id", "timestamp", "tool", "upstream", "version"]`},
 		{`ctx.assigns`, `()`},
 		{`ctx.code`, `None`},
 		{`ctx.home`, `"/home/dev"`},

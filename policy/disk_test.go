@@ -162,6 +162,10 @@ func TestTaskRunnersOnDisk(t *testing.T) {
 		"deno.json":      `{"tasks": {"dev": "deno run main.ts", "nuke": "rm -rf"}}`,
 		"composer.json":  `{"scripts": {"test": "phpunit", "post-install-cmd": ["git reset --hard"]}}`,
 		"pyproject.toml": "[tool.pdm.scripts]\nlint = 'ruff check'\nreset = 'git reset --hard'\n[tool.hatch.envs.default.scripts]\nfree = 'rm -rf ~/x'\n",
+		"tox.ini": "[tox]\nenv_list = py3{11,12}, docs\n[testenv]\ncommands = pytest {posargs:tests}\n" +
+			"[testenv:docs]\ncommands =\n    python -c \"import shutil; shutil.rmtree('docs/_build', ignore_errors=True)\"\n    sphinx-build docs docs/_build\n" +
+			"[testenv:wipe]\nallowlist_externals = rm\ncommands = - rm -rf {posargs}\n" +
+			"[testenv:home]\ncommands = python -c \"import shutil, os; shutil.rmtree(os.path.expanduser('~/x'))\"\n",
 	})
 	for _, c := range []struct{ cmd, action, rule string }{
 		{`just build`, "allow", ""},
@@ -175,6 +179,13 @@ func TestTaskRunnersOnDisk(t *testing.T) {
 		{`pdm run lint`, "allow", ""},
 		{`pdm run reset`, "deny", "safety/git-discard"},
 		{`hatch run free`, "deny", "safety/rm-recursive"},
+		{`tox`, "allow", ""},
+		{`tox -e docs`, "allow", ""}, // its rmtree is the project's, inside it
+		{`tox -e wipe -- ~`, "deny", "safety/rm-recursive"},
+		{`tox -e wipe -- build`, "allow", ""},
+		{`python -m tox run -e home`, "deny", "safety/interp-delete"},
+		{`tox -e docs --override testenv:docs.commands=true`, "ask", ""},
+		{`python -c "import shutil; shutil.rmtree('docs/_build')"`, "deny", "safety/interp-delete"}, // on the line: whatever the path
 	} {
 		d := e.Decide(c.cmd, root)
 		if string(d.Action) != c.action || d.Rule != c.rule {

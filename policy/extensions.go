@@ -119,7 +119,7 @@ func (ev *evaluation) context(phase string, s *subject, effects []string) starla
 
 // fill sets the fields of ctx that describe the command a layer belongs
 // to: home, project, dir, redirects, upstream, layers, implied, dynamic,
-// assigns.
+// assigns, code, guessed.
 func (ev *evaluation) fill(c *builtins.Context, cmd *shellcmd.Command) {
 	c.Home, c.Project = ev.req.Home, ev.e.Root
 	if ev.req.Project != "" {
@@ -131,7 +131,7 @@ func (ev *evaluation) fill(c *builtins.Context, cmd *shellcmd.Command) {
 	info := ev.command(cmd)
 	c.Dir, c.Upstream = info.dir, info.upstream
 	c.Redirects, c.Layers, c.Implied, c.Dynamic, c.Assigns = cmd.Redirects, cmd.Layers, cmd.Implied, cmd.Dynamic, cmd.Assigns
-	c.Code = cmd.Code
+	c.Code, c.Guessed = cmd.Code, cmd.Guessed
 }
 
 // command returns what the ctx of cmd's layers says of it, computed once:

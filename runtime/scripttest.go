@@ -372,7 +372,8 @@ func (t *tester) context(_ *starlark.Thread, b *starlark.Builtin, args starlark.
 		"session_id?", &c.SessionID, "agent?", &c.Agent, "tool?", &c.Tool,
 		"request_id?", &c.RequestID, "timestamp?", &c.Timestamp, "policy?", &policy,
 		"home?", &c.Home, "project?", &c.Project, "dir?", &dir, "redirects?", &redirects,
-		"upstream?", &upstream, "layers?", &layers, "implied?", &c.Implied, "dynamic?", &c.Dynamic, "assigns?", &assigns); err != nil {
+		"upstream?", &upstream, "layers?", &layers, "implied?", &c.Implied, "dynamic?", &c.Dynamic, "assigns?", &assigns,
+		"guessed?", &c.Guessed); err != nil {
 		return nil, err
 	}
 	c.Dir = c.Cwd

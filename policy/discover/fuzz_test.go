@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agent-shell/agent-shell/policy/taskfile"
 )
 
 // seedFiles adds every fixture file named like one of names as a seed.
@@ -78,7 +80,7 @@ func FuzzNoxTox(f *testing.F) {
 				seen[s.Name] = true
 			}
 		}
-		if len(defaults) > maxFactorNames*len(data) {
+		if len(defaults) > taskfile.MaxFactorNames*len(data) {
 			t.Fatalf("%d defaults from %d bytes", len(defaults), len(data))
 		}
 	})

@@ -1,13 +1,9 @@
 package discover
 
 import (
-	"fmt"
 	"regexp"
-	"sort"
 	"strings"
 	"sync"
-
-	"github.com/pelletier/go-toml/v2"
 
 	"github.com/agent-shell/agent-shell/policy/taskfile"
 )
@@ -127,149 +123,29 @@ func (s *scanner) scanTox() {
 	}
 }
 
-// ToxINI reads a tox.ini: its [testenv:NAME] sections and the env_list (or
-// envlist) of [tox], whose factor braces are expanded (py3{11,12}-lint).
-// defaults is the env_list, nil when there is none.
+// ToxINI reads a tox.ini's environments (taskfile.ReadToxINI): those
+// whose names can be proposed, and the env_list, nil when there is none.
 func ToxINI(data []byte) (envs []Task, defaults []string) {
-	section, key := "", ""
-	var list []string
-	inList := false
-	seen := map[string]bool{}
-	add := func(name string) {
-		if name != "" && !seen[name] && taskName(name) {
-			seen[name] = true
-			envs = append(envs, Task{Name: name})
-		}
-	}
-	for _, raw := range strings.Split(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n") {
-		t := strings.TrimSpace(raw)
-		if t == "" || t[0] == '#' || t[0] == ';' {
-			continue
-		}
-		continued := raw[0] == ' ' || raw[0] == '\t'
-		if !continued {
-			inList = false
-		}
-		switch {
-		case strings.HasPrefix(t, "[") && strings.HasSuffix(t, "]"):
-			section = strings.TrimSpace(t[1 : len(t)-1])
-			if name, ok := strings.CutPrefix(section, "testenv:"); ok && !strings.ContainsAny(name, "{},") {
-				add(strings.TrimSpace(name))
-			}
-		case continued && inList:
-			list = append(list, t)
-		case section == "tox" && !continued:
-			k, v, ok := strings.Cut(t, "=")
-			if key = strings.TrimSpace(k); ok && (key == "envlist" || key == "env_list") {
-				inList, defaults = true, []string{}
-				list = append(list, strings.TrimSpace(v))
-			}
-		}
-	}
-	for _, l := range list {
-		for _, entry := range splitEnvList(l) {
-			if entry == "" {
-				continue
-			}
-			for _, name := range expandFactors(entry) {
-				defaults = append(defaults, name)
-				add(name)
-			}
-		}
-	}
-	return envs, defaults
+	return toxTasks(taskfile.ReadToxINI(string(data)))
 }
 
-// ToxTOML reads tox's native TOML configuration: env_list and [env.NAME]
-// (in pyproject.toml under [tool.tox]), or a legacy_tox_ini string there.
+// ToxTOML reads tox's native TOML configuration (taskfile.ReadToxTOML).
 // found is false when the file does not configure tox.
 func ToxTOML(data []byte, pyproject bool) (envs []Task, defaults []string, found bool, err error) {
-	var doc map[string]any
-	if err := toml.Unmarshal(data, &doc); err != nil {
-		return nil, nil, false, fmt.Errorf("not valid TOML (%s)", firstLine(strings.TrimPrefix(err.Error(), "toml: ")))
-	}
-	if pyproject {
-		tool, _ := doc["tool"].(map[string]any)
-		if doc, found = tool["tox"].(map[string]any); !found {
-			return nil, nil, false, nil
-		}
-	}
-	if legacy, ok := doc["legacy_tox_ini"].(string); ok {
-		envs, defaults = ToxINI([]byte(legacy))
-		return envs, defaults, true, nil
-	}
-	seen := map[string]bool{}
-	add := func(name string) {
-		if name != "" && !seen[name] && taskName(name) {
-			seen[name] = true
-			envs = append(envs, Task{Name: name})
-		}
-	}
-	if list, ok := doc["env_list"].([]any); ok {
-		defaults = []string{}
-		for _, name := range taskfile.Strings(list) {
-			defaults = append(defaults, name)
-			add(name)
-		}
-	}
-	if tables, ok := doc["env"].(map[string]any); ok {
-		names := make([]string, 0, len(tables))
-		for name := range tables {
-			names = append(names, name)
-		}
-		sort.Strings(names)
-		for _, name := range names {
-			add(name)
-		}
-	}
-	return envs, defaults, true, nil
+	t, found, err := taskfile.ReadToxTOML(data, pyproject)
+	envs, defaults = toxTasks(t)
+	return envs, defaults, found, err
 }
 
-// splitEnvList splits one line of an env_list at commas outside braces.
-func splitEnvList(s string) []string {
-	var out []string
-	depth, start := 0, 0
-	for i, r := range s {
-		switch r {
-		case '{':
-			depth++
-		case '}':
-			depth = max(0, depth-1)
-		case ',':
-			if depth == 0 {
-				out = append(out, strings.TrimSpace(s[start:i]))
-				start = i + 1
-			}
+// toxTasks are t's environments whose names can be proposed, and its
+// env_list.
+func toxTasks(t taskfile.Tox) (envs []Task, defaults []string) {
+	for _, e := range t.Envs {
+		if taskName(e.Name) {
+			envs = append(envs, Task{Name: e.Name})
 		}
 	}
-	return append(out, strings.TrimSpace(s[start:]))
-}
-
-// maxFactorNames bounds what one env_list entry expands to.
-const maxFactorNames = 64
-
-// expandFactors expands tox's factor braces: py3{11,12}-{a,b} is
-// py311-a, py311-b, py312-a, py312-b.
-func expandFactors(entry string) []string {
-	open := strings.IndexByte(entry, '{')
-	if open < 0 {
-		return []string{entry}
-	}
-	end := strings.IndexByte(entry[open:], '}')
-	if end < 0 {
-		return nil
-	}
-	end += open
-	var out []string
-	for _, alt := range strings.Split(entry[open+1:end], ",") {
-		for _, rest := range expandFactors(entry[:open] + strings.TrimSpace(alt) + entry[end+1:]) {
-			if len(out) == maxFactorNames {
-				return out
-			}
-			out = append(out, rest)
-		}
-	}
-	return out
+	return envs, t.Defaults
 }
 
 // classifyNox: nox [-s|-e|--session(s) NAME...] [-- args]. The sessions

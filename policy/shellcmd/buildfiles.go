@@ -37,7 +37,7 @@ var runFileTable = []struct {
 	{programs: []string{"pdm", "poe", "rye", "hatch"}, names: pyprojectFiles},
 	{programs: []string{"task"}, names: []string{"Taskfile.yml", "Taskfile.yaml"}},
 	{programs: []string{"rake"}, names: []string{"Rakefile"}},
-	{programs: []string{"tox"}, names: []string{"tox.ini"}},
+	{programs: []string{"tox"}, names: toxFiles},
 	{programs: []string{"nox"}, names: []string{"noxfile.py"}},
 	{programs: []string{"pre-commit"}, names: []string{".pre-commit-config.yaml"}},
 	{programs: []string{"cargo"}, names: []string{"build.rs"}},
@@ -159,6 +159,7 @@ func (w *walker) runsFromDisk(idx int, name string, inner []word) {
 		w.runsConfigTasks(idx, name, inner)
 	}
 	w.runsPyScripts(idx)
+	w.runsToxEnvs(idx)
 }
 
 // runsWrittenFile judges the command at idx when it runs a file the line

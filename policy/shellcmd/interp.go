@@ -34,6 +34,11 @@ type CodeScan struct {
 	// (File::Path, or a method of that name); Ruby's Pathname#rmtree.
 	DeletesRecursively bool
 
+	// DeletesOnly holds, when every recursive delete of the code names its
+	// folder with a literal, those folders; nil otherwise (a path built at
+	// run time, an API read only by its name, no recursive delete).
+	DeletesOnly []string
+
 	// ChangesFiles reports code that writes, appends, creates, copies,
 	// moves, renames, deletes or chmods files or directories: open with a
 	// writing mode, Path.write_text..., os.remove..., shutil.copy...,

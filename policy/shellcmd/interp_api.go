@@ -350,7 +350,9 @@ func (s *scanner) changes(a api, c call) {
 	switch a.change {
 	case changeAlways:
 		out.ChangesFiles, wrote = true, true
-		out.DeletesRecursively = out.DeletesRecursively || a.rec
+		if a.rec {
+			s.deletesRecursively(c, pos, ok)
+		}
 	case changeMode:
 		wrote = c.called && s.writesMode(c, a.at)
 	case changeFlags:
@@ -359,7 +361,9 @@ func (s *scanner) changes(a api, c call) {
 		wrote = c.called && len(pos) == 1 && len(c.args) == 1
 	case changeRecursive:
 		out.ChangesFiles, wrote = true, true
-		out.DeletesRecursively = out.DeletesRecursively || c.called && (!ok || a.at < len(pos) && s.recursive(pos[a.at]))
+		if c.called && (!ok || a.at < len(pos) && s.recursive(pos[a.at])) {
+			s.deletesRecursively(c, pos, ok)
+		}
 	}
 	out.ChangesFiles = out.ChangesFiles || wrote
 	if wrote && c.called && ok && c.fn != "" && a.change != changeOneArg {
@@ -369,6 +373,24 @@ func (s *scanner) changes(a api, c call) {
 	}
 	if a.read && c.called && ok && len(pos) > 0 && (a.change != changeMode || !s.writesMode(c, a.at)) {
 		s.noteFile(&s.out.Reads, pos[0])
+	}
+}
+
+// deletesRecursively records a recursive delete, and its folder in
+// DeletesOnly while every one so far names a literal.
+func (s *scanner) deletesRecursively(c call, pos []span, ok bool) {
+	out := s.out
+	first := !out.DeletesRecursively
+	out.DeletesRecursively = true
+	p, lit := "", c.called && ok && len(pos) > 0
+	if lit {
+		p, lit = s.str(pos[0])
+	}
+	switch {
+	case !lit || len(out.DeletesOnly) == maxCodeFiles:
+		out.DeletesOnly = nil // and stays so: a later literal is not all of them
+	case first || out.DeletesOnly != nil:
+		out.DeletesOnly = append(out.DeletesOnly, p)
 	}
 }
 

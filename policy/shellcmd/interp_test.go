@@ -525,6 +525,9 @@ func FuzzScanCode(f *testing.F) {
 		if scan.DeletesRecursively && !scan.ChangesFiles {
 			t.Fatalf("ScanCode(%q): deletes recursively without changing files", argv)
 		}
+		if scan.DeletesOnly != nil && !scan.DeletesRecursively {
+			t.Fatalf("ScanCode(%q): deletes only %q without deleting recursively", argv, scan.DeletesOnly)
+		}
 		if len(scan.Writes) > 0 && !scan.ChangesFiles {
 			t.Fatalf("ScanCode(%q): writes %q without changing files", argv, scan.Writes)
 		}
@@ -538,6 +541,36 @@ func FuzzScanCode(f *testing.F) {
 			checkLine(t, src, Parse(src))
 		}
 	})
+}
+
+// DeletesOnly holds the folders of the recursive deletes when every one
+// is a literal, and nothing when one is not, whatever the order.
+func TestScanCodeDeletesOnly(t *testing.T) {
+	for _, tt := range []struct {
+		argv []string
+		only []string
+	}{
+		{py(`import shutil; shutil.rmtree("dist", ignore_errors=True)`), []string{"dist"}},
+		{py(`import shutil; shutil.rmtree("a"); shutil.rmtree("b")`), []string{"a", "b"}},
+		{py(`import shutil, os; shutil.rmtree("a"); shutil.rmtree(os.path.expanduser("~"))`), nil},
+		{py(`import shutil, os; shutil.rmtree(os.environ["HOME"]); shutil.rmtree("a")`), nil},
+		{py(`import shutil; d = "dist"; shutil.rmtree(d)`), nil},
+		{py(`import shutil; f = shutil.rmtree; f("x")`), []string{"x"}}, // the alias is followed
+		{py(`import shutil, sys; shutil.rmtree(*sys.argv)`), nil},
+		{py(`open("x", "w")`), nil},
+		{js(`require("fs").rmSync("dist", {recursive: true})`), []string{"dist"}},
+		{js(`require("fs").rmSync(process.env.HOME, {recursive: true})`), nil},
+		{rb(`require "fileutils"; FileUtils.rm_rf("tmp/cache")`), []string{"tmp/cache"}},
+		{[]string{"lua", "-e", `os.execute("rm -rf x")`}, nil},
+	} {
+		got, ok := ScanCode(tt.argv)
+		if !ok || !slices.Equal(got.DeletesOnly, tt.only) {
+			t.Errorf("ScanCode(%q): DeletesOnly %q (%v), want %q", tt.argv, got.DeletesOnly, ok, tt.only)
+		}
+		if got.DeletesOnly != nil && !got.DeletesRecursively {
+			t.Errorf("ScanCode(%q): DeletesOnly %q without DeletesRecursively", tt.argv, got.DeletesOnly)
+		}
+	}
 }
 
 // TestScanCodeBounded feeds each language programs shaped to make a

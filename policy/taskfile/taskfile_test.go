@@ -191,3 +191,52 @@ func FuzzPnpmWorkspaces(f *testing.F) {
 		LernaPackages(text)
 	})
 }
+
+// A tox configuration's environments run their own commands or the base
+// section's, with references, continuations, factor conditions and the -
+// prefix read as tox reads them; the TOML forms quote their argv.
+func TestReadTox(t *testing.T) {
+	ini := ReadToxINI("[tox]\nenvlist = py3{11,12}, lint\n[testenv]\ncommands_pre = echo pre\ncommands =\n    pytest {posargs} \\\n      -q\n    py311: coverage report\n" +
+		"[testenv:lint]\ncommands = - ruff check .\n[testenv:all]\ncommands = {[testenv:lint]commands}\n    !py311: mypy\n[testenv:loop]\ncommands = {[testenv:loop]commands}\n")
+	if !slices.Equal(ini.Defaults, []string{"py311", "py312", "lint"}) {
+		t.Errorf("defaults %q", ini.Defaults)
+	}
+	for _, tt := range []struct {
+		env  string
+		want []string
+	}{
+		{"py311", []string{"echo pre", "pytest {posargs} -q", "coverage report"}},
+		{"lint", []string{"echo pre", "ruff check ."}},
+		{"all", []string{"echo pre", "ruff check .", "mypy"}},
+		{"loop", []string{"echo pre"}},
+		{"unnamed", []string{"echo pre", "pytest {posargs} -q", "coverage report"}},
+	} {
+		if got := ini.Env(tt.env).Commands; !slices.Equal(got, tt.want) {
+			t.Errorf("%s: %q, want %q", tt.env, got, tt.want)
+		}
+	}
+	toml, found, err := ReadToxTOML([]byte("[tool.tox]\nenv_list = [\"a\"]\n[tool.tox.env_run_base]\ncommands = [[\"pytest\", \"{posargs}\"]]\n[tool.tox.env.b]\ncommands = [[\"python\", \"-c\", \"print('x y')\"]]\n"), true)
+	if err != nil || !found || !slices.Equal(toml.Env("a").Commands, []string{"pytest {posargs}"}) || !slices.Equal(toml.Env("b").Commands, []string{`python -c 'print('\''x y'\'')'`}) {
+		t.Errorf("tox TOML: %+v %v %v", toml, found, err)
+	}
+	if _, found, _ := ReadToxTOML([]byte("[project]\nname = 'x'\n"), true); found {
+		t.Error("a pyproject.toml without [tool.tox] configures tox")
+	}
+	if _, _, err := ReadToxTOML([]byte("[env"), false); err == nil {
+		t.Error("damaged TOML: no error")
+	}
+}
+
+func FuzzReadToxINI(f *testing.F) {
+	f.Add("[tox]\nenv_list = a,{b,c}-d\n[testenv]\ncommands = x {posargs}\n[testenv:a]\ncommands = {[testenv]commands}\n")
+	f.Add("[testenv:x]\ncommands = {[testenv:x]commands}\n  a \\\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		tox := ReadToxINI(text)
+		for _, e := range tox.Envs {
+			if e.Name == "" || len(e.Commands) > 3*maxToxLines {
+				t.Fatalf("env %q with %d commands", e.Name, len(e.Commands))
+			}
+		}
+		ReadToxTOML([]byte(text), true)
+	})
+}
