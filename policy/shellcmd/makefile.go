@@ -178,6 +178,21 @@ func (w *walker) mayRun(idx int, scripts []string, dir string) {
 	}
 }
 
+// mayRunLines is mayRun for the lines a task runner runs from its
+// configuration (what, for the reason): more than maxMakeRecipes make the
+// command unknown, and where its directory is not known, so is theirs.
+func (w *walker) mayRunLines(idx int, srcs []string, dir, what string) {
+	c := &w.st.line.Commands[idx]
+	if len(srcs) > maxMakeRecipes {
+		c.Unknown = fmt.Sprintf("it runs more than %d lines of %s", maxMakeRecipes, what)
+		return
+	}
+	if c.DirUnknown {
+		dir = ""
+	}
+	w.mayRun(idx, srcs, dir)
+}
+
 // writesAny reports a line that writes a file of one of names earlier:
 // runsWrittenFile judges what it wrote instead of what is on disk.
 func (w *walker) writesAny(names []string) bool {

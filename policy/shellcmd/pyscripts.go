@@ -126,14 +126,7 @@ func (w *walker) runsPyScripts(idx int) {
 			}
 		}
 		visit(words)
-		if len(srcs) > maxMakeRecipes {
-			c.Unknown = "it runs more than 256 lines of its project's scripts"
-			return
-		}
-		if c.DirUnknown {
-			dir = ""
-		}
-		w.mayRun(idx, srcs, dir)
+		w.mayRunLines(idx, srcs, dir, "its project's scripts")
 		return
 	}
 }

@@ -76,14 +76,7 @@ func (w *walker) runsToxEnvs(idx int) {
 				}
 			}
 		}
-		if len(srcs) > maxMakeRecipes {
-			c.Unknown = "it runs more than 256 lines of its tox environments"
-			return
-		}
-		if c.DirUnknown {
-			dir = ""
-		}
-		w.mayRun(idx, srcs, dir)
+		w.mayRunLines(idx, srcs, dir, "its tox environments")
 		return
 	}
 }
