@@ -66,19 +66,29 @@ func lineDisk(cwd, home string) shellcmd.Disk {
 		}
 		return f
 	}
+	type up struct{ text, dir, why string }
+	ups := map[string]up{} // by folder and name: a line of many npm commands looks up once
 	findUp := func(dirs []string, unknown bool, name string) (string, string, string) {
 		start, ok := folder(dirs, unknown)
 		if !ok {
 			return "", "", ""
 		}
+		key := start + "\x00" + name
+		if u, ok := ups[key]; ok {
+			return u.text, u.dir, u.why
+		}
+		var u up
 		for dir := start; ; dir = filepath.Dir(dir) {
 			if f := readOnce(filepath.Join(dir, name)); f.there {
-				return f.text, dir, f.why
+				u = up{f.text, dir, f.why}
+				break
 			}
 			if dir == filepath.Dir(dir) {
-				return "", "", ""
+				break
 			}
 		}
+		ups[key] = u
+		return u.text, u.dir, u.why
 	}
 	file := func(dirs []string, unknown bool, names []string) (string, string, string) {
 		dir, ok := folder(dirs, unknown)
