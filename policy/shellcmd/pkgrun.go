@@ -2,6 +2,7 @@ package shellcmd
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -241,6 +242,9 @@ func runnerBody(name string, l []word) (bodyResult, bool) {
 	if name == "yarn" && len(l) > 1 && !l[1].dyn && l[1].s == "exec" {
 		return joinedBody("yarn exec", l[2:]), true
 	}
+	if ws := workspacesExec(name, l); len(ws) > 0 {
+		return joinedBody(name+" exec", ws), true
+	}
 	if name == "cross-env-shell" {
 		_, i := leadingAssigns(l, 1)
 		return joinedBody("cross-env-shell", l[i:]), true
@@ -263,6 +267,47 @@ func runnerBody(name string, l []word) (bodyResult, bool) {
 		}
 	}
 	return bodyResult{}, false
+}
+
+// workspacesExec returns the command a workspace runner runs in each
+// workspace, nil for none: yarn workspaces foreach [OPTIONS] exec
+// COMMAND..., lerna exec [OPTIONS] [--] COMMAND [--] ARGS... (lerna drops
+// the -- before the arguments). Reading a word the runner takes otherwise
+// as the command only adds commands a rule may object to.
+func workspacesExec(name string, l []word) []word {
+	static := func(i int, s string) bool { return i < len(l) && !l[i].dyn && l[i].s == s }
+	switch {
+	case name == "yarn" && static(1, "workspaces") && static(2, "foreach"):
+		for i := 3; i < len(l); i++ {
+			if static(i, "exec") {
+				return l[i+1:]
+			}
+		}
+	case name == "lerna" && static(1, "exec"):
+		i := 2
+		for i < len(l) && strings.HasPrefix(l[i].s, "-") && l[i].s != "--" {
+			opt, _, eq := strings.Cut(l[i].s, "=")
+			switch opt {
+			case "--scope", "--ignore", "--since", "--concurrency", "--profile-location", "--loglevel":
+				if !eq {
+					i++ // its value
+				}
+			}
+			i++
+		}
+		if static(i, "--") {
+			i++
+		}
+		if i >= len(l) {
+			return nil
+		}
+		cmd := slices.Clone(l[i:])
+		if k := slices.IndexFunc(cmd[1:], func(w word) bool { return !w.dyn && w.s == "--" }); k >= 0 {
+			cmd = slices.Delete(cmd, k+1, k+2)
+		}
+		return cmd
+	}
+	return nil
 }
 
 // joinedBody is the shell command a program makes of its operands, joined

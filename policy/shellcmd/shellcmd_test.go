@@ -184,6 +184,9 @@ var parseTests = []struct {
 	{"pnpm exec -c rm -rf /", []string{"pnpm exec -c rm -rf /", "rm -rf / @1"}},
 	{"yarn dlx -p x rm -rf /", []string{"rm -rf /"}},
 	{"yarn exec 'rm -rf /'", []string{`yarn exec "rm -rf /"`, "rm -rf / @1"}},
+	// A command run in every workspace.
+	{"yarn workspaces foreach -A --jobs 2 exec rm -rf /", []string{"yarn workspaces foreach -A --jobs 2 exec rm -rf /", "rm -rf / @1"}},
+	{"lerna exec --scope x rm -- -rf /", []string{"lerna exec --scope x rm -- -rf /", "rm -rf / @1", "exec --scope x rm -- -rf / !unknown =implied ?guess", "rm -- -rf / =implied ?guess"}}, // lerna is not known: guessed too
 	{"bunx --bun rm -rf /", []string{"rm -rf /"}},
 	{"bun x rm -rf /", []string{"rm -rf /"}},
 	{"uvx --from 'x==1' rm -rf /", []string{"rm -rf /"}},
