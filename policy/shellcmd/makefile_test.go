@@ -102,7 +102,7 @@ func TestParseMakefileRecipes(t *testing.T) {
 		{"make clean", []string{"make clean", "rm -rf build @1 ?guess"}},
 		{"make wipe", []string{"make wipe", "rm -rf build @1 ?guess", "rm -rf ~ @1 ?guess"}},
 		{"make BUILD=~ clean", []string{"make BUILD=~ clean", "rm -rf ~ @1 ?guess"}},
-		{"make shell", []string{"make shell"}},
+		{"make shell", []string{"make shell", "rm -rf ~ @1 +subst ?guess", "echo ~ @1 ?guess"}}, // $(shell …) is the shell's $(…)
 		{"make sub", []string{"make sub", "make -C sub x @1 ?guess", "rm -rf ~/x @2 ?guess"}},
 		{"make -C sub x", []string{"make -C sub x", "rm -rf ~/x @1 ?guess"}},
 		{"cd sub && make", []string{"cd sub", "make", "rm -rf ~/x @1 ?guess"}},

@@ -220,9 +220,9 @@ func (m *Makefile) Unset(name string) {
 }
 
 // Expand expands the make references in s for target ("" outside a
-// recipe); ok is false when one cannot be known by reading: a function, a
-// variable set in several places or by the shell, an automatic variable
-// other than $@.
+// recipe); ok is false when one cannot be known by reading: a function
+// ($(shell CMD) is the shell's $(CMD)), a variable set in several places,
+// an automatic variable other than $@.
 func (m *Makefile) Expand(s, target string) (string, bool) {
 	return m.expand(s, target, 0)
 }
@@ -301,6 +301,12 @@ func (m *Makefile) value(name, target string, depth int) (string, bool) {
 		if _, set := m.vars[name]; !set && !m.unsure[name] {
 			return "rm -f", true
 		}
+	}
+	if cmd, ok := strings.CutPrefix(name, "shell "); ok {
+		// $(shell CMD) is CMD's output, as the shell's $(CMD) is: the
+		// command is walked, its output is a word only known at run time.
+		v, ok := m.expand(cmd, target, depth+1)
+		return "$(" + v + ")", ok
 	}
 	if strings.ContainsAny(name, " ,:$") || m.unsure[name] {
 		return "", false // a function, a substitution reference or a computed name

@@ -7,8 +7,9 @@ import (
 )
 
 // A reference expands when reading the makefile tells its value: a
-// variable set once (or added to), $@, $(MAKE), $(CURDIR), $(RM); not one
-// set twice, by the shell or by define, nor a function.
+// variable set once (or added to), $@, $(MAKE), $(CURDIR), $(RM), and
+// $(shell CMD) as the shell's $(CMD); not one set twice, by the shell or
+// by define, nor another function.
 func TestMakefileExpand(t *testing.T) {
 	m := ReadMakefile(`A = a
 B := $(A)/b
@@ -31,12 +32,13 @@ export I = i
 		{"$(D)", "d e"},
 		{"$@ $(MAKE) $(CURDIR) $(RM) $$x", "t make /w rm -f $x"},
 		{"$(I)", "i"},
+		{"$(shell git describe --tags) $(shell echo $(A))", "$(git describe --tags) $(echo a)"}, // the shell's $(...)
 	} {
 		if got, ok := m.Expand(tt.in, "t"); !ok || got != tt.want {
 			t.Errorf("Expand(%q) = %q, %v; want %q", tt.in, got, ok, tt.want)
 		}
 	}
-	for _, in := range []string{"$(E)", "$(F)", "$(G)", "$(H)", "$(shell date)", "$<", "$(UNSET)", "$(A", "x$"} {
+	for _, in := range []string{"$(E)", "$(F)", "$(G)", "$(H)", "$(shell $(E))", "$<", "$(UNSET)", "$(A", "x$"} {
 		if got, ok := m.Expand(in, "t"); ok {
 			t.Errorf("Expand(%q) = %q, want not known", in, got)
 		}
