@@ -157,6 +157,8 @@ func (w *walker) runsFromDisk(idx int, name string, inner []word) {
 		w.runsMiseTasks(idx, inner)
 	case name == "deno" || name == "composer":
 		w.runsConfigTasks(idx, name, inner)
+	case name == "pre-commit":
+		w.runsPreCommit(idx, inner)
 	}
 	w.runsPyScripts(idx)
 	w.runsToxEnvs(idx)

@@ -116,6 +116,10 @@ func (w *walker) gitOnDisk(idx int, sub *word, rest []word, dirs []string, elsew
 			if src, ok := hookScript(text); ok {
 				g.body(idx, script{src: src, dir: workTree})
 			}
+			if config, ok := preCommitHookConfig(text); ok && w.st.line.Commands[idx].Unknown == "" {
+				// The hook pre-commit installed runs its configuration's hooks.
+				g.preCommitHooks(idx, workTree, config, []string{workTree})
+			}
 			if w.st.line.Commands[idx].Unknown != "" {
 				return
 			}

@@ -12,9 +12,13 @@ func testRepo(files map[string]string) Disk {
 	return Disk{
 		GitDir: func(dirs []string, unknown bool) (string, string) { return "/r/.git", "/r" },
 		File: func(dirs []string, unknown bool, names []string) (string, string, string) {
+			dir := "/r" // where the line runs
+			if len(dirs) > 0 {
+				dir = dirs[len(dirs)-1]
+			}
 			for _, n := range names {
-				if text, ok := files[dirs[len(dirs)-1]+"/"+n]; ok {
-					return text, dirs[len(dirs)-1], ""
+				if text, ok := files[dir+"/"+n]; ok {
+					return text, dir, ""
 				}
 			}
 			return "", "", ""

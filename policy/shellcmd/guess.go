@@ -250,7 +250,7 @@ func KnownProgram(name string) bool {
 		"gdb", "parallel", "find", "git", "tar", "gtar", "make", "gmake", "ssh", "scp", "sftp", "rsync", "man", "zip",
 		"sed", "gsed", "tmux", "at", "batch", "node", "nodejs", "bun", "deno", "R", "Rscript", "expect", "osascript",
 		"pwsh", "powershell", "powershell.exe", "rimraf", "del-cli", "mktemp", "agent-shell", "hub", "yadm", "vcsh", "npm", "pnpm", "yarn",
-		"uv", "poetry", "pdm", "pipenv", "pipx", "bundle", "npx", "bunx", "uvx":
+		"uv", "poetry", "pdm", "pipenv", "pipx", "bundle", "npx", "bunx", "uvx", "pre-commit", "tox":
 		return true
 	// Programs whose arguments are files, text, patterns or names.
 	case "cat", "tac", "less", "more", "head", "tail", "grep", "egrep", "fgrep", "rg", "ag", "ack", "ls", "dir",

@@ -41,7 +41,9 @@ func (w *walker) runsToxEnvs(idx int) {
 		}
 		var srcs []string
 		dir := ""
-		if sel.run {
+		if sel.exec && len(sel.posargs) > 0 {
+			srcs = []string{quoteAll(sel.posargs)} // tox exec -- COMMAND: the command itself
+		} else if sel.run {
 			t, d, why := w.readTox(c.Dirs, c.DirUnknown)
 			if why != "" {
 				c.Unknown = why
@@ -83,7 +85,8 @@ func (w *walker) runsToxEnvs(idx int) {
 
 // toxSelection is what a tox command line selects.
 type toxSelection struct {
-	run     bool     // it runs environments' commands (not tox list, config, exec: its own command)
+	run     bool     // it runs environments' commands (not tox list, config)
+	exec    bool     // tox exec: it runs its own command
 	all     bool     // every environment (-e ALL, labels, factors, a name known at run time)
 	envs    []string // those -e names; nil: the env_list
 	posargs []string // the words after --
@@ -133,8 +136,9 @@ func readToxSelection(args []string) (s toxSelection) {
 			if positional++; positional == 1 {
 				switch a {
 				case "run", "r", "run-parallel", "p", "legacy", "le":
-				default: // exec runs the command it is given; list, config, depends, devenv, quickstart none
-					s.run = false
+				case "exec", "e":
+					s.run, s.exec = false, true
+				default: // list, config, depends, devenv, quickstart: no commands
 					s.run = false
 				}
 			}

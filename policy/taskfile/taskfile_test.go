@@ -242,3 +242,64 @@ func FuzzReadToxINI(f *testing.F) {
 		ReadToxTOML([]byte(text), true)
 	})
 }
+
+// A .pre-commit-config.yaml's hooks run their entry with their args: in
+// any layout YAML allows for the lists, quoted, folded or literal; an
+// alias, a merge key or a flow mapping at an entry is not followed.
+func TestPreCommitHooks(t *testing.T) {
+	cfg := `repos:
+- repo: https://github.com/pre-commit/pre-commit-hooks
+  rev: v4.0.0
+  hooks:
+  - id: trailing-whitespace
+- repo: local
+  hooks:
+    - id: wipe
+      name: wipe # a comment
+      entry: rm -rf ~
+      language: system
+      args: [--one, "two words", 'it''s']
+    -   id: folded
+        entry: >
+          bash -c
+          'cat .env'
+        args:
+          - --x
+          - "y:z"
+    - id: quoted
+      entry: "python -c \"print(1)\""
+    - id: pattern
+      language: pygrep
+      entry: ':user:([^ ]+)'
+    - id: message
+      entry: "files must be named x.(a|b).rst"
+      language: fail
+  - repo: meta
+    hooks:
+      - id: check-hooks-apply
+`
+	got, ok := PreCommitHooks(cfg)
+	want := []string{"rm -rf ~ --one 'two words' 'it'\\''s'", "bash -c 'cat .env' --x y:z", `python -c "print(1)"`}
+	if !ok || !slices.Equal(got, want) {
+		t.Errorf("hooks %q (%v), want %q", got, ok, want)
+	}
+	for _, bad := range []string{
+		"repos:\n- repo: local\n  hooks:\n  - id: x\n    entry: *cmd\n",
+		"repos:\n- repo: local\n  hooks:\n  - <<: *base\n    id: x\n",
+		"repos:\n- repo: local\n  hooks:\n  - id: x\n    entry: {a: b}\n",
+	} {
+		if got, ok := PreCommitHooks(bad); ok {
+			t.Errorf("%q: read as %q", bad, got)
+		}
+	}
+}
+
+func FuzzPreCommitHooks(f *testing.F) {
+	f.Add("repos:\n- repo: local\n  hooks:\n  - id: x\n    entry: |\n      rm -rf ~\n    args: ['a']\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		cmds, ok := PreCommitHooks(text)
+		if ok && len(cmds) > maxPreCommitHooks {
+			t.Fatalf("%d hooks", len(cmds))
+		}
+	})
+}
