@@ -166,6 +166,8 @@ func TestTaskRunnersOnDisk(t *testing.T) {
 			"[testenv:docs]\ncommands =\n    python -c \"import shutil; shutil.rmtree('docs/_build', ignore_errors=True)\"\n    sphinx-build docs docs/_build\n" +
 			"[testenv:wipe]\nallowlist_externals = rm\ncommands = - rm -rf {posargs}\n" +
 			"[testenv:home]\ncommands = python -c \"import shutil, os; shutil.rmtree(os.path.expanduser('~/x'))\"\n",
+		"Taskfile.yml":     "version: '3'\nincludes:\n  ops: ./ops\ntasks:\n  default:\n    deps: [build]\n  build:\n    cmds:\n      - go build ./...\n",
+		"ops/Taskfile.yml": "tasks:\n  deploy:\n    cmds:\n      - git push --force origin main\n",
 	})
 	for _, c := range []struct{ cmd, action, rule string }{
 		{`just build`, "allow", ""},
@@ -179,6 +181,8 @@ func TestTaskRunnersOnDisk(t *testing.T) {
 		{`pdm run lint`, "allow", ""},
 		{`pdm run reset`, "deny", "safety/git-discard"},
 		{`hatch run free`, "deny", "safety/rm-recursive"},
+		{`task`, "allow", ""},
+		{`task ops:deploy`, "deny", "safety/git-history"},
 		{`tox`, "allow", ""},
 		{`tox -e docs`, "allow", ""}, // its rmtree is the project's, inside it
 		{`tox -e wipe -- ~`, "deny", "safety/rm-recursive"},

@@ -35,7 +35,7 @@ var runFileTable = []struct {
 	{names: denoFiles}, // for deno task alone: runsConfigTasks judges it
 	{programs: []string{"composer"}, names: []string{"composer.json"}},
 	{programs: []string{"pdm", "poe", "rye", "hatch"}, names: pyprojectFiles},
-	{programs: []string{"task"}, names: []string{"Taskfile.yml", "Taskfile.yaml"}},
+	{programs: []string{"task"}, names: taskfile.TaskfileNames},
 	{programs: []string{"rake"}, names: []string{"Rakefile"}},
 	{programs: []string{"tox"}, names: toxFiles},
 	{programs: []string{"nox"}, names: []string{"noxfile.py"}},
@@ -159,6 +159,8 @@ func (w *walker) runsFromDisk(idx int, name string, inner []word) {
 		w.runsConfigTasks(idx, name, inner)
 	case name == "pre-commit":
 		w.runsPreCommit(idx, inner)
+	case name == "task":
+		w.runsTaskfile(idx, inner)
 	}
 	w.runsPyScripts(idx)
 	w.runsToxEnvs(idx)

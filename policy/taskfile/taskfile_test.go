@@ -303,3 +303,82 @@ func FuzzPreCommitHooks(f *testing.F) {
 		}
 	})
 }
+
+// A Taskfile's tasks: a command string, a list, or a map of cmds (strings,
+// block scalars, cmd:, task:, defer:), deps, preconditions' and status'
+// commands; an alias or a merge key is not followed.
+func TestReadTaskfile(t *testing.T) {
+	tasks, includes, ok := ReadTaskfile(`version: '3'
+vars:
+  X: y
+tasks:
+  default:
+    deps: [lint, "build"]
+  short: echo short
+  list:
+    - echo a
+    - cmd: echo b
+  build:
+    desc: build it
+    cmds:
+      - go build ./...
+      - cmd: echo "a: b"
+        silent: true
+      - task: lint
+      - defer: rm -rf tmp
+      - defer: {task: cleanup}
+      - |
+        rm -rf ~/x
+        echo done
+    preconditions:
+      - sh: test -f go.mod
+        msg: "no go.mod"
+    status:
+      - test -f bin/app
+  lint:
+    cmd: golangci-lint run {{.CLI_ARGS}}
+    deps:
+      - task: gen
+        vars: {A: 1}
+  gen: [go generate ./..., echo gen]
+includes:
+  docs: ./docs
+  dist:
+    taskfile: ./Dist.yml
+    dir: .
+`)
+	if !ok || len(includes) != 2 || includes["docs"] != "./docs" || includes["dist"] != "./Dist.yml" {
+		t.Fatalf("read %v, includes %v", ok, includes)
+	}
+	for name, want := range map[string]GoTask{
+		"default": {Calls: []string{"lint", "build"}},
+		"short":   {Cmds: []string{"echo short"}},
+		"list":    {Cmds: []string{"echo a", "echo b"}},
+		"build": {Cmds: []string{"go build ./...", `echo "a: b"`, "rm -rf tmp", "rm -rf ~/x\necho done", "test -f go.mod", "test -f bin/app"},
+			Calls: []string{"lint", "cleanup"}},
+		"lint": {Cmds: []string{"golangci-lint run {{.CLI_ARGS}}"}, Calls: []string{"gen"}},
+		"gen":  {Cmds: []string{"go generate ./...", "echo gen"}},
+	} {
+		if got := tasks[name]; !slices.Equal(got.Cmds, want.Cmds) || !slices.Equal(got.Calls, want.Calls) {
+			t.Errorf("%s: %+v, want %+v", name, got, want)
+		}
+	}
+	for _, bad := range []string{
+		"tasks:\n  x:\n    cmds: *cmds\n",
+		"tasks:\n  x:\n    <<: *base\n",
+		"tasks:\n  x:\n    cmds:\n      - *c\n",
+		"tasks:\n  x:\n    cmds:\n      - cmd: !!str rm\n",
+	} {
+		if got, _, ok := ReadTaskfile(bad); ok {
+			t.Errorf("%q: read as %+v", bad, got)
+		}
+	}
+}
+
+func FuzzReadTaskfile(f *testing.F) {
+	f.Add("tasks:\n  a:\n    cmds:\n      - |\n        rm -rf ~\n      - task: b\n  b: echo\n")
+	f.Add("tasks:\n  a: [x, 'y']\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		ReadTaskfile(text)
+	})
+}
