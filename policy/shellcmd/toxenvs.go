@@ -14,7 +14,7 @@ import (
 // after --, are walked as commands it may run ([Command.Guessed]).
 
 // toxFiles are the files tox reads its configuration from.
-var toxFiles = []string{"tox.ini", "tox.toml", "pyproject.toml"}
+var toxFiles = []string{"tox.ini", "setup.cfg", "tox.toml", "pyproject.toml"}
 
 // runsToxEnvs walks the commands a layer of the command at idx runs with
 // tox.
@@ -148,13 +148,18 @@ func readToxSelection(args []string) (s toxSelection) {
 }
 
 // readTox reads the tox configuration of the project tox runs in: the
-// nearest tox.ini, tox.toml or pyproject.toml with [tool.tox] up.
+// nearest tox.ini, setup.cfg with [tox:tox], tox.toml or pyproject.toml
+// with [tool.tox] up.
 func (w *walker) readTox(dirs []string, unknown bool) (t taskfile.Tox, dir, why string) {
 	find := w.st.disk.FindUp
 	if text, d, why := find(dirs, unknown, "tox.ini"); text != "" || why != "" {
 		return taskfile.ReadToxINI(text), d, why
 	}
-	for _, name := range toxFiles[1:] {
+	if text, d, why := find(dirs, unknown, "setup.cfg"); why != "" || strings.Contains(text, "[tox:tox]") {
+		// The same sections, with [tox:tox] for [tox].
+		return taskfile.ReadToxINI(strings.ReplaceAll(text, "[tox:tox]", "[tox]")), d, why
+	}
+	for _, name := range toxFiles[2:] {
 		text, d, why := find(dirs, unknown, name)
 		if why != "" {
 			return t, "", why

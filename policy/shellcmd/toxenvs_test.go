@@ -32,6 +32,11 @@ func TestParseToxEnvs(t *testing.T) {
 			t.Errorf("Parse(%q):\n got %q\nwant %q", tt.in, got, tt.want)
 		}
 	}
+	// setup.cfg's [tox:tox] where there is no tox.ini.
+	cfg := map[string]string{"/p/setup.cfg": "[metadata]\nname = x\n[tox:tox]\nenvlist = wipe\n[testenv:wipe]\ncommands = rm -rf ~\n"}
+	if got := renderAll(ParseWith("tox", testWorkspaces(cfg, ""))); !slices.Equal(got, []string{"tox", "rm -rf ~ @1 ?guess"}) {
+		t.Errorf("setup.cfg: %q", got)
+	}
 	// Configuration from the command line, or written by the line first,
 	// or more environments than are read: not known.
 	manyEnvs := ""
