@@ -34,7 +34,7 @@ var runFileTable = []struct {
 	{programs: []string{"mise"}, names: []string{"mise.toml", ".mise.toml"}},
 	{names: denoFiles}, // for deno task alone: runsConfigTasks judges it
 	{programs: []string{"composer"}, names: []string{"composer.json"}},
-	{programs: []string{"pdm", "poe", "rye", "hatch"}, names: pyprojectFiles},
+	{programs: []string{"pdm", "poe", "rye", "hatch", "pipenv"}, names: pyprojectFiles},
 	{programs: []string{"task"}, names: taskfile.TaskfileNames},
 	{programs: []string{"rake"}, names: []string{"Rakefile"}},
 	{programs: []string{"tox"}, names: toxFiles},

@@ -14,7 +14,7 @@ import (
 // commands it may run ([Command.Guessed]).
 
 // pyprojectFiles are the files the Python task runners read scripts from.
-var pyprojectFiles = []string{"pyproject.toml", "hatch.toml"}
+var pyprojectFiles = []string{"pyproject.toml", "hatch.toml", "Pipfile"}
 
 // pyScriptRun reads a layer that runs a Python task runner's script: the
 // runner and the words from the script's name on; ok is false for any
@@ -25,8 +25,11 @@ func pyScriptRun(layer []string) (runner string, words []string, ok bool) {
 	}
 	runner = layer[0]
 	rest := layer[1:]
+	if runner == "poetry" && rest[0] == "poe" { // poethepoet's poetry plugin
+		runner, rest = "poe", rest[1:]
+	}
 	switch runner {
-	case "pdm", "rye", "hatch":
+	case "pdm", "rye", "hatch", "pipenv":
 		k := 0
 		for k < len(rest) && rest[k] != "run" {
 			k++
@@ -62,7 +65,11 @@ func (w *walker) runsPyScripts(idx int) {
 			c.Unknown = fmt.Sprintf("%s runs the scripts of its project's configuration, which the line writes earlier", runner)
 			return
 		}
-		text, dir, why := find(c.Dirs, c.DirUnknown, "pyproject.toml")
+		file := "pyproject.toml"
+		if runner == "pipenv" {
+			file = "Pipfile"
+		}
+		text, dir, why := find(c.Dirs, c.DirUnknown, file)
 		if why != "" {
 			c.Unknown = why
 			return

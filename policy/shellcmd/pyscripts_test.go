@@ -32,10 +32,11 @@ cov = ["test", "coverage report"]
 build = "mkdocs build && git push --force"
 `
 
-// pdm run, poe, rye run and hatch run run pyproject.toml's scripts: the
-// one named, with the words after it, what it runs first.
+// pdm run, poe (poetry poe), rye run and hatch run run pyproject.toml's
+// scripts, pipenv run the Pipfile's: the one named, with the words after
+// it, what it runs first.
 func TestParsePyScripts(t *testing.T) {
-	files := map[string]string{"/p/pyproject.toml": testPyproject}
+	files := map[string]string{"/p/pyproject.toml": testPyproject, "/p/Pipfile": "[packages]\nrequests = \"*\"\n\n[scripts]\nwipe = \"rm -rf ~\"\n"}
 	for _, tt := range []struct {
 		in   string
 		want []string
@@ -48,6 +49,8 @@ func TestParsePyScripts(t *testing.T) {
 		{"hatch run cov", []string{"hatch run cov", "pytest {args} @1 ?guess", "coverage report @1 ?guess"}},
 		{"hatch run docs:build", []string{"hatch run docs:build", "mkdocs build @1 ?guess", "git push --force @1 ?guess"}},
 		{"pdm install", []string{"pdm install"}},
+		{"pipenv run wipe", []string{"wipe", "rm -rf ~ @1 ?guess"}}, // the Pipfile's [scripts]
+		{"poetry poe nuke ~", []string{"poetry poe nuke ~", "rm -rf ~ @1 ?guess"}},
 	} {
 		l := ParseWith(tt.in, testJustfiles(files))
 		if got := renderAll(l); !slices.Equal(got, tt.want) {

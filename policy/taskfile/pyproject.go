@@ -16,7 +16,8 @@ type Script struct {
 // ReadPyScripts reads the scripts a Python task runner finds in
 // pyproject.toml (or hatch.toml, whose tables have no tool.hatch prefix):
 // runner is "pdm" ([tool.pdm.scripts]), "poe" ([tool.poe.tasks]), "rye"
-// ([tool.rye.scripts]) or "hatch" ([tool.hatch.envs.ENV.scripts], by
+// ([tool.rye.scripts]), "pipenv" (a Pipfile's [scripts]) or "hatch"
+// ([tool.hatch.envs.ENV.scripts], by
 // ENV:NAME, and by NAME for the default environment). A script is a
 // command line, a list of them (hatch; a first word that names another
 // script runs it), or a table: cmd, shell (a command line or a list of
@@ -52,6 +53,8 @@ func ReadPyScripts(text, runner string, hatchTOML bool) map[string]Script {
 		read(table("tool", "poe", "tasks"), "")
 	case "rye":
 		read(table("tool", "rye", "scripts"), "")
+	case "pipenv": // the Pipfile's
+		read(table("scripts"), "")
 	case "hatch":
 		envs := table("tool", "hatch", "envs")
 		if hatchTOML {
