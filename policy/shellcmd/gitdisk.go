@@ -72,12 +72,11 @@ func (w *walker) gitOnDisk(idx int, sub *word, rest []word, dirs []string, elsew
 	g.guessed = true
 	settings, ok := w.st.gitConfigs[gitDir]
 	if !ok {
-		config, _, why := read([]string{gitDir}, false, []string{"config"})
-		if why != "" {
+		var why string
+		if settings, why = readGitConfigs(read, gitDir); why != "" {
 			c.Unknown = why
 			return
 		}
-		settings = gitConfigSettings(config)
 		if w.st.gitConfigs == nil {
 			w.st.gitConfigs = map[string][]gitSetting{}
 		}
@@ -93,7 +92,7 @@ func (w *walker) gitOnDisk(idx int, sub *word, rest []word, dirs []string, elsew
 				hooksDir = path.Join(workTree, hooksDir)
 			}
 		case section == "include" || section == "includeif":
-			// What an included file says is left to the text of the line.
+			// readGitConfigs followed it.
 		case section == "remote" && (name == "push" || name == "mirror") && sub.s != "push":
 			// Only a push pushes.
 		default:
@@ -154,6 +153,63 @@ func hookScript(text string) (string, bool) {
 		return text, true
 	}
 	return "", false
+}
+
+// maxGitConfigFiles bounds the configuration files read for one
+// repository: the global ones, its own, and what they include.
+const maxGitConfigFiles = 16
+
+// readGitConfigs reads the settings git takes for a repository: the
+// aliases of the user's configuration (~/.gitconfig, ~/.config/git/config),
+// then the repository's settings, each with the files it includes
+// (include.path, and includeIf's whatever its condition: reading more can
+// only add what a rule may object to). Of the user's files only aliases
+// count: their other command settings (a credential helper, a pager) run
+// for every repository, set by the user, and would be judged on every git
+// command. why says why one that is there cannot be read.
+func readGitConfigs(read func(dirs []string, unknown bool, names []string) (string, string, string), gitDir string) (settings []gitSetting, why string) {
+	files := 0
+	var load func(dir, name, where string, user bool, depth int) string
+	load = func(dir, name, where string, user bool, depth int) string {
+		if files++; files > maxGitConfigFiles || depth > 10 {
+			return "its git configuration includes more files than are read"
+		}
+		text, at, why := read([]string{dir}, false, []string{name})
+		if why != "" || text == "" {
+			return why
+		}
+		for _, s := range gitConfigSettings(text) {
+			s.where = where
+			section, _, key := gitKey(s.key)
+			if !user || section == "alias" {
+				settings = append(settings, s)
+			}
+			if (section == "include" || section == "includeif") && key == "path" && s.value != "" {
+				p := s.value
+				if !strings.HasPrefix(p, "~") && !path.IsAbs(p) {
+					p = path.Join(at, p) // relative to the file that includes it
+				}
+				d, n := path.Split(p)
+				if why := load(strings.TrimSuffix(d, "/"), n, where+" (through "+s.value+")", user, depth+1); why != "" {
+					return why
+				}
+			}
+		}
+		return ""
+	}
+	for _, f := range []struct {
+		dir, name, where string
+		user             bool
+	}{
+		{"~", ".gitconfig", "the user's ~/.gitconfig", true},
+		{"~/.config/git", "config", "the user's ~/.config/git/config", true},
+		{gitDir, "config", "the repository's .git/config", false},
+	} {
+		if why := load(f.dir, f.name, f.where, f.user, 0); why != "" {
+			return nil, why
+		}
+	}
+	return settings, ""
 }
 
 // gitConfigSettings reads a git configuration file's settings as

@@ -112,3 +112,40 @@ func FuzzGitOnDisk(f *testing.F) {
 		checkWithDisk(t, src, l, fmt.Sprintf("config %q and hook %q", config, hook))
 	})
 }
+
+// The user's configuration gives aliases (not its other settings, which
+// run for every repository), and a configuration's includes are read
+// too: an alias in a file .git/config includes, or in ~/.gitconfig, runs
+// what it says.
+func TestParseGitConfigFiles(t *testing.T) {
+	files := map[string]string{
+		"/r/.git/config":       "[include]\n\tpath = ../x.cfg\n[includeIf \"gitdir:~/w/\"]\n\tpath = /etc/y.cfg\n",
+		"/r/x.cfg":             "[alias]\n\tst = !cat .env\n",
+		"/etc/y.cfg":           "[alias]\n\tnuke = reset --hard\n",
+		"~/.gitconfig":         "[core]\n\tpager = rm -rf ~/p\n[alias]\n\twipe = !rm -rf ~/x\n[include]\n\tpath = ~/.gitconfig.local\n",
+		"~/.gitconfig.local":   "[alias]\n\tpf = push --force\n",
+		"~/.config/git/config": "[alias]\n\tleak = !cat ~/.ssh/id_rsa\n",
+	}
+	for _, tt := range []struct {
+		in   string
+		want []string
+	}{
+		{"git st", []string{"git st", "cat .env @1 ?guess"}},
+		{"git nuke", []string{"git nuke", "git reset --hard @1 ?guess"}},
+		{"git wipe", []string{"git wipe", "rm -rf ~/x @1 ?guess"}},
+		{"git pf", []string{"git pf", "git push --force @1 ?guess"}},
+		{"git leak", []string{"git leak", "cat ~/.ssh/id_rsa @1 ?guess"}},
+		{"git log", []string{"git log"}}, // the user's pager is not judged
+	} {
+		l := ParseWith(tt.in, testRepo(files))
+		checkWithDisk(t, tt.in, l, "git configuration")
+		if got := renderAll(l); !slices.Equal(got, tt.want) {
+			t.Errorf("Parse(%q):\n got %q\nwant %q", tt.in, got, tt.want)
+		}
+	}
+	// A configuration that includes itself ends, not known.
+	loop := map[string]string{"/r/.git/config": "[include]\n\tpath = config\n"}
+	if l := ParseWith("git status", testRepo(loop)); !l.Unknown() {
+		t.Errorf("an include loop: known, %q", renderAll(l))
+	}
+}
