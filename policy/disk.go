@@ -125,11 +125,11 @@ func lineDisk(cwd, home string) shellcmd.Disk {
 		why     string
 	}
 	globs := map[string]globbed{} // by folder and patterns: a script that runs pnpm -r again looks once
-	members := func(dir string, patterns []string) ([]string, string) {
-		key := dir + "\x00" + strings.Join(patterns, "\x00")
+	members := func(dir string, patterns []string, file string) ([]string, string) {
+		key := dir + "\x00" + file + "\x00" + strings.Join(patterns, "\x00")
 		g, ok := globs[key]
 		if !ok {
-			g.folders, g.why = workspaces(dir, patterns)
+			g.folders, g.why = workspaces(dir, patterns, file)
 			globs[key] = g
 		}
 		return g.folders, g.why
@@ -142,10 +142,10 @@ func lineDisk(cwd, home string) shellcmd.Disk {
 const maxWorkspaceDirs = 4096
 
 // workspaces finds the workspaces of the package in dir (Disk.Workspaces):
-// the folders the patterns match that hold a package.json. Like the
-// package managers, it does not look in node_modules or hidden folders
-// (unless a pattern names one), and ** is up to three folders here.
-func workspaces(dir string, patterns []string) ([]string, string) {
+// the folders the patterns match that hold file. Like the package
+// managers, it does not look in node_modules or hidden folders (unless a
+// pattern names one), and ** is up to three folders here.
+func workspaces(dir string, patterns []string, file string) ([]string, string) {
 	g := workspaceGlob{found: map[string]bool{}, budget: maxWorkspaceDirs}
 	for _, p := range patterns {
 		p = path.Clean("/" + filepath.ToSlash(p))
@@ -159,7 +159,7 @@ func workspaces(dir string, patterns []string) ([]string, string) {
 	}
 	var out []string
 	for d := range g.found {
-		if fi, err := os.Lstat(filepath.Join(d, "package.json")); err == nil && fi.Mode().IsRegular() {
+		if fi, err := os.Lstat(filepath.Join(d, file)); err == nil && fi.Mode().IsRegular() {
 			out = append(out, d)
 		}
 	}

@@ -253,7 +253,7 @@ func TestAllWorkspacesOnDisk(t *testing.T) {
 			t.Errorf("%s: %s by %q, want %s by %q (%s)", c.cmd, d.Action, d.Rule, c.action, c.rule, d.Reason)
 		}
 	}
-	got, why := workspaces(root, []string{"packages/*", "tools/**", "../outside/*"})
+	got, why := workspaces(root, []string{"packages/*", "tools/**", "../outside/*"}, "package.json")
 	want := []string{filepath.Join(root, "packages/app"), filepath.Join(root, "packages/lib"), filepath.Join(root, "tools/deep/er/x")}
 	if why != "" || !slices.Equal(got, want) {
 		t.Errorf("workspaces: %q %q, want %q", got, why, want)
@@ -262,7 +262,7 @@ func TestAllWorkspacesOnDisk(t *testing.T) {
 	for i := range maxWorkspaceDirs / 2 {
 		os.MkdirAll(filepath.Join(root, "wide", strconv.Itoa(i), "a", "b"), 0o755)
 	}
-	if _, why := workspaces(root, []string{"wide/**"}); !strings.Contains(why, "more than") {
+	if _, why := workspaces(root, []string{"wide/**"}, "package.json"); !strings.Contains(why, "more than") {
 		t.Errorf("wide/**: %q", why)
 	}
 }
@@ -279,7 +279,7 @@ func FuzzWorkspaceGlob(f *testing.F) {
 		f.Add(p)
 	}
 	f.Fuzz(func(t *testing.T, pattern string) {
-		got, _ := workspaces(root, []string{pattern})
+		got, _ := workspaces(root, []string{pattern}, "package.json")
 		for _, d := range got {
 			if d != root && !strings.HasPrefix(d, root+"/") {
 				t.Fatalf("%q: %s is outside the project", pattern, d)

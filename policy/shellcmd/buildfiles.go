@@ -162,6 +162,9 @@ func (w *walker) runsFromDisk(idx int, name string, inner []word) {
 	case name == "task":
 		w.runsTaskfile(idx, inner)
 	}
+	if name == "nx" {
+		w.runsNxTargets(idx, inner)
+	}
 	w.runsPyScripts(idx)
 	w.runsToxEnvs(idx)
 }

@@ -214,7 +214,7 @@ func (w *walker) workspaceMembers(project packageFile) ([]packageFile, string) {
 	if len(patterns) == 0 {
 		return nil, ""
 	}
-	folders, why := d.Workspaces(project.dir, patterns)
+	folders, why := d.Workspaces(project.dir, patterns, "package.json")
 	if why != "" {
 		return nil, why
 	}

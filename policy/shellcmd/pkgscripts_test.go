@@ -242,7 +242,7 @@ func TestParseRewrittenTaskConfigs(t *testing.T) {
 }
 
 // testWorkspaces is a project at /p of files by absolute path: FindUp and
-// File read them, Workspaces matches one-level patterns (dir/*) and names.
+// File read them, Workspaces matches one-level patterns (dir/*), ** any folder down.
 func testWorkspaces(files map[string]string, why string) Disk {
 	read := func(p string) (string, bool) { s, ok := files[p]; return s, ok }
 	at := func(dirs []string) string {
@@ -275,14 +275,15 @@ func testWorkspaces(files map[string]string, why string) Disk {
 			}
 			return "", "", ""
 		},
-		Workspaces: func(dir string, patterns []string) ([]string, string) {
+		Workspaces: func(dir string, patterns []string, file string) ([]string, string) {
 			if why != "" {
 				return nil, why
 			}
 			var out []string
 			for p := range files {
 				for _, pat := range patterns {
-					if ok, _ := path.Match(path.Join(dir, pat, "package.json"), p); ok {
+					deep := pat == "**" && strings.HasPrefix(p, dir+"/") && path.Base(p) == file // any folder down
+					if ok, _ := path.Match(path.Join(dir, pat, file), p); ok || deep {
 						out = append(out, path.Dir(p))
 					}
 				}

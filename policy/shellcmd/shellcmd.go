@@ -260,12 +260,13 @@ type Disk struct {
 	// repository a git command run with dirs in force works in; "" when
 	// there is none. Nil: hooks and .git/config are not followed.
 	GitDir func(dirs []string, unknown bool) (gitDir, workTree string)
-	// Workspaces returns the folders under dir (absolute) that hold a
-	// package.json and match one of patterns (relative to dir; * matches
-	// in one folder, ** in up to three), sorted; why says why they cannot
-	// be known (too many folders to look through). Nil: a package
-	// manager's workspaces are read only where node_modules links them.
-	Workspaces func(dir string, patterns []string) (folders []string, why string)
+	// Workspaces returns the folders under dir (absolute) that hold the
+	// file (package.json, nx's project.json) and match one of patterns
+	// (relative to dir; * matches in one folder, ** in up to three),
+	// sorted; why says why they cannot be known (too many folders to look
+	// through). Nil: a package manager's workspaces are read only where
+	// node_modules links them.
+	Workspaces func(dir string, patterns []string, file string) (folders []string, why string)
 }
 
 // ParseWith is Parse, reading through disk what programs read from it.

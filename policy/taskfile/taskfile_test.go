@@ -382,3 +382,27 @@ func FuzzReadTaskfile(f *testing.F) {
 		ReadTaskfile(text)
 	})
 }
+
+// An nx target's commands: its own command, or its run-commands options.
+func TestNxTargets(t *testing.T) {
+	got, name := NxTargets(`{"name": "app", "targets": {
+		"deploy": {"command": "git push --force"},
+		"clean": {"executor": "nx:run-commands", "options": {"commands": ["rm -rf dist", {"command": "echo done"}, 3]}},
+		"one": {"executor": "nx:run-commands", "options": {"command": "make x"}},
+		"build": {"executor": "@nx/js:tsc", "options": {"main": "src/index.ts"}}}}`, false)
+	want := map[string][]string{"deploy": {"git push --force"}, "clean": {"rm -rf dist", "echo done"}, "one": {"make x"}}
+	if len(got) != len(want) || name != "app" {
+		t.Errorf("targets %q of %q", got, name)
+	}
+	for k, v := range want {
+		if !slices.Equal(got[k], v) {
+			t.Errorf("%s: %q, want %q", k, got[k], v)
+		}
+	}
+	if d, _ := NxTargets(`{"targetDefaults": {"lint": {"command": "eslint ."}}}`, true); !slices.Equal(d["lint"], []string{"eslint ."}) {
+		t.Errorf("targetDefaults: %q", d)
+	}
+	if d, _ := NxTargets("{", false); d != nil {
+		t.Error("damaged JSON read")
+	}
+}
