@@ -168,6 +168,7 @@ func TestTaskRunnersOnDisk(t *testing.T) {
 			"[testenv:home]\ncommands = python -c \"import shutil, os; shutil.rmtree(os.path.expanduser('~/x'))\"\n",
 		"Taskfile.yml":     "version: '3'\nincludes:\n  ops: ./ops\ntasks:\n  default:\n    deps: [build]\n  build:\n    cmds:\n      - go build ./...\n",
 		"ops/Taskfile.yml": "tasks:\n  deploy:\n    cmds:\n      - git push --force origin main\n",
+		"compose.yaml":     "services:\n  app:\n    image: alpine\n    volumes:\n      - ./data:/data\n      - /:/host\n",
 	})
 	for _, c := range []struct{ cmd, action, rule string }{
 		{`just build`, "allow", ""},
@@ -182,6 +183,8 @@ func TestTaskRunnersOnDisk(t *testing.T) {
 		{`pdm run reset`, "deny", "safety/git-discard"},
 		{`hatch run free`, "deny", "safety/rm-recursive"},
 		{`task`, "allow", ""},
+		{`docker compose up -d`, "deny", "safety/container-mounts"}, // it mounts the host's /
+		{`docker compose logs`, "allow", ""},
 		{`task ops:deploy`, "deny", "safety/git-history"},
 		{`tox`, "allow", ""},
 		{`tox -e docs`, "allow", ""}, // its rmtree is the project's, inside it

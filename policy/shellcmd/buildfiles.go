@@ -162,8 +162,11 @@ func (w *walker) runsFromDisk(idx int, name string, inner []word) {
 	case name == "task":
 		w.runsTaskfile(idx, inner)
 	}
-	if name == "nx" {
+	switch name {
+	case "nx":
 		w.runsNxTargets(idx, inner)
+	case "docker", "podman", "nerdctl", "docker-compose", "podman-compose":
+		w.runsCompose(idx, name, inner[1:])
 	}
 	w.runsPyScripts(idx)
 	w.runsToxEnvs(idx)

@@ -406,3 +406,45 @@ func TestNxTargets(t *testing.T) {
 		t.Error("damaged JSON read")
 	}
 }
+
+// A compose file's bind mounts: every volumes list, short or long syntax,
+// in a service, an anchor or an extension field; not the named volumes'
+// definitions.
+func TestComposeVolumes(t *testing.T) {
+	got, ok := ComposeVolumes(`x-common: &common
+  volumes:
+    - ~/.ssh:/root/.ssh:ro
+services:
+  app:
+    <<: *common
+    image: alpine
+    volumes:
+      - ./data:/data
+      - "${HOME}:/h"
+      - type: bind
+        source: /
+        target: /host
+    command: rm -rf /h
+  db:
+    volumes: [dbdata:/var/lib/db]
+  cache:
+    volumes:
+    - /var/run/docker.sock:/var/run/docker.sock
+volumes:
+  dbdata:
+    driver: local
+`)
+	want := []string{"~/.ssh:/root/.ssh:ro", "./data:/data", "${HOME}:/h", "/:/host", "dbdata:/var/lib/db", "/var/run/docker.sock:/var/run/docker.sock"}
+	if !ok || !slices.Equal(got, want) {
+		t.Errorf("volumes %q (%v), want %q", got, ok, want)
+	}
+}
+
+func FuzzComposeVolumes(f *testing.F) {
+	f.Add("services:\n  a:\n    volumes:\n      - ~:/h\n      - type: bind\n        source: /\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		if v, ok := ComposeVolumes(text); ok && len(v) > maxComposeVolumes {
+			t.Fatalf("%d volumes", len(v))
+		}
+	})
+}
