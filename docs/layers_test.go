@@ -20,9 +20,9 @@ var floors = map[string]int{
 	// above it, the embedded scripts, the sandbox, these notes.
 	"internal/textcut": 0, "internal/lazy": 0, "internal/jsonstr": 0, "internal/atomicfile": 0,
 	"internal/project": 0, "internal/corpustsv": 0, "internal/nethelper": 0, "internal/plainfile": 0,
-	"internal/spawn": 0, "policy/taskfile": 0, "scripts": 0, "docs": 0,
-	"internal/termtext": 1, "enforce": 1, "policy/shellcmd": 1,
-	"internal/udiff": 2,
+	"internal/spawn": 0, "scripts": 0, "docs": 0,
+	"internal/termtext": 1, "enforce": 1, "policy/taskfile": 1,
+	"internal/udiff": 2, "policy/shellcmd": 2,
 	// The edges and the stores: what comes in, what is kept.
 	"hostapi": 3, "telemetry": 3, "state": 3, "builtins": 3, "authority": 3,
 	// What runs scripts, what reads the record, the guard.

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/agent-shell/agent-shell/internal/lazy"
 	"github.com/agent-shell/agent-shell/policy/taskfile"
 )
 
@@ -85,15 +86,19 @@ func (w *walker) preCommitHooks(idx int, workTree, config string, dirs []string)
 	w.mayRunLines(idx, cmds, workTree, "its pre-commit hooks")
 }
 
+// preCommitHookArgs finds the configuration in the hook's arguments;
+// compiled on first use, not at every hook call's start.
+var preCommitHookArgs = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
+	return regexp.MustCompile(`--config[= ]([^\s)"']+)`)
+}}
+
 // preCommitHookConfig reads a git hook that pre-commit installed: ok, and
 // the configuration it names ("" for the default).
-var preCommitHookArgs = regexp.MustCompile(`--config[= ]([^\s)"']+)`)
-
 func preCommitHookConfig(hook string) (config string, ok bool) {
 	if !strings.Contains(hook, "pre-commit") || !strings.Contains(hook, "hook-impl") {
 		return "", false
 	}
-	if m := preCommitHookArgs.FindStringSubmatch(hook); m != nil && m[1] != preCommitConfig {
+	if m := preCommitHookArgs.Get().FindStringSubmatch(hook); m != nil && m[1] != preCommitConfig {
 		return m[1], true
 	}
 	return "", true

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
+
+	"github.com/agent-shell/agent-shell/internal/lazy"
 )
 
 // ToxEnv is an environment of a tox configuration: its name and the
@@ -135,8 +137,11 @@ const MaxToxEnvs = 1024
 const maxToxLines = 256
 
 // toxFactorPrefix is a command line's factor condition: py311,lint: or
-// !docs: before the command.
-var toxFactorPrefix = regexp.MustCompile(`^!?[A-Za-z0-9_.-]+(,!?[A-Za-z0-9_.-]+)*:\s+`)
+// !docs: before the command. Compiled on first use: every hook call would
+// pay for it at start.
+var toxFactorPrefix = lazy.Value[*regexp.Regexp]{New: func() *regexp.Regexp {
+	return regexp.MustCompile(`^!?[A-Za-z0-9_.-]+(,!?[A-Za-z0-9_.-]+)*:\s+`)
+}}
 
 // toxLines turns a key's lines into command lines: a line ending in \
 // joined to the next, factor conditions and - or ! prefixes dropped,
@@ -150,7 +155,7 @@ func toxLines(lines []string, sections map[string]map[string][]string, depth int
 			continue
 		}
 		l, pending = pending+l, ""
-		l = toxFactorPrefix.ReplaceAllString(l, "")
+		l = toxFactorPrefix.Get().ReplaceAllString(l, "")
 		l = strings.TrimSpace(strings.TrimLeft(l, "-!"))
 		if ref, ok := toxReference(l); ok {
 			if depth < 4 { // deeper is a cycle
