@@ -17,7 +17,7 @@ const maxPreCommitHooks = 256
 // or holds more than maxPreCommitHooks entries: what runs is then not
 // known.
 func PreCommitHooks(text string) (cmds []string, ok bool) {
-	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
+	lines := yamlLines(text)
 	type hook struct {
 		indent      int
 		entry, args []string
@@ -37,12 +37,7 @@ func PreCommitHooks(text string) (cmds []string, ok bool) {
 		cur = nil
 	}
 	for i := 0; i < len(lines); i++ {
-		raw := strings.TrimRight(lines[i], " \t")
-		t := strings.TrimLeft(raw, " ")
-		if t == "" || t[0] == '#' {
-			continue
-		}
-		col := len(raw) - len(t)
+		col, t := lines[i].col, lines[i].text
 		if rest, isItem := strings.CutPrefix(t, "- "); isItem {
 			rest = strings.TrimLeft(rest, " ")
 			k, _, isKey := strings.Cut(rest, ":")
@@ -82,16 +77,9 @@ func PreCommitHooks(text string) (cmds []string, ok bool) {
 		if value == "" || value[0] == '|' || value[0] == '>' {
 			// A block scalar, or a block list of args: the lines indented
 			// deeper than the key.
-			for i+1 < len(lines) {
-				next := strings.TrimRight(lines[i+1], " \t")
-				nt := strings.TrimLeft(next, " ")
-				if nt != "" && len(next)-len(nt) <= col {
-					break
-				}
+			for i+1 < len(lines) && lines[i+1].col > col {
 				i++
-				if nt != "" && nt[0] != '#' {
-					block = append(block, nt)
-				}
+				block = append(block, lines[i].text)
 			}
 		}
 		switch key {
@@ -123,6 +111,11 @@ func PreCommitHooks(text string) (cmds []string, ok bool) {
 
 // yamlScalar is a plain or quoted YAML scalar's text, its comment dropped.
 func yamlScalar(v string) string {
+	if len(v) >= 2 && (v[0] == '\'' || v[0] == '"') && v[len(v)-1] != v[0] {
+		if i := strings.LastIndex(v, " #"); i > 0 { // "quoted" # a comment
+			v = strings.TrimSpace(v[:i])
+		}
+	}
 	if len(v) >= 2 && v[0] == '\'' && v[len(v)-1] == '\'' {
 		return strings.ReplaceAll(v[1:len(v)-1], "''", "'")
 	}

@@ -39,13 +39,7 @@ func LernaPackages(text string) []string {
 // patterns keeps the strings of a JSON array that include.
 func patterns(v any) []string {
 	list, _ := v.([]any)
-	var out []string
-	for _, p := range list {
-		if s, ok := p.(string); ok && s != "" && !strings.HasPrefix(s, "!") {
-			out = append(out, s)
-		}
-	}
-	return out
+	return includes(Strings(list))
 }
 
 // PnpmWorkspaces reads the "packages:" list of a pnpm-workspace.yaml: the
@@ -55,44 +49,29 @@ func patterns(v any) []string {
 func PnpmWorkspaces(text string) []string {
 	var out []string
 	in := false
-	for _, line := range strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n") {
-		trimmed := strings.TrimSpace(line)
-		if i := strings.Index(trimmed, " #"); i >= 0 {
-			trimmed = strings.TrimSpace(trimmed[:i])
-		}
-		if trimmed == "" || strings.HasPrefix(trimmed, "#") {
-			continue
-		}
-		if rest, ok := strings.CutPrefix(trimmed, "packages:"); ok && line == strings.TrimLeft(line, " \t") {
-			rest = strings.TrimSpace(rest)
-			if flow, ok := strings.CutPrefix(rest, "["); ok {
-				for _, item := range strings.Split(strings.TrimSuffix(flow, "]"), ",") {
-					out = appendPattern(out, item)
-				}
-				return out
+	for _, l := range yamlLines(text) {
+		if l.col == 0 { // a top-level key
+			rest, isList := strings.CutPrefix(l.text, "packages:")
+			in = isList
+			if flow, isFlow := strings.CutPrefix(strings.TrimSpace(rest), "["); isList && isFlow {
+				return includes(splitFlow(strings.TrimSuffix(flow, "]")))
 			}
-			in = true
 			continue
 		}
-		if line == strings.TrimLeft(line, " \t") {
-			in = false // another top-level key
-			continue
+		if item, isItem := strings.CutPrefix(l.text, "-"); isItem && in {
+			out = append(out, yamlScalar(strings.TrimSpace(item)))
 		}
-		if item, ok := strings.CutPrefix(trimmed, "-"); ok && in {
-			out = appendPattern(out, item)
+	}
+	return includes(out)
+}
+
+// includes keeps the patterns that include: not "!x", not empty.
+func includes(patterns []string) []string {
+	var out []string
+	for _, p := range patterns {
+		if p != "" && !strings.HasPrefix(p, "!") {
+			out = append(out, p)
 		}
 	}
 	return out
-}
-
-// appendPattern adds a YAML scalar, unquoted, when it includes.
-func appendPattern(out []string, item string) []string {
-	item = strings.TrimSpace(item)
-	if len(item) >= 2 && (item[0] == '\'' || item[0] == '"') && item[len(item)-1] == item[0] {
-		item = item[1 : len(item)-1]
-	}
-	if item == "" || strings.HasPrefix(item, "!") {
-		return out
-	}
-	return append(out, item)
 }
