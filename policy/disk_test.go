@@ -26,7 +26,7 @@ func TestPackageScriptsOnDisk(t *testing.T) {
 		"web/package.json": `{"scripts": {"build": "vite build", "wipe": "echo harmless"}}`,
 		"bom/package.json": "\uFEFF" + `{"scripts": {"wipe": "rm -rf"}}`, // Node reads past the mark
 	})
-	for _, c := range []struct{ cmd, action, rule string }{
+	expectDecisions(t, e, root, []decisionCase{
 		{`npm run wipe -- ~`, "deny", "safety/rm-recursive"},
 		{`yarn wipe ~`, "deny", "safety/rm-recursive"},
 		{`pnpm run reset`, "deny", "safety/git-discard"},
@@ -45,12 +45,7 @@ func TestPackageScriptsOnDisk(t *testing.T) {
 		{`npm run $(cat name.txt) -- ~`, "deny", "safety/rm-recursive"},
 		{`sed -i 's/jest/rm -rf ~/' package.json && npm test`, "ask", ""},
 		{`cp package.json /tmp/package.json.bak && npm test`, "allow", ""},
-	} {
-		d := e.Decide(c.cmd, root)
-		if string(d.Action) != c.action || d.Rule != c.rule {
-			t.Errorf("%s: %s by %q, want %s by %q (%s)", c.cmd, d.Action, d.Rule, c.action, c.rule, d.Reason)
-		}
-	}
+	})
 	// The guard reads the script too: it writes agent-shell's files.
 	d := e.DecideEvent(&hostapi.Event{Kind: hostapi.KindPreTool, Tool: hostapi.ToolBash, Agent: "claude", Cwd: root, Command: "npm run setup"})
 	if d.Action != ActionDeny || d.Guard == "" {
@@ -94,7 +89,7 @@ func TestMakefileOnDisk(t *testing.T) {
 			"release: check\n\tgit push --force origin main\ncheck:\n\tcat .env\nsub:\n\t$(MAKE) -C tools x\n",
 		"tools/Makefile": "x:\n\tgit reset --hard\n",
 	})
-	for _, c := range []struct{ cmd, action, rule string }{
+	expectDecisions(t, e, root, []decisionCase{
 		{`make`, "allow", ""},
 		{`make clean`, "allow", ""},
 		{`make OUT=~ clean`, "deny", "safety/rm-recursive"},
@@ -105,12 +100,7 @@ func TestMakefileOnDisk(t *testing.T) {
 		{`make -n wipe`, "allow", ""},
 		{`printf 'y:\n\ttrue\n' > Makefile && make y`, "allow", ""},
 		{`cp /tmp/x Makefile && make`, "ask", ""},
-	} {
-		d := e.Decide(c.cmd, root)
-		if string(d.Action) != c.action || d.Rule != c.rule {
-			t.Errorf("%s: %s by %q, want %s by %q (%s)", c.cmd, d.Action, d.Rule, c.action, c.rule, d.Reason)
-		}
-	}
+	})
 }
 
 // git's hooks and .git/config are judged where git runs them, in a real
@@ -133,7 +123,7 @@ func TestGitRepositoryOnDisk(t *testing.T) {
 	cfg.WriteString("[alias]\n\tsync = !git fetch && git reset --hard origin/main\n\tst = status\n")
 	cfg.Close()
 	os.MkdirAll(filepath.Join(root, "src"), 0o755)
-	for _, c := range []struct{ cmd, action, rule string }{
+	expectDecisions(t, e, root, []decisionCase{
 		{`git status`, "allow", ""},
 		{`git st`, "allow", ""},
 		{`git sync`, "deny", "safety/git-discard"},
@@ -142,12 +132,7 @@ func TestGitRepositoryOnDisk(t *testing.T) {
 		{`git commit --no-verify -m x`, "allow", ""},
 		{`git push origin main`, "deny", "safety/git-history"},
 		{`git log --oneline`, "allow", ""},
-	} {
-		d := e.Decide(c.cmd, root)
-		if string(d.Action) != c.action || d.Rule != c.rule {
-			t.Errorf("%s: %s by %q, want %s by %q (%s)", c.cmd, d.Action, d.Rule, c.action, c.rule, d.Reason)
-		}
-	}
+	})
 }
 
 // The other task runners' files, real ones on disk: what an agent wrote
@@ -170,7 +155,7 @@ func TestTaskRunnersOnDisk(t *testing.T) {
 		"ops/Taskfile.yml": "tasks:\n  deploy:\n    cmds:\n      - git push --force origin main\n",
 		"compose.yaml":     "services:\n  app:\n    image: alpine\n    volumes:\n      - ./data:/data\n      - /:/host\n",
 	})
-	for _, c := range []struct{ cmd, action, rule string }{
+	expectDecisions(t, e, root, []decisionCase{
 		{`just build`, "allow", ""},
 		{`just wipe`, "deny", "safety/rm-recursive"},
 		{`mise run fmt`, "allow", ""},
@@ -193,12 +178,7 @@ func TestTaskRunnersOnDisk(t *testing.T) {
 		{`python -m tox run -e home`, "deny", "safety/interp-delete"},
 		{`tox -e docs --override testenv:docs.commands=true`, "ask", ""},
 		{`python -c "import shutil; shutil.rmtree('docs/_build')"`, "deny", "safety/interp-delete"}, // on the line: whatever the path
-	} {
-		d := e.Decide(c.cmd, root)
-		if string(d.Action) != c.action || d.Rule != c.rule {
-			t.Errorf("%s: %s by %q, want %s by %q (%s)", c.cmd, d.Action, d.Rule, c.action, c.rule, d.Reason)
-		}
-	}
+	})
 }
 
 // A workspace selected by its folder, or by its name as npm and yarn link
@@ -213,19 +193,14 @@ func TestWorkspaceScriptsOnDisk(t *testing.T) {
 	if err := os.Symlink("../../packages/app", filepath.Join(root, "node_modules/@me/app")); err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct{ cmd, action, rule string }{
+	expectDecisions(t, e, root, []decisionCase{
 		{`npm run wipe -- ~`, "allow", ""},
 		{`npm -w packages/app run wipe -- ~`, "deny", "safety/rm-recursive"},
 		{`npm --workspace=@me/app run wipe -- ~`, "deny", "safety/rm-recursive"},
 		{`yarn workspace @me/app wipe ~`, "deny", "safety/rm-recursive"},
 		{`pnpm --filter @me/app wipe ~`, "deny", "safety/rm-recursive"},
 		{`npm -w @me/app run build`, "allow", ""},
-	} {
-		d := e.Decide(c.cmd, root)
-		if string(d.Action) != c.action || d.Rule != c.rule {
-			t.Errorf("%s: %s by %q, want %s by %q (%s)", c.cmd, d.Action, d.Rule, c.action, c.rule, d.Reason)
-		}
-	}
+	})
 }
 
 // Every workspace's script, where a package manager runs a script in all
@@ -242,7 +217,7 @@ func TestAllWorkspacesOnDisk(t *testing.T) {
 		"packages/node_modules/package.json": `{"scripts": {"wipe": "echo not a workspace"}}`,
 		"packages/.cache/package.json":       `{"name": "hidden", "scripts": {"leak": "cat .env"}}`,
 	})
-	for _, c := range []struct{ cmd, action, rule string }{
+	expectDecisions(t, e, root, []decisionCase{
 		{`npm run build -ws`, "allow", ""},
 		{`npm run wipe --workspaces -- ~`, "deny", "safety/rm-recursive"},
 		{`pnpm -r wipe ~`, "deny", "safety/rm-recursive"},
@@ -250,12 +225,7 @@ func TestAllWorkspacesOnDisk(t *testing.T) {
 		{`yarn workspaces foreach -A run push`, "deny", "safety/git-history"},
 		{`yarn workspace lib wipe ~`, "deny", "safety/rm-recursive"},
 		{`pnpm -r leak`, "allow", ""},
-	} {
-		d := e.Decide(c.cmd, root)
-		if string(d.Action) != c.action || d.Rule != c.rule {
-			t.Errorf("%s: %s by %q, want %s by %q (%s)", c.cmd, d.Action, d.Rule, c.action, c.rule, d.Reason)
-		}
-	}
+	})
 	got, why := workspaces(root, []string{"packages/*", "tools/**", "../outside/*"}, "package.json")
 	want := []string{filepath.Join(root, "packages/app"), filepath.Join(root, "packages/lib"), filepath.Join(root, "tools/deep/er/x")}
 	if why != "" || !slices.Equal(got, want) {
@@ -310,13 +280,23 @@ func TestPreCommitOnDisk(t *testing.T) {
 		".pre-commit-config.yaml": "repos:\n  - repo: https://github.com/astral-sh/ruff-pre-commit\n    rev: v0.4.0\n    hooks:\n      - id: ruff\n" +
 			"  - repo: local\n    hooks:\n      - id: tidy\n        name: tidy\n        entry: bash -c 'rm -rf ~/projects'\n        language: system\n",
 	})
-	for _, c := range []struct{ cmd, action, rule string }{
+	expectDecisions(t, e, root, []decisionCase{
 		{`git commit -m x`, "deny", "safety/rm-recursive"},
 		{`git commit --no-verify -m x`, "allow", ""},
 		{`pre-commit run --all-files`, "deny", "safety/rm-recursive"},
 		{`pre-commit install`, "allow", ""},
-	} {
-		d := e.Decide(c.cmd, root)
+	})
+}
+
+// decisionCase is a command and the action and rule it must get.
+type decisionCase struct{ cmd, action, rule string }
+
+// expectDecisions decides each command in dir and reports those that get
+// another action or rule.
+func expectDecisions(t *testing.T, e *Engine, dir string, cases []decisionCase) {
+	t.Helper()
+	for _, c := range cases {
+		d := e.Decide(c.cmd, dir)
 		if string(d.Action) != c.action || d.Rule != c.rule {
 			t.Errorf("%s: %s by %q, want %s by %q (%s)", c.cmd, d.Action, d.Rule, c.action, c.rule, d.Reason)
 		}
