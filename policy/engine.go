@@ -147,7 +147,26 @@ type Match struct {
 	Source string // "policy.json deny", "policy.json allow", "manifest", "policy"
 	Rule   string // manifest rule id, or the policy.json pattern
 	Action Action
-	Reason string
+
+	reason string
+	// A manifest rule's match keeps what its reason is made of, and the
+	// reason is written when read (Reason): most commands of a long line
+	// match a rule, and only the deciding match's reason is usually read.
+	rule          *Rule
+	quoted, said  string // the line as reasons quote it; what the rule's scripts said
+	matcherFailed bool
+}
+
+// Reason says why the rule matched, quoting the command line.
+func (m Match) Reason() string {
+	if m.rule == nil {
+		return m.reason
+	}
+	r := ruleReason(m.quoted, m.rule, m.said)
+	if m.matcherFailed {
+		r += " (its script matcher failed, so the rule counts as matching)"
+	}
+	return r
 }
 
 // CommandReport is what was decided about one simple command (one layer of

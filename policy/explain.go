@@ -45,7 +45,7 @@ func Explain(command string, e *Engine, d Decision) Explanation {
 	for _, c := range d.Commands {
 		s := ExplainedCommand{Argv: c.Argv, Layer: c.Layer, Effects: c.Effects, Matches: []ExplainedMatch{}, Action: c.Action}
 		for _, m := range c.Matches {
-			s.Matches = append(s.Matches, ExplainedMatch{m.Action, m.Source, m.Rule, m.Reason})
+			s.Matches = append(s.Matches, ExplainedMatch{m.Action, m.Source, m.Rule, m.Reason()})
 		}
 		out.Commands = append(out.Commands, s)
 	}

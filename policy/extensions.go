@@ -305,7 +305,7 @@ func (ev *evaluation) deny(raw, id, what string, res runtime.Result) {
 	}
 	ev.denied[id] = true
 	ev.denies = append(ev.denies, Match{Source: "script", Rule: id, Action: ActionDeny,
-		Reason: fmt.Sprintf("Command '%s' denied: %s %s failed (%s: %v)", raw, what, id, res.Failure, res.Err)})
+		reason: fmt.Sprintf("Command '%s' denied: %s %s failed (%s: %v)", raw, what, id, res.Failure, res.Err)})
 }
 
 // program is the layer's program as written (its path kept) where known.

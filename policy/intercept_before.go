@@ -61,7 +61,7 @@ func (e *Engine) beforeStage(p *pass) bool {
 				li = item.match(ic.Match, ev, raw)
 				if len(ev.denies) > n {
 					d.Intercept = it
-					return deny(ic.Script, ev.denies[n].Reason)
+					return deny(ic.Script, ev.denies[n].Reason())
 				}
 				if li < 0 {
 					continue
@@ -207,7 +207,7 @@ func (e *Engine) invokeBefore(ev *evaluation, id string, d *Decision, item *inte
 	var matches []builtins.PolicyMatch
 	for _, rep := range item.reps {
 		for _, mt := range rep.Matches {
-			pm := builtins.PolicyMatch{RuleID: mt.Rule, Action: string(mt.Action), Reason: mt.Reason}
+			pm := builtins.PolicyMatch{RuleID: mt.Rule, Action: string(mt.Action), Reason: mt.Reason()}
 			if !slices.Contains(matches, pm) {
 				matches = append(matches, pm)
 			}

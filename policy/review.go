@@ -345,7 +345,7 @@ func (e *Engine) askItems(d *Decision, ev *evaluation, line *shellcmd.Line) ([]*
 			}
 			it.effects = appendNew(it.effects, rep.Effects...)
 			for _, mt := range rep.Matches {
-				pm := builtins.PolicyMatch{RuleID: mt.Rule, Action: string(mt.Action), Reason: mt.Reason}
+				pm := builtins.PolicyMatch{RuleID: mt.Rule, Action: string(mt.Action), Reason: mt.Reason()}
 				if !slices.Contains(it.matches, pm) {
 					it.matches = append(it.matches, pm)
 				}

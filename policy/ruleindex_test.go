@@ -211,7 +211,7 @@ func decisionMatches(d Decision) string {
 	for _, c := range d.Commands {
 		fmt.Fprintf(&b, "\n  %q layer %d:", c.Argv, c.Layer)
 		for _, m := range c.Matches {
-			fmt.Fprintf(&b, " [%s %s %s %q]", m.Source, m.Rule, m.Action, m.Reason)
+			fmt.Fprintf(&b, " [%s %s %s %q]", m.Source, m.Rule, m.Action, m.Reason())
 		}
 	}
 	return b.String()

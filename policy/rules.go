@@ -44,6 +44,11 @@ func (e *Engine) rulesStage(p *pass) bool {
 	// after the rules get the line whole: it is what they record.)
 	quoted := reasonCommand(raw)
 	cwds := []string{p.req.Cwd} // where the line's commands may run, as its cd's go
+	layers := 0
+	for ci := range line.Commands {
+		layers += len(line.Commands[ci].Layers)
+	}
+	d.Commands = slices.Grow(d.Commands, layers)
 	for ci := range line.Commands {
 		c := &line.Commands[ci]
 		for li, layer := range c.Layers {
@@ -89,20 +94,20 @@ func (e *Engine) rulesStage(p *pass) bool {
 		// Part of the line was never examined: padding must not carry a
 		// command past the rules, whatever [policy] unknown says.
 		consider(Match{Source: "policy", Action: ActionDeny,
-			Reason: fmt.Sprintf("Command denied: %v", line.Err)})
+			reason: fmt.Sprintf("Command denied: %v", line.Err)})
 	case line.Err != nil:
 		consider(unknownMatch(quoted, line.Err.Error(), unknownAction, hasAllowList))
 	}
 	if hasAllowList {
 		for _, a := range line.Assigns {
 			consider(Match{Source: "policy.json allow", Action: ActionDeny,
-				Reason: fmt.Sprintf("Command '%s' denied by policy rule: not in allow list (assignment %s)", quoted, a)})
+				reason: fmt.Sprintf("Command '%s' denied by policy rule: not in allow list (assignment %s)", quoted, a)})
 		}
 	}
 
 	switch {
 	case decisive != nil && decisive.Action == d.Action:
-		d.Reason = decisive.Reason
+		d.Reason = decisive.Reason()
 		if decisive.Source == "manifest" || decisive.Source == "policy.json deny" || decisive.Source == "script" {
 			d.Rule = decisive.Rule
 		}
@@ -126,7 +131,7 @@ func (e *Engine) layerMatches(sub *subject, li int, unknownAction Action, hasAll
 		case p.stages != nil:
 		case p.deniesLayer(sub.writtenForms()):
 			out = append(out, Match{Source: "policy.json deny", Rule: p.raw, Action: ActionDeny,
-				Reason: "Command '" + raw + "' denied by policy rule: " + p.raw})
+				reason: "Command '" + raw + "' denied by policy rule: " + p.raw})
 		case sub.shape != nil && p.deniesLayer(sub.shapeForms()):
 			if m, ok := mayMatch(sub, "policy.json deny", p.raw, ActionDeny, unknownAction, hasAllowList); ok {
 				out = append(out, m)
@@ -136,23 +141,23 @@ func (e *Engine) layerMatches(sub *subject, li int, unknownAction Action, hasAll
 	if hasAllowList {
 		if pattern, why := e.allowListMiss(canon, c, li); why != "" {
 			out = append(out, Match{Source: "policy.json allow", Action: ActionDeny,
-				Reason: fmt.Sprintf("Command '%s' denied by policy rule: not in allow list (%s)", raw, why)})
+				reason: fmt.Sprintf("Command '%s' denied by policy rule: not in allow list (%s)", raw, why)})
 		} else {
 			out = append(out, Match{Source: "policy.json allow", Rule: pattern, Action: ActionAllow,
-				Reason: "Command '" + raw + "' allowed by policy rule: " + pattern})
+				reason: "Command '" + raw + "' allowed by policy rule: " + pattern})
 		}
 	}
 	if e.Manifest != nil {
 		for _, r := range e.Manifest.rulesFor(sub) {
 			switch sub.matchRule(r) {
 			case triYes:
-				out = append(out, Match{Source: "manifest", Rule: r.ID, Action: r.Action, Reason: ruleReason(raw, r, sub)})
+				out = append(out, Match{Source: "manifest", Rule: r.ID, Action: r.Action, rule: r, quoted: raw, said: sub.scriptReasons(r.Match)})
 			case triFailed:
 				// A failed matcher is conservative: it cannot make an
 				// allow rule match, nor make a deny or ask rule vanish.
 				if r.Action != ActionAllow {
 					out = append(out, Match{Source: "manifest", Rule: r.ID, Action: r.Action,
-						Reason: ruleReason(raw, r, sub) + " (its script matcher failed, so the rule counts as matching)"})
+						rule: r, quoted: raw, said: sub.scriptReasons(r.Match), matcherFailed: true})
 				}
 			case triMaybe:
 				// Only some run-time value matches: an allow rule does not allow.
@@ -178,9 +183,11 @@ func (a Action) past() string {
 	return "allowed"
 }
 
-func ruleReason(raw string, r *Rule, sub *subject) string {
+// ruleReason is the reason of a manifest rule's match on the line raw,
+// where its script matchers said said.
+func ruleReason(raw string, r *Rule, said string) string {
 	why := r.Reason
-	if said := sub.scriptReasons(r.Match); said != "" {
+	if said != "" {
 		// What the matcher saw comes first, the rule's advice after it.
 		if why != "" {
 			said += "; " + why
@@ -206,10 +213,10 @@ func ruleReason(raw string, r *Rule, sub *subject) string {
 func unknownMatch(raw, why string, unknownAction Action, allowList bool) Match {
 	if allowList {
 		return Match{Source: "policy.json allow", Action: ActionDeny,
-			Reason: fmt.Sprintf("Command '%s' denied by policy rule: not in allow list (cannot be checked: %s)", raw, why)}
+			reason: fmt.Sprintf("Command '%s' denied by policy rule: not in allow list (cannot be checked: %s)", raw, why)}
 	}
 	return Match{Source: "policy", Action: unknownAction,
-		Reason: fmt.Sprintf("Command '%s' cannot be checked: %s", raw, why)}
+		reason: fmt.Sprintf("Command '%s' cannot be checked: %s", raw, why)}
 }
 
 // envRisky names variables that change what a command runs or loads, so an
@@ -281,7 +288,7 @@ func (e *Engine) pipelineDenies(raw string, line *shellcmd.Line, unknownAction A
 				switch run {
 				case triYes:
 					out = append(out, Match{Source: "policy.json deny", Rule: p.raw, Action: ActionDeny,
-						Reason: fmt.Sprintf("Command '%s' denied by policy rule: %s", raw, p.raw)})
+						reason: fmt.Sprintf("Command '%s' denied by policy rule: %s", raw, p.raw)})
 				case triMaybe:
 					c := &line.Commands[pl[maybe][0]]
 					sub := &subject{raw: raw, argv: c.Argv, shape: c.Shapes[len(c.Shapes)-1]}

@@ -145,7 +145,7 @@ func (a *app) printExplain(command string, e *policy.Engine, d policy.Decision) 
 			if rule == "" {
 				rule = "-"
 			}
-			fmt.Fprintf(w, "    %-7s  %s %s: %s\n", m.Action, m.Source, rule, m.Reason)
+			fmt.Fprintf(w, "    %-7s  %s %s: %s\n", m.Action, m.Source, rule, m.Reason())
 		}
 		fmt.Fprintf(w, "    => %s\n", c.Action)
 	}
