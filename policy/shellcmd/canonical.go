@@ -155,7 +155,8 @@ func shapeWord(s string) word {
 // canonShape is canonSimple for one unwrapped layer's shapes.
 func canonShape(argv []string) []string {
 	prog, args := argv[0], argv[1:]
-	out := []string{prog}
+	out := make([]string, 1, len(argv))
+	out[0] = prog
 	spec := specFor(prog)
 	if prog == "git" {
 		kept, rest, ok := gitGlobalShapes(args)
@@ -204,7 +205,8 @@ func gitGlobalShapes(args []string) (kept, rest []string, ok bool) {
 // canonSimple canonicalizes one unwrapped command.
 func canonSimple(argv []string) []string {
 	prog, args := argv[0], argv[1:]
-	out := []string{prog}
+	out := make([]string, 1, len(argv))
+	out[0] = prog
 	spec := specFor(prog)
 	if prog == "git" {
 		var kept []string

@@ -247,6 +247,9 @@ func (w *walker) substs(n syntax.Node) {
 // line's commands, or -1 for a compound command): the commands of an
 // output process substitution, tee >(sh), read what it writes.
 func (w *walker) substsFed(n syntax.Node, fed int) {
+	if x, ok := n.(*syntax.Word); ok && plainWord(x) {
+		return // most words: nothing to walk
+	}
 	syntax.Walk(n, func(n syntax.Node) bool {
 		switch n := n.(type) {
 		case *syntax.Stmt: // the statements of a compound command
@@ -347,17 +350,20 @@ func hasSubst(n syntax.Node) bool {
 
 // wordHasSubst is hasSubst for a word, skipping the walk for plain words.
 func wordHasSubst(x *syntax.Word) bool {
-	if x == nil {
-		return false
-	}
+	return x != nil && !plainWord(x) && hasSubst(x)
+}
+
+// plainWord reports a word of literal and single-quoted parts only, which
+// can hold no command.
+func plainWord(x *syntax.Word) bool {
 	for _, p := range x.Parts {
 		switch p.(type) {
 		case *syntax.Lit, *syntax.SglQuoted:
 		default:
-			return hasSubst(x)
+			return false
 		}
 	}
-	return false
+	return true
 }
 
 // pipeline walks a | b | c, recording the commands of each stage.
