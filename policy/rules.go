@@ -125,7 +125,6 @@ func (e *Engine) rulesStage(p *pass) bool {
 func (e *Engine) layerMatches(sub *subject, li int, unknownAction Action, hasAllowList bool) []Match {
 	var out []Match
 	raw, c := sub.raw, sub.cmd
-	canon := strings.Join(sub.canon, " ")
 	for _, p := range e.deny {
 		switch {
 		case p.stages != nil:
@@ -139,7 +138,7 @@ func (e *Engine) layerMatches(sub *subject, li int, unknownAction Action, hasAll
 		}
 	}
 	if hasAllowList {
-		if pattern, why := e.allowListMiss(canon, c, li); why != "" {
+		if pattern, why := e.allowListMiss(strings.Join(sub.canon, " "), c, li); why != "" {
 			out = append(out, Match{Source: "policy.json allow", Action: ActionDeny,
 				reason: fmt.Sprintf("Command '%s' denied by policy rule: not in allow list (%s)", raw, why)})
 		} else {

@@ -84,6 +84,11 @@ func canonicalUnwrapped(u unwrapped, inner func([]string) []string) []string {
 		flat, starts = flat[:len(flat)-1], starts[:len(starts)-1]
 	}
 	last := starts[len(starts)-1]
+	innermost := strs(flat[last:])
+	innermost[0] = progName(flat[last])
+	if last == 0 { // no wrapper, as most commands
+		return inner(innermost)
+	}
 	out := make([]string, 0, len(flat)+2)
 	for i, w := range flat[:last] {
 		if slices.Contains(starts, i) {
@@ -92,8 +97,6 @@ func canonicalUnwrapped(u unwrapped, inner func([]string) []string) []string {
 			out = append(out, w.s)
 		}
 	}
-	innermost := strs(flat[last:])
-	innermost[0] = progName(flat[last])
 	return append(out, inner(innermost)...)
 }
 
