@@ -41,7 +41,9 @@ type layerForms struct {
 	r               reading
 	canon           []string
 	canonText, text string
-	git             *layerForms // without git's configuration options, or nil
+	// canonFirst and textFirst are the first words of canonText and text.
+	canonFirst, textFirst string
+	git                   *layerForms // without git's configuration options, or nil
 	// anyHead: a pattern's head (wordGlob.globHead) cannot rule the
 	// layer out, for a template may hold anything in its first word, or
 	// the first word is a short flag, which matchDeny may drop.
@@ -51,6 +53,8 @@ type layerForms struct {
 func newLayerForms(r reading, layer, canon []string) *layerForms {
 	f := &layerForms{r: r, canon: canon, canonText: r.join(canon), text: r.join(layer),
 		anyHead: r == asShapes || len(canon) > 0 && isShortFlag(canon[0])}
+	f.canonFirst, _, _ = strings.Cut(f.canonText, " ")
+	f.textFirst, _, _ = strings.Cut(f.text, " ")
 	if stripped, ok := gitWithoutConfig(layer); ok {
 		f.git = newLayerForms(r, stripped, r.canon(stripped))
 	}
@@ -59,7 +63,7 @@ func newLayerForms(r reading, layer, canon []string) *layerForms {
 
 // deniesLayer tests the pattern against every form of one command layer.
 func (g wordGlob) deniesLayer(f *layerForms) bool {
-	if g.matchDeny(f) || f.headFits(g.plainHead, f.text) && f.r.matchDenyGlob(g.plain, f.text) {
+	if g.matchDeny(f) || f.headFits(g.plainHead, f.textFirst) && f.r.matchDenyGlob(g.plain, f.text) {
 		return true
 	}
 	return f.git != nil && g.deniesLayer(f.git)
@@ -143,7 +147,7 @@ func compilePatterns(raws []string) []filePattern {
 // the pattern does not name are ignored when the pattern names some
 // (`rm -rf *` stops `rm -rfv /`).
 func (g wordGlob) matchDeny(f *layerForms) bool {
-	if !f.headFits(g.globHead, f.canonText) {
+	if !f.headFits(g.globHead, f.canonFirst) {
 		return false
 	}
 	if f.r.matchDenyGlob(g.glob, f.canonText) {
@@ -172,14 +176,10 @@ func (r reading) matchDenyGlob(pattern, s string) bool {
 	return false
 }
 
-// headFits reports whether text, one of f's forms, may match a pattern
-// whose head is head (wordGlob.globHead).
-func (f *layerForms) headFits(head, text string) bool {
-	if head == "" || f.anyHead {
-		return true
-	}
-	first, _, _ := strings.Cut(text, " ")
-	return first == head
+// headFits reports whether one of f's forms, whose first word is first,
+// may match a pattern whose head is head (wordGlob.globHead).
+func (f *layerForms) headFits(head, first string) bool {
+	return head == "" || f.anyHead || first == head
 }
 
 // patternHead is the first word of every text glob matches (or glob with
