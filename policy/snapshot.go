@@ -456,6 +456,9 @@ type lazyRules struct {
 	keys     int
 	always   []int32
 	prefixes []prefixRule
+	// found holds the keys looked up so far: a long line asks for the
+	// same few many times.
+	found map[indexKey][]int32
 }
 
 func (l *lazyRules) offset(table, i int) int {
@@ -466,6 +469,19 @@ func (l *lazyRules) offset(table, i int) int {
 // lookup appends the rules filed under key (binary search of the sorted
 // keys); a damaged entry files every rule under it.
 func (l *lazyRules) lookup(key indexKey, out []int32) []int32 {
+	nums, ok := l.found[key]
+	if !ok {
+		nums = l.search(key, nil)
+		if l.found == nil {
+			l.found = map[indexKey][]int32{}
+		}
+		l.found[key] = nums
+	}
+	return append(out, nums...)
+}
+
+// search is lookup's binary search.
+func (l *lazyRules) search(key indexKey, out []int32) []int32 {
 	lo, hi := 0, l.keys
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)
