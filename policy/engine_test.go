@@ -474,11 +474,20 @@ func TestDenySeesThroughGitConfigAndLongOptionGlobs(t *testing.T) {
 		{"git push --force-if-includes origin main", ActionDeny, "git push --force*"},
 		{"git push --force", ActionDeny, "git push --force*"},
 		{"git -c core.x=1 push -f", ActionDeny, "git push --force*"},
+		{"git -C web -c core.x=1 push -f", ActionDeny, "git push --force*"},
+		{"git -c core.x=1 -C web --no-pager push --force", ActionDeny, "git push --force*"},
 		{"git -cpush.x=y push -f", ActionDeny, "git push --force*"},
 		{"git --config-env=a=b push --force", ActionDeny, "git push --force*"},
 		{"git --exec-path=/tmp push -f", ActionDeny, "git push --force*"},
 		{"git -c user.name=x push origin main", ActionAllow, ""},
 		{"git -c user.name=x commit -m wip", ActionAllow, ""},
+	})
+	// A pattern that names git's other options still stops the line with a
+	// -c among them, before or after.
+	e = mustEngine(t, `{"deny":["git -C web push*"]}`, "")
+	runDecideCases(t, e, []decideCase{
+		{"git -C web -c core.x=1 push", ActionDeny, "git -C web push*"},
+		{"git -c core.x=1 -C web push", ActionDeny, "git -C web push*"},
 	})
 }
 

@@ -106,22 +106,21 @@ func gitWithoutConfig(argv []string) ([]string, bool) {
 	if len(argv) < 2 || argv[0] != "git" {
 		return nil, false
 	}
-	out := []string{argv[0]}
-	dropped := false
+	var out []string // made at the first option dropped
 	i := 1
 	for i < len(argv) {
 		n, runsCode := shellcmd.GitGlobal(argv[i:])
 		if n == 0 {
 			break
 		}
-		if runsCode {
-			dropped = true
-		} else {
+		if runsCode && out == nil {
+			out = append(make([]string, 0, len(argv)), argv[:i]...)
+		} else if !runsCode && out != nil {
 			out = append(out, argv[i:i+n]...)
 		}
 		i += n
 	}
-	if !dropped {
+	if out == nil {
 		return nil, false
 	}
 	return append(out, argv[i:]...), true
