@@ -12,6 +12,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -250,4 +252,19 @@ func otlpReceiver(ts *testscript.TestScript, neg bool, args []string) {
 	}))
 	ts.Defer(srv.Close)
 	ts.Setenv(args[0], srv.URL)
+}
+
+// The runtime's GOMAXPROCS updater is off in the binary (//go:debug in
+// main.go): a hook call would pay for starting it.
+func TestNoGOMAXPROCSUpdater(t *testing.T) {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		t.Fatal("no build information")
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "DefaultGODEBUG" && slices.Contains(strings.Split(s.Value, ","), "updatemaxprocs=0") {
+			return
+		}
+	}
+	t.Errorf("the binary's default GODEBUG does not turn the GOMAXPROCS updater off")
 }
