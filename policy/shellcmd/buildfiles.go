@@ -75,13 +75,13 @@ func isRunFile(p string) bool {
 	return false
 }
 
-// rewritesRunFiles notes, as written with a text not known, the files a
-// program runs on its own that the command may rewrite in place or
-// replace: sed -i package.json, cp x Makefile, a one-liner that names
-// one, a program agent-shell does not know given one. What a program
-// such as npm or make then runs from it later in the line is not known.
-// Readers (cat, grep, jq, git diff) and the package managers' own updates
-// (npm install) leave it as it was.
+// rewritesRunFiles notes, as written with a text not known, the files the
+// command may rewrite in place or replace: sed -i package.json, cp x
+// Makefile, cp /dev/stdin x.sh, a one-liner that names one, a program
+// agent-shell does not know given one. What a program such as npm or make
+// then runs from a run file, or a shell from a script, later in the line
+// is not known. Readers (cat, grep, jq, git diff) and the package
+// managers' own updates (npm install) leave their files as they were.
 func (w *walker) rewritesRunFiles(name string, args []word) {
 	writer := !KnownProgram(name)
 	switch name {
@@ -103,12 +103,10 @@ func (w *walker) rewritesRunFiles(name string, args []word) {
 			return
 		}
 		dest := ops[len(ops)-1]
-		if isRunFile(dest) {
-			w.wrote(dest, writtenFile{by: name})
-		}
+		w.wrote(dest, writtenFile{by: name})
 		folder := strings.HasSuffix(dest, "/") || dest == "." || dest == ".." || path.Ext(dest) == ""
 		for _, src := range ops[:len(ops)-1] {
-			if isRunFile(src) && folder && !isRunFile(dest) {
+			if folder && !isRunFile(dest) {
 				w.wrote(path.Join(dest, path.Base(src)), writtenFile{by: name})
 			}
 		}
@@ -133,7 +131,7 @@ func (w *walker) rewritesRunFiles(name string, args []word) {
 			continue
 		}
 		for _, s := range strings.FieldsFunc(a.s, func(r rune) bool { return r == '=' || r == ' ' || r == '\'' || r == '"' || r == '(' || r == ',' }) {
-			if isRunFile(s) {
+			if !strings.HasPrefix(s, "-") {
 				w.wrote(s, writtenFile{by: name})
 			}
 		}

@@ -1003,3 +1003,30 @@ func TestCommandsHint(t *testing.T) {
 		t.Errorf("3,000 commands: len %d cap %d", len(l.Commands), cap(l.Commands))
 	}
 }
+
+// A script the line writes by any means, then runs, is unknown: a copy, a
+// move, a link, an in-place edit, dd or a one-liner (these passed, where
+// echo > x.sh and tee x.sh did not). Copying from a script leaves it as it
+// was.
+func TestRunsWhatTheLineWrote(t *testing.T) {
+	for in, wantUnknown := range map[string]bool{
+		"cp /dev/stdin x.sh <<< 'rm -rf ~' && sh x.sh":                          true,
+		"cp /dev/stdin bin/ <<< 'rm -rf ~' && sh bin/stdin":                     true,
+		"mv y x.sh && ./x.sh":                                                   true,
+		"install -m 755 /dev/stdin x.sh <<< 'rm -rf ~' && ./x.sh":               true,
+		"ln -sf /tmp/evil x.sh && sh x.sh":                                      true,
+		"python3 -c \"open('x.sh','w').write('rm -rf ~')\" && sh x.sh":          true,
+		"node -e \"require('fs').writeFileSync('x.sh','rm -rf ~')\" && sh x.sh": true,
+		"sed -i 's/echo/rm -rf ~ #/' x.sh && sh x.sh":                           true,
+		"dd if=/dev/stdin of=x.sh <<< 'rm -rf ~' && bash x.sh":                  true,
+		"cp run.sh backup.sh && sh run.sh":                                      false,
+		"cp a.txt b.txt && sh run.sh":                                           false,
+		"sed -n 1p x.sh && sh x.sh":                                             false,
+	} {
+		l := Parse(in)
+		last := l.Commands[len(l.Commands)-1]
+		if got := strings.Contains(last.Unknown, "writes earlier in the line"); got != wantUnknown {
+			t.Errorf("%s: last command unknown = %v (%q), want %v", in, got, last.Unknown, wantUnknown)
+		}
+	}
+}
