@@ -77,7 +77,7 @@ func isRunFile(p string) bool {
 
 // rewritesRunFiles notes, as written with a text not known, the files the
 // command may rewrite in place or replace: sed -i package.json, cp x
-// Makefile, cp /dev/stdin x.sh, a one-liner that names one, a program
+// Makefile, cp /dev/stdin x.sh, a one-liner or dd that names one, a program
 // agent-shell does not know given one. What a program such as npm or make
 // then runs from a run file, or a shell from a script, later in the line
 // is not known. Readers (cat, grep, jq, git diff) and the package
@@ -91,23 +91,38 @@ func (w *walker) rewritesRunFiles(name string, args []word) {
 		})
 	case "cp", "mv", "install", "ln", "rsync":
 		// The destination: the last operand, or a file of a source's name
-		// in it (cp package.json backup.json only reads).
-		var ops []string
+		// in it (cp package.json backup.json only reads). A run file is
+		// read from disk, so any copy over one is a text not known. A
+		// script copied from a file on disk runs as that file would (a
+		// script on disk is not read); one copied from what the line
+		// wrote is that text, and one from a stream (/dev/stdin) or a
+		// name known at run time is a text not known.
+		var ops []word
 		for _, a := range args {
-			if a.dyn || strings.HasPrefix(a.s, "-") {
-				continue
+			if !strings.HasPrefix(a.s, "-") {
+				ops = append(ops, a)
 			}
-			ops = append(ops, a.s)
 		}
-		if len(ops) < 2 {
+		if len(ops) < 2 || ops[len(ops)-1].dyn {
 			return
 		}
-		dest := ops[len(ops)-1]
-		w.wrote(dest, writtenFile{by: name})
+		dest, srcs := ops[len(ops)-1].s, ops[:len(ops)-1]
+		f := writtenFile{by: name}
+		copied := false // of a source that is not a file on disk
+		for _, src := range srcs {
+			if prev, ok := w.st.written[path.Clean(src.s)]; ok && len(srcs) == 1 {
+				f, copied = prev, true
+			} else if ok || src.dyn || src.s == "-" || strings.HasPrefix(src.s, "/dev/") || strings.HasPrefix(src.s, "/proc/") {
+				copied = true
+			}
+		}
+		if isRunFile(dest) || copied {
+			w.wrote(dest, f)
+		}
 		folder := strings.HasSuffix(dest, "/") || dest == "." || dest == ".." || path.Ext(dest) == ""
-		for _, src := range ops[:len(ops)-1] {
-			if folder && !isRunFile(dest) {
-				w.wrote(path.Join(dest, path.Base(src)), writtenFile{by: name})
+		for _, src := range srcs {
+			if folder && !isRunFile(dest) && (isRunFile(src.s) || copied) && !src.dyn {
+				w.wrote(path.Join(dest, path.Base(src.s)), f)
 			}
 		}
 		return

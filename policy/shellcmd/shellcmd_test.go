@@ -1004,29 +1004,41 @@ func TestCommandsHint(t *testing.T) {
 	}
 }
 
-// A script the line writes by any means, then runs, is unknown: a copy, a
-// move, a link, an in-place edit, dd or a one-liner (these passed, where
-// echo > x.sh and tee x.sh did not). Copying from a script leaves it as it
-// was.
+// A script the line writes by any means, then runs, is unknown: a copy of
+// a stream or of a name known at run time, an in-place edit, dd or a
+// one-liner (these passed, where echo > x.sh and tee x.sh did not). A copy,
+// move or link of a file on disk runs as that file would.
 func TestRunsWhatTheLineWrote(t *testing.T) {
-	for in, wantUnknown := range map[string]bool{
-		"cp /dev/stdin x.sh <<< 'rm -rf ~' && sh x.sh":                          true,
-		"cp /dev/stdin bin/ <<< 'rm -rf ~' && sh bin/stdin":                     true,
-		"mv y x.sh && ./x.sh":                                                   true,
-		"install -m 755 /dev/stdin x.sh <<< 'rm -rf ~' && ./x.sh":               true,
-		"ln -sf /tmp/evil x.sh && sh x.sh":                                      true,
-		"python3 -c \"open('x.sh','w').write('rm -rf ~')\" && sh x.sh":          true,
-		"node -e \"require('fs').writeFileSync('x.sh','rm -rf ~')\" && sh x.sh": true,
-		"sed -i 's/echo/rm -rf ~ #/' x.sh && sh x.sh":                           true,
-		"dd if=/dev/stdin of=x.sh <<< 'rm -rf ~' && bash x.sh":                  true,
-		"cp run.sh backup.sh && sh run.sh":                                      false,
-		"cp a.txt b.txt && sh run.sh":                                           false,
-		"sed -n 1p x.sh && sh x.sh":                                             false,
+	for in, want := range map[string]string{
+		"cp /dev/stdin x.sh <<< 'rm -rf ~' && sh x.sh":                          "unknown",
+		"cp /dev/stdin bin/ <<< 'rm -rf ~' && sh bin/stdin":                     "unknown",
+		"install -m 755 /dev/stdin x.sh <<< 'rm -rf ~' && ./x.sh":               "unknown",
+		"cp $SRC x.sh && sh x.sh":                                               "unknown",
+		"python3 -c \"open('x.sh','w').write('rm -rf ~')\" && sh x.sh":          "unknown",
+		"node -e \"require('fs').writeFileSync('x.sh','rm -rf ~')\" && sh x.sh": "unknown",
+		"sed -i 's/echo/rm -rf ~ #/' x.sh && sh x.sh":                           "unknown",
+		"dd if=/dev/stdin of=x.sh <<< 'rm -rf ~' && bash x.sh":                  "unknown",
+		"curl -o a https://x && cp a x.sh && sh x.sh":                           "unknown",
+		"echo 'rm -rf ~' > a && cp a x.sh && sh x.sh":                           "rm -rf ~",
+		"mv y x.sh && ./x.sh":                                                   "",
+		"ln -sf /tmp/tool x.sh && sh x.sh":                                      "",
+		"cp run.sh backup.sh && sh run.sh":                                      "",
+		"cp scripts/setup.sample.sh setup.sh && ./setup.sh":                     "",
+		"sed -n 1p x.sh && sh x.sh":                                             "",
 	} {
 		l := Parse(in)
 		last := l.Commands[len(l.Commands)-1]
-		if got := strings.Contains(last.Unknown, "writes earlier in the line"); got != wantUnknown {
-			t.Errorf("%s: last command unknown = %v (%q), want %v", in, got, last.Unknown, wantUnknown)
+		got := ""
+		switch {
+		case strings.Contains(last.Unknown, "earlier in the line"):
+			got = "unknown"
+		case last.Unknown != "":
+			got = "unknown: " + last.Unknown
+		case strings.Join(last.Argv, " ") == "rm -rf ~":
+			got = "rm -rf ~"
+		}
+		if got != want {
+			t.Errorf("%s: the last command reads %q (%v), want %q", in, got, last.Argv, want)
 		}
 	}
 }
