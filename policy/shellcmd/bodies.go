@@ -127,6 +127,8 @@ func bodies(name string, l []word) bodyResult {
 		return rsyncBodies(l)
 	case name == "man":
 		return manBodies(l)
+	case name == "less":
+		return lessBodies(l)
 	case name == "zip":
 		return zipBodies(l)
 	case name == "agent-shell":

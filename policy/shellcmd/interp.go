@@ -1,7 +1,9 @@
 package shellcmd
 
 import (
+	"encoding/base64"
 	"fmt"
+	"net/url"
 	"path"
 	"strings"
 
@@ -146,6 +148,9 @@ type interpOpts struct {
 	// Long options, space separated, that take a program part, that take
 	// a value (--name V or --name=V), and whose value is a program file.
 	longCode, longArg, longScript string
+	// Options whose value is a module loaded before the program (node
+	// --import, -r): a data: URL there is code.
+	module, longModule string
 }
 
 // Option tables of the interpreters, plain values so that nothing runs at
@@ -168,9 +173,11 @@ var (
 			"debug-port disable-warning redirect-warnings openssl-config icu-data-dir dns-result-order " +
 			"unhandled-rejections watch-path test-reporter test-reporter-destination diagnostic-dir report-dir " +
 			"heapsnapshot-signal max-http-header-size secure-heap",
-		arg: "rC",
+		arg:    "rC",
+		module: "r", longModule: "require import loader experimental-loader",
 	}
-	bunOpts = interpOpts{lang: "node", longArg: "preload cwd config env-file tsconfig-override", arg: "rc"}
+	bunOpts = interpOpts{lang: "node", longArg: "preload cwd config env-file tsconfig-override", arg: "rc",
+		module: "r", longModule: "preload"}
 )
 
 // versioned reports whether name is base or base followed by a version:
@@ -293,6 +300,10 @@ func (o *interpOpts) option(name string, l []word, i int, ol *oneLiner) (next in
 			_, n := attachedOrNext(l, i, j)
 			return max(n, i+1), false, true
 		case strings.IndexByte(o.rest, c) >= 0:
+			if o.lang == "perl" && (c == 'M' || c == 'm') && !plainPerlModule(s[j+1:]) {
+				// perl makes -M'strict;system(...)' the code `use strict;system(...);`
+				ol.add(name+" -"+string(c), word{s: "use " + s[j+1:] + ";"})
+			}
 			ol.inPlace = ol.inPlace || c == o.inPlace
 			return i + 1, false, true
 		case strings.IndexByte(o.octal, c) >= 0:
@@ -302,6 +313,26 @@ func (o *interpOpts) option(name string, l []word, i int, ol *oneLiner) (next in
 		}
 	}
 	return i + 1, false, true
+}
+
+// plainPerlModule reports a module perl's -M or -m loads with no code:
+// a name, with -MName=a,b its import list.
+func plainPerlModule(spec string) bool {
+	name, list, _ := strings.Cut(strings.TrimPrefix(spec, "-"), "=")
+	if name == "" {
+		return false
+	}
+	for _, r := range name {
+		if !(r == '_' || r == ':' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	for _, r := range list {
+		if !(r == '_' || r == ':' || r == ',' || r == '.' || r == '-' || r == '/' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
 }
 
 // attachedOrNext returns the argument of the option letter at l[i].s[j]:
@@ -343,10 +374,24 @@ func (ol *oneLiner) add(form string, part word) {
 // one gives.
 func nodeArgs(name string, l []word, o *interpOpts) (oneLiner, bool) {
 	ol := oneLiner{lang: "node"}
+	var modules []word // the code of data: URLs loaded before the program
 	i := 1
 	for i < len(l) {
 		x, s := l[i], l[i].s
 		n, v, eq := strings.Cut(strings.TrimPrefix(s, "--"), "=")
+		if !x.dyn && (strings.HasPrefix(s, "--") && hasWord(o.longModule, n) || len(s) == 2 && s[0] == '-' && strings.IndexByte(o.module, s[1]) >= 0) {
+			m := word{s: v, dyn: x.dyn}
+			if !eq && i+1 < len(l) {
+				m = l[i+1]
+			}
+			code, why := moduleCode(name, s, m)
+			if why != "" {
+				return oneLiner{lang: "node", why: why}, true
+			}
+			if code != "" {
+				modules = append(modules, word{s: code})
+			}
+		}
 		switch {
 		case eq && strings.HasPrefix(s, "--") && (n == "eval" || n == "print"):
 			ol.parts = nil
@@ -376,7 +421,40 @@ func nodeArgs(name string, l []word, o *interpOpts) (oneLiner, bool) {
 		}
 		break
 	}
+	if len(modules) > 0 {
+		if len(ol.parts) == 0 {
+			ol.form = name + " --import data:"
+		}
+		ol.parts = append(modules, ol.parts...)
+	}
 	return operands(name, ol, l, i)
+}
+
+// moduleCode is the program a module option's value m holds when it is a
+// data: URL (node --import 'data:text/javascript,CODE', percent-encoded or
+// base64), "" for a module file. why says a value that is not static, or
+// a data: URL that does not decode.
+func moduleCode(name, option string, m word) (code, why string) {
+	if m.dyn {
+		return "", fmt.Sprintf("%s %s: module %q is not static (a data: URL is code)", name, option, m.s)
+	}
+	rest, ok := strings.CutPrefix(m.s, "data:")
+	if !ok {
+		return "", ""
+	}
+	header, data, ok := strings.Cut(rest, ",")
+	if strings.HasSuffix(header, ";base64") {
+		b, err := base64.StdEncoding.DecodeString(data)
+		if err != nil {
+			b, err = base64.RawStdEncoding.DecodeString(data)
+		}
+		if ok && err == nil {
+			return string(b), ""
+		}
+	} else if s, err := url.PathUnescape(data); ok && err == nil {
+		return s, ""
+	}
+	return "", fmt.Sprintf("%s %s: a data: URL that does not decode", name, option)
 }
 
 // denoArgs reads deno eval [OPTIONS] CODE [ARGS].

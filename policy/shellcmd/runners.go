@@ -781,3 +781,31 @@ func sedExecs(src string) (cmds []string, pattern bool) {
 	}
 	return
 }
+
+// lessBodies reads the commands less runs at start, +CMD (++CMD for every
+// file): a shell command after ! or after | and a mark (less '+!rm -rf ~'
+// x). Moving and searching (+G, +/x, +42) run nothing.
+func lessBodies(l []word) bodyResult {
+	var r bodyResult
+	for _, x := range l[1:] {
+		if x.s == "--" {
+			break
+		}
+		cmd, ok := strings.CutPrefix(x.s, "+")
+		if !ok {
+			continue
+		}
+		cmd = strings.TrimPrefix(cmd, "+")
+		if x.dyn {
+			return bodyResult{why: fmt.Sprintf("less: start command %q is not static", x.s)}
+		}
+		if i := strings.IndexAny(cmd, "!|"); i >= 0 && !strings.HasPrefix(cmd, "/") && !strings.HasPrefix(cmd, "?") {
+			sh := cmd[i+1:]
+			if cmd[i] == '|' && sh != "" {
+				sh = sh[1:] // the mark
+			}
+			r.scripts = append(r.scripts, script{src: sh})
+		}
+	}
+	return r
+}

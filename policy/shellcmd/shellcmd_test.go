@@ -1042,3 +1042,46 @@ func TestRunsWhatTheLineWrote(t *testing.T) {
 		}
 	}
 }
+
+// Code an interpreter takes from an option or the environment, not from
+// -e (these passed): node's data: URL modules, also in NODE_OPTIONS, which
+// every npm script's node reads; perl's -M with code, also in PERL5OPT;
+// less's start commands, also in LESS, which git and man's pager reads.
+func TestCodeInOptionsAndEnvironment(t *testing.T) {
+	for in, want := range map[string]string{
+		`node --import 'data:text/javascript,import{execSync}from"child_process";execSync("rm -rf ~")' x.js`:                            "rm -rf ~",
+		`node '--import=data:text/javascript,import%7BexecSync%7Dfrom%22child_process%22%3BexecSync(%22rm%20-rf%20~%22)' x.js`:          "rm -rf ~",
+		`node --import 'data:text/javascript;base64,aW1wb3J0e2V4ZWNTeW5jfWZyb20iY2hpbGRfcHJvY2VzcyI7ZXhlY1N5bmMoInJtIC1yZiB+Iik=' x.js`: "rm -rf ~",
+		`bun --preload 'data:text/javascript,require("child_process").execSync("rm -rf ~")' x.ts`:                                       "rm -rf ~",
+		`node --import 'data:text/javascript;base64,!!!' x.js`:                                                                          "unknown",
+		`node --import "$LOADER" x.js`: "unknown",
+		`NODE_OPTIONS="--import \"data:text/javascript,import{execSync}from'child_process';execSync('rm -rf ~')\"" npm test`: "rm -rf ~",
+		`export NODE_OPTIONS='--import=data:text/javascript,require("child_process").execSync("rm -rf ~")'; npm test`:        "unknown",
+		`perl '-Mstrict;system("rm -rf ~")' x.pl`:                     "rm -rf ~",
+		`PERL5OPT='-Mstrict;system("rm","-rf",$ENV{HOME})' perl x.pl`: "unknown",
+		`less +'!rm -rf ~' notes.txt`:                                 "rm -rf ~",
+		`less '++|arm -rf ~' notes.txt`:                               "rm -rf ~",
+		`LESS='+!rm -rf ~' git log`:                                   "rm -rf ~",
+		`node --import tsx src/index.ts`:                              "",
+		`node -r ./setup.js x.js`:                                     "",
+		`node --import 'data:text/javascript,import { register } from "node:module"; register("ts-node/esm", import.meta.url);' src/index.ts`: "",
+		`NODE_OPTIONS='--max-old-space-size=4096 --require ./setup.js' npm test`:                                                              "",
+		`perl -MList::Util=sum,max -e 'print sum(1,2)'`:                                                                                       "",
+		`PERL5OPT='-Mstrict -w' perl x.pl`:                                                                                                    "",
+		`less +G +/TODO -R notes.txt`:                                                                                                         "",
+		`LESS='-FRX +G' git log`:                                                                                                              "",
+	} {
+		got := ""
+		for _, c := range Parse(in).Commands {
+			switch {
+			case strings.Join(c.Argv, " ") == "rm -rf ~":
+				got = "rm -rf ~"
+			case c.Unknown != "" && got == "":
+				got = "unknown"
+			}
+		}
+		if got != want {
+			t.Errorf("%s: found %q, want %q", in, got, want)
+		}
+	}
+}

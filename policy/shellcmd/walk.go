@@ -974,6 +974,38 @@ func (w *walker) startupVars(assigns []string, base Command, forGit bool) {
 			// "|cmd %s" (or "||cmd %s", "cmd %s %s"): less runs it with a
 			// shell, %s the file.
 			src = strings.ReplaceAll(strings.TrimLeft(strings.TrimPrefix(v, "-"), "|"), "%s", "FILE")
+		case "NODE_OPTIONS", "PERL5OPT":
+			// Options every node (npm's scripts among them) or perl
+			// takes: a data: URL node imports, or perl's -M with code,
+			// is a program (NODE_OPTIONS='--import=data:,CODE' npm test).
+			prog, opts := "node", envOptionWords(v)
+			if name == "PERL5OPT" {
+				prog, opts = "perl", strings.Fields(v) // perl splits it at white space, quotes and all
+			}
+			if !slices.ContainsFunc(opts, func(o string) bool { return optionHoldsCode(prog, o) }) {
+				continue
+			}
+			src = prog
+			for _, o := range opts {
+				src += " " + Quote(o)
+			}
+			src += " FILE"
+		case "LESS":
+			// less takes its options from LESS: +CMD runs to the end of
+			// the value, or to a $.
+			at := strings.Index(" "+v, " +")
+			if at < 0 {
+				continue
+			}
+			cmd, _, _ := strings.Cut(v[at:], "$")
+			r := lessBodies([]word{{s: "less"}, {s: cmd}})
+			if len(r.scripts) == 0 && r.why == "" {
+				continue
+			}
+			why = r.why
+			for _, sc := range r.scripts {
+				src += sc.src + "\n"
+			}
 		case "BASH_ENV", "ENV":
 			if !strings.Contains(v, "<(") && !strings.Contains(v, ">(") {
 				continue // a file: running it is the effects table's business, as for bash FILE
@@ -1009,6 +1041,53 @@ func (w *walker) stdinScript(idx int, lang string, redirs []*syntax.Redirect) {
 	default:
 		w.st.meta[idx].stdinLang = lang
 	}
+}
+
+// envOptionWords splits the options node reads from NODE_OPTIONS as node
+// does: at spaces outside double quotes, which it drops, a backslash in
+// them escaping the next character.
+func envOptionWords(v string) []string {
+	var words []string
+	var cur strings.Builder
+	inWord, quoted := false, false
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c == '\\' && quoted && i+1 < len(v):
+			i++
+			cur.WriteByte(v[i])
+		case c == '"':
+			quoted, inWord = !quoted, true
+			continue
+		case c == ' ' && !quoted:
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+			continue
+		default:
+			cur.WriteByte(c)
+		}
+		inWord = true
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words
+}
+
+// optionHoldsCode reports an option of node or perl given in the
+// environment that holds a program: a data: URL, perl's -M with code.
+func optionHoldsCode(prog, o string) bool {
+	if prog == "node" {
+		return strings.Contains(o, "data:")
+	}
+	spec, ok := strings.CutPrefix(o, "-M")
+	if !ok {
+		spec, ok = strings.CutPrefix(o, "-m")
+	}
+	return ok && !plainPerlModule(spec)
 }
 
 // programVar reports the variables that name a pager, an editor or a
