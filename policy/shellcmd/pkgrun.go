@@ -219,6 +219,42 @@ func runnerStep(r packageRunner, l []word) step {
 	return st
 }
 
+// denoNpmStep unwraps deno run [OPTIONS] npm:PKG ARGS..., which runs the
+// package's command as npx PKG does (deno run -A npm:rimraf ~). deno run
+// FILE runs a program file, the effects table's business. deno's options
+// are many and change often, so they are passed over rather than checked:
+// one that takes the next word as its value and is not listed here hides
+// the package, which leaves the command as it was before this step.
+func denoNpmStep(l []word) step {
+	if len(l) < 3 || l[1].dyn || l[1].s != "run" {
+		return step{}
+	}
+	for i := 2; i < len(l); i++ {
+		s := l[i].s
+		switch {
+		case l[i].dyn:
+			return step{}
+		case strings.HasPrefix(s, "-"):
+			if hasWord("-c --config -L --log-level --import-map --cert --location --seed --ext --preload", s) {
+				i++
+			}
+			continue
+		}
+		spec, npm := strings.CutPrefix(s, "npm:")
+		if !npm {
+			return step{}
+		}
+		bin, ok := packageBin(spec)
+		if !ok {
+			return unknownStep("deno run runs a package whose command cannot be named: " + s)
+		}
+		st := wrapAt(i, l)
+		st.bin = bin
+		return st
+	}
+	return step{}
+}
+
 // packageBin is the command a package spec runs: its name without the
 // scope and the version (@scope/cli@2 runs cli, ruff==0.5 runs ruff). A
 // spec that is a URL, a path or a git repository names no command here.

@@ -1085,3 +1085,25 @@ func TestCodeInOptionsAndEnvironment(t *testing.T) {
 		}
 	}
 }
+
+// A package runner's program given as a pinned spec is unwrapped by the
+// command it runs, a wrapper among them (npx shx@0.3.4 rm -rf ~ passed, as
+// did deno run -A npm:rimraf ~, which runs rimraf as npx does).
+func TestPinnedAndDenoPackagesUnwrap(t *testing.T) {
+	for in, want := range map[string]string{
+		"npx shx@0.3.4 rm -rf ~":                              "rm -rf ~",
+		"npx -y cross-env@7 NODE_ENV=x rm -rf ~":              "rm -rf ~",
+		"pnpm dlx shx@latest rm -rf ~":                        "rm -rf ~",
+		"bunx shx@0.3 rm -rf ~":                               "rm -rf ~",
+		"deno run -A npm:rimraf ~":                            "rimraf ~",
+		"deno run --allow-read -c deno.json npm:shx rm -rf ~": "rm -rf ~",
+		"deno run -A npm:@scope/cli@2 build":                  "cli build",
+		"deno run -A main.ts":                                 "deno run -A main.ts",
+		"deno run --allow-net=x.com server.ts --port 1":       "deno run --allow-net=x.com server.ts --port 1",
+	} {
+		c := Parse(in).Commands[0]
+		if got := strings.Join(c.Layers[len(c.Layers)-1], " "); got != want || c.Unknown != "" {
+			t.Errorf("%s: innermost layer %q (unknown %q), want %q", in, got, c.Unknown, want)
+		}
+	}
+}

@@ -323,6 +323,8 @@ func wrapperStep(name string, l []word) step {
 		return scanWrap(&shxOpts, l)
 	case "cross-env":
 		return crossEnvStep(l)
+	case "deno":
+		return denoNpmStep(l)
 	case "podman", "buildah":
 		return unshareStep(name, l)
 	case "agent-shell":
@@ -775,7 +777,11 @@ func unwrap(words []word, appendBy string) unwrapped {
 			u.unknown = fmt.Sprintf("more than %d wrappers", maxLayers)
 			return u
 		}
-		st := wrapperStep(progName(prog), u.flat[s:])
+		name := progName(prog)
+		if layer := len(u.starts) - 1; layer < len(u.bins) && u.bins[layer] != "" {
+			name = u.bins[layer] // npx shx@0.3 rm -rf ~ runs shx, itself a wrapper
+		}
+		st := wrapperStep(name, u.flat[s:])
 		if st.missing && u.appendBy != "" {
 			u.unknown = fmt.Sprintf("%s program supplied at run time by %s", progName(prog), u.appendBy)
 			return u
