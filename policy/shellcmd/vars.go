@@ -44,6 +44,10 @@ type varDefs struct {
 	// opaque: the variable is also set in a way not read statically (read,
 	// arithmetic, an array element, +=, a substitution).
 	opaque bool
+	// arrays are the element lists the line assigns it (a=(x y), a+=(z)),
+	// in order; values holds each element too, as one value the variable
+	// may give (for f in "${a[@]}", $a).
+	arrays [][]varValue
 }
 
 // varValue is one value: a word of some source text, or one already read.
@@ -99,10 +103,14 @@ func (w *walker) collectVars(f *syntax.File, main bool) {
 		name := a.Name.Value
 		switch {
 		case a.Append && a.Array != nil: // a+=(x y): more elements
+			d := v.def(name)
 			for _, e := range a.Array.Elems {
 				if e != nil && e.Value != nil {
 					add(name, varValue{node: e.Value, src: w.src, main: main})
 				}
+			}
+			if len(d.arrays) == 1 { // a=(x); a+=(y z): its elements, certain only if those values are
+				d.arrays[0] = append(slices.Clip(d.arrays[0]), d.values[len(d.values)-len(a.Array.Elems):]...)
 			}
 		case a.Append && a.Index == nil && computed[a] != "":
 			// f=.e; f+=nv: the text it now holds.
@@ -111,16 +119,25 @@ func (w *walker) collectVars(f *syntax.File, main bool) {
 		case a.Append || a.Index != nil:
 			v.def(name).opaque = true
 		case a.Array != nil:
-			// Each element is one of the values ${a[i]} and "${a[@]}" give.
+			// Each element is one of the values ${a[i]} and "${a[@]}" give,
+			// and together (arrays) what "${a[@]}" and ${a[N]} are in a
+			// command's words.
 			span, certainArray := certain[a]
+			var elems []varValue
+			plain := true // no [i]=v element
 			for _, e := range a.Array.Elems {
 				if e != nil && e.Value != nil {
 					val := varValue{node: e.Value, src: w.src, main: main}
 					if certainArray && e.Index == nil {
 						val.from, val.to = span[0], span[1]
 					}
+					plain = plain && e.Index == nil
+					elems = append(elems, val)
 					add(name, val)
 				}
+			}
+			if d := v.def(name); plain {
+				d.arrays = append(d.arrays, elems)
 			}
 		default:
 			val := varValue{node: a.Value, src: w.src, main: main}
@@ -752,6 +769,7 @@ func (w *walker) varAlternatives(args []*syntax.Word, redirs []*syntax.Redirect)
 	asWritten := map[string]bool{} // a name that may also hold what it holds at run time
 	inner := map[string]bool{}     // certain names whose values were read for more names
 	unset := map[string]bool{}     // a name with a ${name:-default} that may be unset
+	inArgs := true                 // a simple command's words, where arrayElems reads "${a[@]}" whole
 	var visit func(n syntax.Node) bool
 	visit = func(n syntax.Node) bool {
 		switch n := n.(type) {
@@ -762,12 +780,25 @@ func (w *walker) varAlternatives(args []*syntax.Word, redirs []*syntax.Redirect)
 			if name == "" {
 				return true
 			}
+			if elems, _, ok := w.arrayElems(n, name); ok && inArgs {
+				inArgs = false
+				for _, e := range elems {
+					if e.node != nil && len(inner) < maxVarCombos {
+						syntax.Walk(e.node, visit) // its elements may read variables that are not certain
+					}
+				}
+				inArgs = true
+				return true
+			}
 			d := v.byName[name]
 			at := uint(n.Pos().Offset())
 			if c := w.certain(name, at); c != nil {
 				if c.node != nil && !inner[name] && len(inner) < maxVarCombos {
 					inner[name] = true
+					was := inArgs
+					inArgs = false             // a value's words are not the command's
 					syntax.Walk(c.node, visit) // its value may read variables that are not certain
+					inArgs = was
 				}
 				return true
 			}
@@ -790,6 +821,7 @@ func (w *walker) varAlternatives(args []*syntax.Word, redirs []*syntax.Redirect)
 			syntax.Walk(a, visit)
 		}
 	}
+	inArgs = false
 	for _, r := range redirs {
 		if r != nil && w.readsVar(r.Word) {
 			syntax.Walk(r.Word, visit)
@@ -903,6 +935,28 @@ func (w *walker) inline(b, shape *strings.Builder, out *word, p *syntax.ParamExp
 		}
 		val = c.value
 	}
+	if elems, all, ok := w.arrayElems(p, name); ok && w.splice {
+		// "${a[@]}" and ${a[N]} of an array the line certainly assigns,
+		// in a command's words: all its elements, as words (rm
+		// "${a[@]}"), or the one at N, whatever the combination binds.
+		if !all {
+			val = elems[0]
+		} else {
+			for k := range elems {
+				v := w.value(name, elems[k])
+				if w.st.varBytes += len(v.s) + 1; v.dyn || w.st.varBytes > maxVarBytes {
+					return false
+				}
+				if k > 0 {
+					b.WriteByte(' ')
+				}
+				b.WriteString(v.s)
+				out.glob = out.glob || isGlob(v.s)
+			}
+			out.split = true // elements with blanks split too: more words, never fewer
+			return true
+		}
+	}
 	if val == nil || w.st.varBytes > maxVarBytes {
 		return false
 	}
@@ -942,6 +996,38 @@ func (w *walker) inline(b, shape *strings.Builder, out *word, p *syntax.ParamExp
 	}
 	out.glob = out.glob || val.glob
 	return true
+}
+
+// arrayElems reads an array expansion of name, as a simple command's
+// words have it (w.splice): for "${a[@]}" or ${a[*]} (all) every element,
+// for ${a[N]} the one at N, when the line assigns the array once, with no
+// [i]=v element, certainly before this word. ok is false otherwise: the
+// variable is then read as any of its values, and as written.
+func (w *walker) arrayElems(p *syntax.ParamExp, name string) (elems []*varValue, all, ok bool) {
+	if p.Index == nil || p.Repl != nil || p.Slice != nil || p.Exp != nil || w.st.vars == nil {
+		return nil, false, false
+	}
+	d := w.st.vars.byName[name]
+	if d == nil || len(d.arrays) != 1 || len(d.arrays[0]) != len(d.values) || !w.known(d, uint(p.Pos().Offset())) {
+		return nil, false, false
+	}
+	ix, isWord := p.Index.(*syntax.Word)
+	if !isWord {
+		return nil, false, false
+	}
+	switch lit := ix.Lit(); lit {
+	case "@", "*":
+		for k := range d.values {
+			elems = append(elems, &d.values[k])
+		}
+		return elems, true, true
+	default:
+		n, err := strconv.Atoi(lit)
+		if err != nil || n < 0 || n >= len(d.values) {
+			return nil, false, false
+		}
+		return []*varValue{&d.values[n]}, false, true
+	}
 }
 
 // splitWord appends x to out, or the fields it splits into when it holds

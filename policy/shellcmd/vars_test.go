@@ -42,7 +42,16 @@ var varTests = []struct {
 	{"g() { f=.env; }; g; cat $f", []string{"g", "cat .env", "cat $f ~dyn"}},
 	{"f=.env cat $f", []string{"cat .env", "cat $f ~dyn"}},
 	{"for d in a b; do :; done; rm -rf $d", []string{":", "rm -rf a", "rm -rf b", "rm -rf $d ~dyn"}},
-	{"a=(x .env); cat ${a[1]}", []string{"cat x", "cat .env"}}, // any element: over-counted
+	{"a=(x .env); cat ${a[1]}", []string{"cat .env"}},
+	// An array is all its elements in a command's words (these passed:
+	// each element was read as the command alone).
+	{`a=(rm -rf ~); "${a[@]}"`, []string{"rm -rf ~"}},
+	{`a=(push --force); git "${a[@]}"`, []string{"git push --force"}},
+	{`a=(reset --hard); git ${a[*]}`, []string{"git reset --hard"}},
+	{`a=(-rf ~); rm "${a[@]}"`, []string{"rm -rf ~"}},
+	{`a=(rm -rf ~); "${a[0]}" "${a[1]}" "${a[2]}"`, []string{"rm -rf ~"}},
+	{`declare -a a=(rm -rf ~); ${a[@]}`, []string{`declare -a "a=(rm -rf ~)"`, "rm -rf ~"}},
+	{`a=("my file" x); cat "${a[@]}"`, []string{"cat my file x"}}, // split at blanks too: more words, never fewer
 	{"a=(x); a+=(.env); cat \"${a[@]}\"", []string{"cat x", "cat .env", "cat ${a[@]} ~dyn"}},
 	{`a=(.env); for f in "${a[@]}"; do cat "$f"; done`, []string{"cat .env"}},
 	{`dirs=(dist build); for d in "${dirs[@]}"; do rm -rf "$d"; done`, []string{"rm -rf dist", "rm -rf build"}},

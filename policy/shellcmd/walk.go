@@ -82,6 +82,9 @@ type walker struct {
 	// guessed: the commands walked are ones a program agent-shell does not
 	// know may run (see guess).
 	guessed bool
+	// splice: the words walked are a simple command's, in which an array's
+	// "${a[@]}" is all its elements (see arrayElems).
+	splice bool
 }
 
 // feed is the first n stages of a pipeline, after those of the pipeline
@@ -636,7 +639,10 @@ func (w *walker) callOnce(ce *syntax.CallExpr, redirs []*syntax.Redirect) {
 	base := Command{Assigns: assigns, Redirects: rds, Substitution: subst, Depth: w.depth}
 	switch {
 	case len(ce.Args) > 0:
-		w.simple(w.argWords(ce.Args), base, w.findLayers, redirs)
+		w.splice = true
+		words := w.argWords(ce.Args)
+		w.splice = false
+		w.simple(words, base, w.findLayers, redirs)
 	case len(redirs) > 0:
 		// "> f" alone truncates f: report it as the null command ":" so
 		// the write is not lost with the missing program.
