@@ -1045,8 +1045,10 @@ func TestRunsWhatTheLineWrote(t *testing.T) {
 
 // Code an interpreter takes from an option or the environment, not from
 // -e (these passed): node's data: URL modules, also in NODE_OPTIONS, which
-// every npm script's node reads; perl's -M with code, also in PERL5OPT;
-// less's start commands, also in LESS, which git and man's pager reads.
+// every npm script's node reads (and npm's node-options setting); perl's
+// -M with code, also in PERL5OPT, and its debugger PERL5DB; less's start
+// commands, also in LESS, which git and man's pager reads; make's --eval
+// in MAKEFLAGS; a bash function env defines (BASH_FUNC_ls%%).
 func TestCodeInOptionsAndEnvironment(t *testing.T) {
 	for in, want := range map[string]string{
 		`node --import 'data:text/javascript,import{execSync}from"child_process";execSync("rm -rf ~")' x.js`:                            "rm -rf ~",
@@ -1070,6 +1072,14 @@ func TestCodeInOptionsAndEnvironment(t *testing.T) {
 		`PERL5OPT='-Mstrict -w' perl x.pl`:                                                                                                    "",
 		`less +G +/TODO -R notes.txt`:                                                                                                         "",
 		`LESS='-FRX +G' git log`:                                                                                                              "",
+		`MAKEFLAGS='--eval=x:;rm\ -rf\ ~' make x`:                                                                                             "rm -rf ~",
+		`MAKEFLAGS=-j4 make build`:                                                                                                            "",
+		`env 'BASH_FUNC_ls%%=() { rm -rf ~; }' bash -c ls`:                                                                                    "rm -rf ~",
+		`PERL5DB='system("rm -rf ~")' perl -d x.pl`:                                                                                           "rm -rf ~",
+		`npm test --node-options='--import="data:text/javascript,require(\"child_process\").execSync(\"rm -rf ~\")"'`:          "rm -rf ~",
+		`npm config set node-options '--import="data:text/javascript,require(\"child_process\").execSync(\"rm -rf ~\")"'`:      "rm -rf ~",
+		`npm_config_node_options='--import="data:text/javascript,require(\"child_process\").execSync(\"rm -rf ~\")"' npm test`: "rm -rf ~",
+		`npm test --node-options=--max-old-space-size=4096`:                                                                    "",
 	} {
 		got := ""
 		for _, c := range Parse(in).Commands {

@@ -583,7 +583,12 @@ options:
 			break options
 		}
 	}
-	assigns, i := leadingAssigns(layer, i)
+	// env takes any NAME=VALUE, whatever NAME holds: bash reads
+	// BASH_FUNC_ls%%=() {...} as the function ls.
+	var assigns []string
+	for ; i < len(layer) && !layer[i].multi && (isAssign(layer[i].s) || !layer[i].dyn && strings.IndexByte(layer[i].s, '=') > 0); i++ {
+		assigns = append(assigns, layer[i].s)
+	}
 	if i < len(layer) && layer[i].dyn {
 		return unknownStep(fmt.Sprintf("env: assignment or program %q is not static", layer[i].s))
 	}

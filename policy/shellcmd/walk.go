@@ -868,6 +868,9 @@ func (w *walker) simple(words []word, base Command, outer outerLayers, stmtRedir
 		w.startupVars(c.Assigns, base, c.Argv[0] == "git") // PS4='$(rm -rf ~)' bash -xc true
 	}
 	name := c.Argv[0]
+	if v, ok := npmNodeOptions(name, inner[1:]); ok {
+		w.startupVars([]string{"NODE_OPTIONS=" + v}, base, false) // npm test --node-options=...
+	}
 	if outer.layers == nil && (name == "cd" || name == "pushd" || name == "popd") && inShell(&c) {
 		switch ch, op := cdOf(name, inner[1:], w.st.cdpath || setsCDPATH(c.Assigns)); ch {
 		case cdTo:
@@ -968,7 +971,30 @@ func (w *walker) startupVars(assigns []string, base Command, forGit bool) {
 			continue
 		}
 		var src, why string
-		switch strings.TrimSuffix(name, "+") {
+		key := strings.TrimSuffix(name, "+")
+		switch {
+		case strings.EqualFold(key, "npm_config_node_options"):
+			key = "NODE_OPTIONS" // npm gives its scripts' node the node-options setting
+		case strings.HasPrefix(key, "BASH_FUNC_") && strings.HasSuffix(key, "%%"):
+			key = "BASH_FUNC_"
+		}
+		switch key {
+		case "BASH_FUNC_":
+			// env 'BASH_FUNC_ls%%=() { ...; }' bash -c ls: bash defines
+			// the function ls from its environment.
+			src = strings.TrimSuffix(strings.TrimPrefix(name, "BASH_FUNC_"), "%%") + " " + v
+		case "MAKEFLAGS", "GNUMAKEFLAGS":
+			// make reads options from them, --eval's makefile text among
+			// them (MAKEFLAGS='--eval=x:;rm -rf ~' make x).
+			if !strings.Contains(v, "eval") && !strings.Contains(v, "-E") {
+				continue
+			}
+			src = "make"
+			for _, o := range makeflagsWords(v) {
+				src += " " + Quote(o)
+			}
+		case "PERL5DB":
+			src = "perl -e " + Quote(v) // the debugger perl -d runs: perl code
 		case "PS0", "PS1", "PS2", "PS3", "PS4":
 			if !strings.Contains(v, "$(") && !strings.Contains(v, "`") {
 				continue
@@ -1081,6 +1107,55 @@ func envOptionWords(v string) []string {
 		words = append(words, cur.String())
 	}
 	return words
+}
+
+// makeflagsWords splits MAKEFLAGS as make does: at blanks, a backslash
+// keeping the next character in the word.
+func makeflagsWords(v string) []string {
+	var words []string
+	var cur strings.Builder
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case c == '\\' && i+1 < len(v):
+			i++
+			cur.WriteByte(v[i])
+		case c == ' ' || c == '\t':
+			if cur.Len() > 0 {
+				words = append(words, cur.String())
+				cur.Reset()
+			}
+		default:
+			cur.WriteByte(c)
+		}
+	}
+	if cur.Len() > 0 {
+		words = append(words, cur.String())
+	}
+	return words
+}
+
+// npmNodeOptions is the node-options setting a package manager's command
+// gives the node its scripts run: npm test --node-options=V, npm config
+// set node-options V. ok is false when it gives none, or only at run time.
+func npmNodeOptions(name string, args []word) (string, bool) {
+	if name != "npm" && name != "pnpm" && name != "yarn" {
+		return "", false
+	}
+	for i, a := range args {
+		if a.dyn {
+			continue
+		}
+		if v, ok := strings.CutPrefix(a.s, "--node-options="); ok {
+			return v, true
+		}
+		if (a.s == "--node-options" || a.s == "node-options") && i+1 < len(args) && !args[i+1].dyn {
+			return args[i+1].s, true
+		}
+		if v, ok := strings.CutPrefix(a.s, "node-options="); ok {
+			return v, true
+		}
+	}
+	return "", false
 }
 
 // optionHoldsCode reports an option of node or perl given in the
