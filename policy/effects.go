@@ -103,7 +103,7 @@ func lineEffects(argv []string, c *shellcmd.Command, cwds []string) []string {
 // the rest of the line is judged as written), nor one to the home.
 func followCd(c *shellcmd.Command, cwds []string) []string {
 	dir, ok := shellcmd.CdTarget(c.Argv)
-	if !ok || c.Dynamic || strings.HasPrefix(dir, "~") {
+	if !ok || c.Dynamic {
 		return cwds
 	}
 	return shellcmd.FollowCd(cwds, func(cwd string) string { return effectPath(dir, cwd) })

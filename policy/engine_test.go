@@ -518,6 +518,12 @@ func TestEffectsFollowCd(t *testing.T) {
 	if !contains(d.Effects, "write:/w/x") {
 		t.Errorf("(cd /tmp); rm x: effects %v lack the start directory's write:/w/x", d.Effects)
 	}
+	// A cd to HOME, by ~ or alone, is followed too (these wrote /w/.bashrc).
+	for _, line := range []string{"cd ~ && echo x >> .bashrc", "cd && echo x >> .bashrc", "cd ~/x && echo x >> ../.bashrc"} {
+		if d := e.Decide(line, "/w"); !contains(d.Effects, "write:~/.bashrc") {
+			t.Errorf("%q: effects %v lack write:~/.bashrc", line, d.Effects)
+		}
+	}
 }
 
 // git_subcommand finds git's subcommand past its global options, in any
