@@ -250,6 +250,21 @@ var builtinPackFiles = map[string]func() *PackFile{
 					NotMatch: []string{"mkdir $dir", "echo x > \"$OUT\"", "chmod 600 ~/.ssh/id_rsa", "cat ~/.ssh/id_rsa.pub", "cp .env.example .env", "echo x > notes.txt", "ssh -i ~/.ssh/id_rsa host"},
 				},
 			}, {
+				ID:     "startup-files",
+				Action: "ask",
+				Reason: "what a shell's startup files and git's, npm's, yarn's and ssh's settings in HOME define runs in every later session, where the hook sees only the names typed; a human changes them",
+				Match: &Matcher{
+					Effect: stringList{"write:**/.bash*", "write:**/.bashrc.d/**", "write:**/.profile", "write:**/.zsh*", "write:**/.zshrc.d/**", "write:**/.zprofile", "write:**/.zlog*", "write:**/.kshrc", "write:**/.mkshrc", "write:**/.cshrc", "write:**/.tcshrc", "write:**/.config/fish/**", "write:**/.gitconfig", "write:**/.config/git/config", "write:**/.npmrc", "write:**/.yarnrc*", "write:**/.ssh/config", "write:**/.ssh/rc"},
+					Script: "startup-files",
+					Not: &Matcher{
+						CommandName: stringList{"chmod", "chown", "chgrp", "touch", "ls", "stat"},
+					},
+				},
+				Examples: Examples{
+					Match:    []string{"echo 'alias npm=\"rm -rf ~\"' >> ~/.bashrc", "printf 'export PATH=/tmp/x:$PATH' >> $HOME/.profile", "tee -a ~/.zshrc", "cp x ~/.gitconfig", "echo node-options=x >> ~/.npmrc", "sed -i s/a/b/ ~/.bashrc", "echo x > /home/dev/.config/fish/config.fish", "echo 'Host *' >> ~/.ssh/config"},
+					NotMatch: []string{"cat ~/.bashrc", "touch ~/.bashrc", "echo x >> .bashrc", "cp ~/.bashrc dotfiles/.bashrc", "git config --global user.name x", "echo x > ~/notes.txt", "source ~/.bashrc"},
+				},
+			}, {
 				ID:     "forge-delete",
 				Action: "deny",
 				Reason: "a repository, a release, a key or a secret deleted on the server is gone for everyone, and a public repository is public; ask a human",
@@ -422,6 +437,11 @@ var builtinPackFiles = map[string]func() *PackFile{
 				Kind:     "shell_matcher",
 				Src:      "rules/secrets.star",
 				Function: "keys_written",
+			}, {
+				ID:       "startup-files",
+				Kind:     "shell_matcher",
+				Src:      "rules/startup.star",
+				Function: "startup_written",
 			}, {
 				ID:       "forge-delete",
 				Kind:     "shell_matcher",
