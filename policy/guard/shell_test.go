@@ -68,6 +68,11 @@ var writeForms = []string{
 	"aria2c -o P https://example.com/x",
 	"http --download -o P https://example.com/x",
 	"gzip P",
+	"tar -xf /tmp/agent-shell-guard-src.tar -C P",
+	"tar xzf /tmp/agent-shell-guard-src.tgz --directory=P",
+	"tar -cf P src",
+	"tar --absolute-names -xf /tmp/agent-shell-guard-src.tar P",
+	"unzip -o /tmp/agent-shell-guard-src.zip -d P",
 }
 
 // wrappers put a command inside another: wrapped, compound, in a body.
@@ -216,6 +221,34 @@ func TestGuardXargsAndFindForms(t *testing.T) {
 		{"find .github/hooks -name '*.toml' -exec dd if=/dev/null of={} \\;", AgentShellFiles},
 		{"find src -exec cp /dev/null {} \\;", ""},
 		{"cat list | xargs rm", ""}, // what xargs reads is not known here: the policy's unknown handling decides
+	})
+}
+
+// An archive extracted: its members named, or, when none is, whatever it
+// holds, which is not known here (these passed: tar and unzip were not
+// read).
+func TestGuardArchiveForms(t *testing.T) {
+	root, _ := guardRoot(t)
+	checkGuards(t, root, []guardCase{
+		{"tar -xf x.tar", AgentShellFiles},
+		{"tar -xf x.tar .claude/settings.json", HookRegistration},
+		{"tar xzf x.tgz .claude", HookRegistration},
+		{"unzip -o x.zip .claude/settings.json", HookRegistration},
+		{"tar -C .claude -xf x.tar", HookRegistration},
+		{"tar --directory=.github/hooks -xzf x.tgz", AgentShellFiles},
+		{"unzip x.zip", AgentShellFiles},
+		{"unzip -o x.zip -d .claude", HookRegistration},
+		{"unzip x.zip -x src/a -d .", AgentShellFiles},
+		{"tar -xf x.tar -C vendor", ""},
+		{"tar xf x.tar -C build", ""},
+		{"tar -xf x.tar src/main.go", ""},
+		{"tar -tf x.tar", ""},
+		{"tar -xOf x.tar .claude/settings.json", ""}, // to standard output
+		{"tar -czf dist.tgz dist", ""},
+		{"unzip x.zip -d data", ""},
+		{"unzip -l x.zip", ""},
+		{"unzip -p x.zip .claude/settings.json", ""},
+		{"unzip x.zip -x .claude/settings.json -d out", ""},
 	})
 }
 

@@ -154,6 +154,8 @@ func (g *guarder) layerOps(argv []string, cwds []string, underFind bool) *Denial
 		}
 	case "mv", "cp", "install", "rsync", "scp", "ln":
 		return g.copyOps(prog, args, cwds, check)
+	case "tar", "gtar", "bsdtar", "unzip":
+		return archiveOps(prog, args, check)
 	case "git":
 		return g.gitOps(args, cwds)
 	case "npm", "pnpm", "yarn", "npx", "bun":
@@ -343,6 +345,59 @@ func (g *guarder) copyOps(prog string, args []string, cwds []string, check func(
 			op.src = s
 		}
 		if d := g.copyCheck(op, cwds, check); d != nil {
+			return d
+		}
+	}
+	return nil
+}
+
+// archiveOps checks what tar and unzip write: the members they extract
+// (named, or, when none is, whatever the archive holds, which is not known
+// here: every protected path in the folder they extract into counts), and
+// the archive tar writes.
+func archiveOps(prog string, args []string, check func(guardOp) *Denial) *Denial {
+	var dir string
+	var members []string
+	absolute := false // a member's leading / is kept (tar -P)
+	switch prog {
+	case "unzip":
+		if x := slices.Index(args, "-x"); x >= 0 { // -x FILES...: left out, up to the next option
+			end := x + 1
+			for end < len(args) && !strings.HasPrefix(args[end], "-") {
+				end++
+			}
+			args = append(slices.Clip(args[:x]), args[end:]...)
+		}
+		p := opts(prog).Split(args)
+		if p.Has("l", "t", "v", "p", "z", "Z") || len(p.Operands) == 0 {
+			return nil // lists, tests or prints: nothing written
+		}
+		for _, d := range p.Values("d") {
+			dir = d
+		}
+		members = p.Operands[1:]
+	default:
+		t := shellcmd.TarRoles(args)
+		if t.Writes && t.Archive != "" && t.Archive != "-" {
+			return check(guardOp{word: t.Archive, verb: "writes", follow: true, removal: true})
+		}
+		if !t.Extract {
+			return nil
+		}
+		dir, members, absolute = t.Dir, t.Members, t.Absolute
+	}
+	if dir == "" {
+		dir = "."
+	}
+	if len(members) == 0 {
+		return check(guardOp{word: dir, verb: "extracts an archive into", tree: true, unknown: true, removal: true})
+	}
+	for _, m := range members {
+		w := path.Join(dir, m) // tar and unzip drop a member's leading /
+		if absolute && path.IsAbs(m) {
+			w = m
+		}
+		if d := check(guardOp{word: w, verb: "extracts", tree: true, removal: true}); d != nil {
 			return d
 		}
 	}

@@ -116,6 +116,8 @@ func ProgramOptions(prog string) *Options {
 		return &sdOpts
 	case "patch":
 		return &patchOpts
+	case "unzip":
+		return &unzipOpts
 	case "gzip", "bzip2", "xz", "lzma", "lzip", "zstd", "gunzip", "bunzip2", "unxz", "unlzma", "unzstd", "compress", "uncompress":
 		return &gzipOpts
 	case "curl":
@@ -376,8 +378,9 @@ var (
 			"reverse:R quiet:s silent:s batch:t set-time:T unified:u verbose:v set-utc:Z dry-run posix " +
 			"binary merge? read-only= reject-format= follow-symlinks debug=:x help version",
 	}
-	gzipOpts = Options{args: "S", long: "suffix=:S"}
-	curlOpts = Options{noAbbrev: true,
+	gzipOpts  = Options{args: "S", long: "suffix=:S"}
+	unzipOpts = Options{args: "dPIO"} // -x ends the members: what follows it is left out
+	curlOpts  = Options{noAbbrev: true,
 		flags: "0123456aBfgGiIjJklLMnNOpqRsSvVZ", args: "AbcCdDeEFHKmoPQrtTuUwxXyYz",
 		long: "output=:o request=:X header=:H data=:d location:L silent:s fail:f show-error:S insecure:k " +
 			"include:i head:I remote-name:O user=:u upload-file=:T verbose:v form=:F user-agent=:A cookie=:b " +

@@ -2,6 +2,7 @@ package shellcmd
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -808,4 +809,93 @@ func lessBodies(l []word) bodyResult {
 		}
 	}
 	return r
+}
+
+// Tar is what a tar command line does with files.
+type Tar struct {
+	Extract bool   // -x, --extract, --get (and not -O, to standard output)
+	Writes  bool   // -c, -r, -u, -A: the archive is written
+	Archive string // -f's value, "" when it names none
+	Dir     string // the last -C, --directory: where members land, "" for the current folder
+	Members []string
+	// Absolute (-P, --absolute-names): a member's leading / is kept, not
+	// dropped.
+	Absolute bool
+}
+
+// tarLongArgs are GNU tar's long options that take the next word as their
+// value when not written --name=value.
+var tarLongArgs = []string{"file", "directory", "files-from", "exclude-from", "exclude", "transform", "xform", "owner",
+	"group", "mode", "mtime", "newer", "after-date", "newer-mtime", "label", "format", "blocking-factor", "record-size",
+	"tape-length", "suffix", "strip-components", "starting-file", "index-file", "level", "listed-incremental",
+	"use-compress-program", "to-command", "checkpoint-action", "rsh-command", "info-script", "new-volume-script"}
+
+// TarRoles reads a tar command line's arguments (past the program).
+func TarRoles(args []string) Tar {
+	var t Tar
+	l := lits(append([]string{"tar"}, args...))
+	letter := func(c byte, val word) {
+		switch c {
+		case 'f':
+			t.Archive = val.s
+		case 'C':
+			t.Dir = val.s
+		}
+	}
+	mode := func(c byte) {
+		switch c {
+		case 'x':
+			t.Extract = true
+		case 'c', 'r', 'u', 'A':
+			t.Writes = true
+		}
+	}
+	toStdout := false
+	for i := 1; i < len(l); i++ {
+		s := l[i].s
+		switch {
+		case s == "--":
+			for _, m := range l[i+1:] {
+				t.Members = append(t.Members, m.s)
+			}
+			i = len(l)
+		case strings.HasPrefix(s, "--"):
+			name, v, eq := strings.Cut(s[2:], "=")
+			if !eq && slices.Contains(tarLongArgs, name) && i+1 < len(l) {
+				i++
+				v = l[i].s
+			}
+			switch name {
+			case "extract", "get":
+				t.Extract = true
+			case "create", "append", "update", "catenate", "concatenate":
+				t.Writes = true
+			case "to-stdout", "to-command": // members go to standard output, or a command's input
+				toStdout = true
+			case "absolute-names":
+				t.Absolute = true
+			case "file":
+				t.Archive = v
+			case "directory":
+				t.Dir = v
+			}
+		case strings.HasPrefix(s, "-") && len(s) > 1 || i == 1:
+			// Its letters up to a value's (in a dash cluster the rest is
+			// the value), all of them in the old-style first word.
+			dash := strings.HasPrefix(s, "-")
+			for _, c := range []byte(strings.TrimPrefix(s, "-")) {
+				if dash && strings.IndexByte(tarArgs, c) >= 0 {
+					break
+				}
+				mode(c)
+				toStdout = toStdout || c == 'O'
+				t.Absolute = t.Absolute || c == 'P'
+			}
+			i = tarCluster(l, i, letter) - 1
+		default:
+			t.Members = append(t.Members, s)
+		}
+	}
+	t.Extract = t.Extract && !toStdout
+	return t
 }
