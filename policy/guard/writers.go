@@ -352,9 +352,11 @@ func (g *guarder) copyOps(prog string, args []string, cwds []string, check func(
 }
 
 // archiveOps checks what tar and unzip write: the members they extract
-// (named, or, when none is, whatever the archive holds, which is not known
-// here: every protected path in the folder they extract into counts), and
-// the archive tar writes.
+// (named, or, when none is and they extract into a folder named, whatever
+// the archive holds, which is not known here: every protected path in
+// that folder counts), and the archive tar writes. An archive extracted
+// whole where the command runs is left alone, as npm install is: what it
+// writes is only known when it runs, which enforced mode bounds.
 func archiveOps(prog string, args []string, check func(guardOp) *Denial) *Denial {
 	var dir string
 	var members []string
@@ -386,10 +388,10 @@ func archiveOps(prog string, args []string, check func(guardOp) *Denial) *Denial
 		}
 		dir, members, absolute = t.Dir, t.Members, t.Absolute
 	}
-	if dir == "" {
-		dir = "."
-	}
 	if len(members) == 0 {
+		if dir == "" || path.Clean(dir) == "." {
+			return nil
+		}
 		return check(guardOp{word: dir, verb: "extracts an archive into", tree: true, unknown: true, removal: true})
 	}
 	for _, m := range members {
