@@ -30,6 +30,9 @@ func FuzzParse(f *testing.F) {
 		"sudo -u", "env -S", "xargs -I", "find . -exec", "parallel :::", "bash -c", "eval",
 		"git -C", "timeout", "trap", "su -c", "flock f -c", "watch", "echo x | sh",
 		"echo x > a; sh a", "curl -o a u; ./a", "wget -qO a u; python3 a", "PS4=", "BASH_ENV=<(", "export PROMPT_COMMAND=", "bash --rcfile", "npx", "npx -c", "npm exec --", "pnpm -r --filter", "npm --prefix", "uv --directory x", "pnpm -C", "uv tool run", "pnpm exec -c", "yarn exec", "cross-env A=1", "cross-env-shell", "npx @s", "rimraf --", "tar --remove-files -C$D -cf x a", "tar --directory=$D --remove-f -cf x a", "f=.env; cat $f", "for d in a b; do rm -rf $d; done", "cat ${f:-x} ${g=y}", "sh -c 'cat $1 \"$@\"' _ x", "a=(x y); b=$a/$c; $b", "IFS=,; f=a,b; $f", "declare -u f=x; f+=y; ((f++)); $f", "PAGER=x man", "LESSOPEN='|x %s' less", "at now <<< x", "at -f", "at -qa", "tmux -c", "tmux new -d x \\; send-keys -l y Enter", "tmux send-keys C-c", "tmux -Lx new -c", "screen -dmS", "screen -X", "ssh h -p", "ssh -- h", "ssh h -- x", "curl -OJ x; ./a", "wget -P d u/x.sh; sh d/x.sh", "aria2c -d", "http -d u; sh x", "curl --output-dir", "alias a=b b=a; a x", "f(){ cat $1; }; f x", "read -r f <<< x; $f", "echo x | xargs -I{} c {}", "printf '%s %s' a | xargs c", "d=$(mktemp -d); rm $d", "f=ab; $f ${f/a/b} ${f//a} ${f#a} ${f%%b} ${f:1:9} ${f:9} ${f^^} ${f,}", "a=(x); a+=(y); for f in \"${a[@]}\"; do $f; done", "D=a; D=\"$D b\"; $D",
+		"a=(rm -rf ~); \"${a[@]}\" ${a[1]} ${a[*]} ${a[9]}", "NODE_OPTIONS='--import=\"data:,x\\\" y\"' node", "MAKEFLAGS='--eval=x:;a\\ b' make", "PERL5OPT=-Mx;y perl",
+		"LESS='+!x$' less", "env 'BASH_FUNC_f%%=() { x; }' bash -c f", "node --import data:;base64,!! x", "npm test --node-options=", "tar -xPf a -C d m", "unzip a -x b -d c",
+		"deno run -A npm:x@1 y", "npx shx@1 rm x", "cp /dev/stdin x <<< y && sh x",
 	} {
 		f.Add(s)
 	}

@@ -990,7 +990,7 @@ func (w *walker) startupVars(assigns []string, base Command, forGit bool) {
 				continue
 			}
 			src = "make"
-			for _, o := range makeflagsWords(v) {
+			for _, o := range optionWords(v, false) {
 				src += " " + Quote(o)
 			}
 		case "PERL5DB":
@@ -1010,7 +1010,7 @@ func (w *walker) startupVars(assigns []string, base Command, forGit bool) {
 			// Options every node (npm's scripts among them) or perl
 			// takes: a data: URL node imports, or perl's -M with code,
 			// is a program (NODE_OPTIONS='--import=data:,CODE' npm test).
-			prog, opts := "node", envOptionWords(v)
+			prog, opts := "node", optionWords(v, true)
 			if name == "PERL5OPT" {
 				prog, opts = "perl", strings.Fields(v) // perl splits it at white space, quotes and all
 			}
@@ -1075,28 +1075,27 @@ func (w *walker) stdinScript(idx int, lang string, redirs []*syntax.Redirect) {
 	}
 }
 
-// envOptionWords splits the options node reads from NODE_OPTIONS as node
-// does: at spaces outside double quotes, which it drops, a backslash in
-// them escaping the next character.
-func envOptionWords(v string) []string {
+// optionWords splits a variable that holds options into words: as node
+// reads NODE_OPTIONS (quotes: at spaces outside double quotes, which it
+// drops, a backslash in them escaping the next character), or as make
+// reads MAKEFLAGS (at blanks, a backslash escaping the next character).
+func optionWords(v string, quotes bool) []string {
 	var words []string
 	var cur strings.Builder
 	inWord, quoted := false, false
 	for i := 0; i < len(v); i++ {
-		c := v[i]
-		switch {
-		case c == '\\' && quoted && i+1 < len(v):
+		switch c := v[i]; {
+		case c == '\\' && (quoted || !quotes) && i+1 < len(v):
 			i++
 			cur.WriteByte(v[i])
-		case c == '"':
-			quoted, inWord = !quoted, true
-			continue
-		case c == ' ' && !quoted:
+		case c == '"' && quotes:
+			quoted = !quoted
+		case (c == ' ' || c == '\t' && !quotes) && !quoted:
 			if inWord {
 				words = append(words, cur.String())
 				cur.Reset()
-				inWord = false
 			}
+			inWord = false
 			continue
 		default:
 			cur.WriteByte(c)
@@ -1104,31 +1103,6 @@ func envOptionWords(v string) []string {
 		inWord = true
 	}
 	if inWord {
-		words = append(words, cur.String())
-	}
-	return words
-}
-
-// makeflagsWords splits MAKEFLAGS as make does: at blanks, a backslash
-// keeping the next character in the word.
-func makeflagsWords(v string) []string {
-	var words []string
-	var cur strings.Builder
-	for i := 0; i < len(v); i++ {
-		switch c := v[i]; {
-		case c == '\\' && i+1 < len(v):
-			i++
-			cur.WriteByte(v[i])
-		case c == ' ' || c == '\t':
-			if cur.Len() > 0 {
-				words = append(words, cur.String())
-				cur.Reset()
-			}
-		default:
-			cur.WriteByte(c)
-		}
-	}
-	if cur.Len() > 0 {
 		words = append(words, cur.String())
 	}
 	return words
