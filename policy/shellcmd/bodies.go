@@ -88,6 +88,8 @@ func bodies(name string, l []word) bodyResult {
 		return oneBody("flock -c", l[op+2])
 	case name == "at" || name == "batch":
 		return atBody(l)
+	case name == "crontab":
+		return crontabBody(l)
 	case name == "tmux":
 		return tmuxBodies(l)
 	case name == "watch":
@@ -152,6 +154,8 @@ func (w *walker) foreignScript(idx int, lang, src string) {
 	switch lang {
 	case "make":
 		r = makefileBodies(src)
+	case "crontab":
+		r = crontabBodies(src)
 	case "ex":
 		for _, line := range strings.Split(src, "\n") {
 			sub := exBodies(line)
@@ -196,6 +200,11 @@ func allStatic(what string, ws []word) string {
 		}
 	}
 	return ""
+}
+
+// stdinFile reports a path that names standard input.
+func stdinFile(p string) bool {
+	return p == "/dev/stdin" || p == "/dev/fd/0" || p == "/proc/self/fd/0"
 }
 
 func oneBody(what string, w word) bodyResult {
@@ -281,7 +290,7 @@ func sourceBody(name string, l []word) bodyResult {
 		return bodyResult{why: fmt.Sprintf("%s reads a process substitution, which is not static", name)}
 	case f.dyn:
 		return bodyResult{}
-	case f.s == "/dev/stdin" || f.s == "/dev/fd/0" || f.s == "/proc/self/fd/0":
+	case stdinFile(f.s):
 		return bodyResult{stdin: true}
 	case strings.HasPrefix(f.s, "/dev/fd/") || strings.HasPrefix(f.s, "/proc/self/fd/") ||
 		strings.HasPrefix(f.s, "/proc/") && strings.Contains(f.s, "/fd/"):

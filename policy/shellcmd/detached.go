@@ -43,6 +43,69 @@ func atBody(l []word) bodyResult {
 	return bodyResult{stdin: true}
 }
 
+// crontabBody reads crontab [-u USER] [FILE]: with no file, or -, it
+// installs the table it reads on standard input, whose commands cron runs
+// later (crontabBodies). A file on disk is not read, as sh FILE's is not;
+// -l, -r and -e install nothing (-e's editor is EDITOR's business).
+func crontabBody(l []word) bodyResult {
+	var ops []word
+	for i := 1; i < len(l); i++ {
+		x := l[i]
+		switch {
+		case x.s == "-u" || x.s == "-s":
+			i++
+		case x.s == "-l" || x.s == "-r" || x.s == "-e" || x.s == "-i" && len(l) == 2:
+			return bodyResult{}
+		case x.dyn || !strings.HasPrefix(x.s, "-") || x.s == "-":
+			ops = append(ops, x)
+		}
+	}
+	if len(ops) == 0 || len(ops) == 1 && ops[0].s == "-" && !ops[0].dyn {
+		return bodyResult{stdinLang: "crontab"}
+	}
+	return bodyResult{}
+}
+
+// crontabBodies are the commands of a crontab: each line's command after
+// its schedule (five fields, or @reboot, @daily ...), up to an unescaped %
+// (what follows goes to its input). Comments, blank lines and NAME=value
+// lines are passed over.
+func crontabBodies(src string) bodyResult {
+	var r bodyResult
+	for _, line := range strings.Split(src, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		fields := strings.Fields(line)
+		skip := 5
+		if strings.HasPrefix(fields[0], "@") {
+			skip = 1
+		} else if name, _, ok := strings.Cut(fields[0], "="); ok && len(fields) < 6 && name != "" && !strings.ContainsAny(name, "*/,-") {
+			continue // SHELL=/bin/bash, MAILTO=...
+		}
+		if len(fields) <= skip {
+			r.why = fmt.Sprintf("crontab line %q has no command", line)
+			return r
+		}
+		cmd := line
+		for k := 0; k < skip; k++ {
+			cmd = strings.TrimLeft(cmd, " \t")
+			cmd = cmd[strings.IndexAny(cmd+" ", " \t"):]
+		}
+		for i := 0; i < len(cmd); i++ {
+			if cmd[i] == '\\' {
+				i++
+			} else if cmd[i] == '%' {
+				cmd = cmd[:i]
+				break
+			}
+		}
+		r.scripts = append(r.scripts, script{src: strings.TrimSpace(cmd)})
+	}
+	return r
+}
+
 // tmuxRuns says whether a tmux command runs a shell command, with the
 // letters of its options that take a value. (Switches, not maps: a map
 // literal is built at every start.)

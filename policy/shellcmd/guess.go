@@ -64,6 +64,18 @@ func (w *walker) guess(idx int, l []word, base Command, stmtRedirs []*syntax.Red
 			}
 		}
 	}
+	// What it reads on its input: a client's shell escape in a
+	// here-string or heredoc (sqlite3 db <<< '.shell rm -rf ~', psql
+	// <<EOF with \! ...).
+	if src, ok, _ := heredocScript(w, stmtRedirs); ok {
+		for _, line := range strings.Split(src, "\n") {
+			if t := strings.TrimLeft(line, " \t"); shellEscape(t) {
+				if cl, ok := commandLine(t); ok {
+					starts = append(starts, start{at: len(l), first: word{s: cl}, script: true})
+				}
+			}
+		}
+	}
 	if len(starts) == 0 {
 		return
 	}
@@ -208,6 +220,17 @@ func commandLine(s string) (string, bool) {
 	}
 	first = path.Base(first)
 	return rest, first != "" && (mayStart(first) || KnownProgram(first)) // cd web && ...: a harmless start still starts a line
+}
+
+// shellEscape reports a client's line that runs a shell command: psql's
+// and mysql's \!, dc's !, sqlite3's .shell and .system, mysql's system.
+func shellEscape(line string) bool {
+	first, _, _ := strings.Cut(line, " ")
+	switch first {
+	case ".shell", ".system", "system", "shell":
+		return true
+	}
+	return strings.HasPrefix(line, "\\!") || strings.HasPrefix(line, "!")
 }
 
 // readsScript reports a program that, given no arguments, runs what its

@@ -257,7 +257,7 @@ func operands(name string, ol oneLiner, l []word, i int) (oneLiner, bool) {
 	case len(ol.parts) > 0:
 		ol.files = l[min(i, len(l)):]
 		return ol, true
-	case i >= len(l) || l[i].s == "-" && !l[i].dyn:
+	case i >= len(l) || !l[i].dyn && (l[i].s == "-" || stdinFile(l[i].s)):
 		ol.stdin, ol.form = true, name+" (program on standard input)"
 		return ol, true
 	}

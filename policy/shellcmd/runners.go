@@ -399,7 +399,7 @@ func makeBodies(l []word) bodyResult {
 	file := func(v word) {
 		switch {
 		case v.dyn:
-		case v.s == "-" || v.s == "/dev/stdin" || v.s == "/dev/fd/0" || v.s == "/proc/self/fd/0":
+		case v.s == "-" || stdinFile(v.s):
 			r.stdinLang = "make"
 		}
 	}

@@ -1117,3 +1117,39 @@ func TestPinnedAndDenoPackagesUnwrap(t *testing.T) {
 		}
 	}
 }
+
+// What a command reads on its input and runs (these passed): the table
+// crontab installs from its input, a client's shell escape in a
+// here-string or heredoc, an interpreter's program from /dev/stdin.
+func TestScriptsOnStandardInput(t *testing.T) {
+	for in, want := range map[string]string{
+		"echo '* * * * * rm -rf ~' | crontab -":                        "rm -rf ~",
+		"crontab - <<< '@reboot rm -rf ~'":                             "rm -rf ~",
+		"crontab <<'EOF'\nMAILTO=x\n*/5 * * * * rm -rf ~ % input\nEOF": "rm -rf ~",
+		"cat jobs | crontab -":                                         "unknown",
+		"printf '0 3 * * * ./backup.sh\\n' | crontab -":                "",
+		"crontab -l":                         "",
+		"crontab x.cron":                     "",
+		"sqlite3 x.db <<< '.shell rm -rf ~'": "rm -rf ~",
+		"psql <<< '\\! rm -rf ~'":            "rm -rf ~",
+		"mysql <<< 'system rm -rf ~'":        "rm -rf ~",
+		"sqlite3 x.db <<< 'select 1;'":       "",
+		`python3 /dev/stdin <<< 'import shutil; shutil.rmtree("/root")'`: "rmtree",
+		"python3 /dev/stdin <<< 'print(1)'":                              "",
+	} {
+		got := ""
+		for _, c := range Parse(in).Commands {
+			switch {
+			case strings.Join(c.Argv, " ") == "rm -rf ~":
+				got = "rm -rf ~"
+			case c.Code != nil && c.Code.DeletesRecursively:
+				got = "rmtree"
+			case c.Unknown != "" && got == "":
+				got = "unknown"
+			}
+		}
+		if got != want {
+			t.Errorf("%q: found %q, want %q", in, got, want)
+		}
+	}
+}
