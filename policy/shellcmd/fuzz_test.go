@@ -33,6 +33,7 @@ func FuzzParse(f *testing.F) {
 		"a=(rm -rf ~); \"${a[@]}\" ${a[1]} ${a[*]} ${a[9]}", "NODE_OPTIONS='--import=\"data:,x\\\" y\"' node", "MAKEFLAGS='--eval=x:;a\\ b' make", "PERL5OPT=-Mx;y perl",
 		"LESS='+!x$' less", "env 'BASH_FUNC_f%%=() { x; }' bash -c f", "node --import data:;base64,!! x", "npm test --node-options=", "tar -xPf a -C d m", "unzip a -x b -d c",
 		"deno run -A npm:x@1 y", "npx shx@1 rm x", "cp /dev/stdin x <<< y && sh x",
+		"crontab - <<< '@reboot x % y'", "echo '* * * * *' | crontab -", "crontab <<'E'\nA=b\n1 2 3 4 5 x\\%y\nE", "sqlite3 d <<< '.shell x'", "python3 /dev/stdin <<< x",
 	} {
 		f.Add(s)
 	}
