@@ -960,8 +960,11 @@ func (w *walker) impliedDelete(idx int, base Command, what string, paths []word)
 // and BASH_ENV and ENV name a file it reads at start (from a process
 // substitution, not static); a pager, an editor or a browser is a command
 // that man, less, crontab -e, gh, systemctl and many more run with a shell
-// (PAGER='sh -c "rm -rf ~"' man ls; git reads its own, see gitEnvKey).
-// Each such assignment is reported as an implied null command ":" holding
+// (PAGER='sh -c "rm -rf ~"' man ls; git reads its own, see gitEnvKey);
+// LESS's +CMD is a command less runs at start; NODE_OPTIONS (and npm's
+// node-options), PERL5OPT, PERL5DB and MAKEFLAGS's --eval may hold code
+// for every node, perl or make the command starts; and a BASH_FUNC_f%%
+// variable is a function bash defines. Each such assignment is reported as an implied null command ":" holding
 // that code, with base's redirections. forGit: they are given to git, which
 // reads the program variables as its configuration.
 func (w *walker) startupVars(assigns []string, base Command, forGit bool) {
@@ -989,10 +992,7 @@ func (w *walker) startupVars(assigns []string, base Command, forGit bool) {
 			if !strings.Contains(v, "eval") && !strings.Contains(v, "-E") {
 				continue
 			}
-			src = "make"
-			for _, o := range optionWords(v, false) {
-				src += " " + Quote(o)
-			}
+			src = "make " + quoteAll(optionWords(v, false))
 		case "PERL5DB":
 			src = "perl -e " + Quote(v) // the debugger perl -d runs: perl code
 		case "PS0", "PS1", "PS2", "PS3", "PS4":
@@ -1011,17 +1011,13 @@ func (w *walker) startupVars(assigns []string, base Command, forGit bool) {
 			// takes: a data: URL node imports, or perl's -M with code,
 			// is a program (NODE_OPTIONS='--import=data:,CODE' npm test).
 			prog, opts := "node", optionWords(v, true)
-			if name == "PERL5OPT" {
+			if key == "PERL5OPT" {
 				prog, opts = "perl", strings.Fields(v) // perl splits it at white space, quotes and all
 			}
 			if !slices.ContainsFunc(opts, func(o string) bool { return optionHoldsCode(prog, o) }) {
 				continue
 			}
-			src = prog
-			for _, o := range opts {
-				src += " " + Quote(o)
-			}
-			src += " FILE"
+			src = prog + " " + quoteAll(opts) + " FILE"
 		case "LESS":
 			// less takes its options from LESS: +CMD runs to the end of
 			// the value, or to a $.
