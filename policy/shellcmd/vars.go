@@ -318,6 +318,10 @@ func (w *walker) positional(params []word) {
 		d := v.def(name)
 		d.values = append(d.values, val)
 	}, vals, 0)
+	for _, name := range []string{"@", "*"} { // together, what "$@" is in a command's words
+		d := v.def(name)
+		d.arrays = append(d.arrays, slices.Clip(d.values[len(d.values)-(len(vals)-1):]))
+	}
 }
 
 // readName is the one variable a read statement sets, or "".
@@ -1004,18 +1008,23 @@ func (w *walker) inline(b, shape *strings.Builder, out *word, p *syntax.ParamExp
 // [i]=v element, certainly before this word. ok is false otherwise: the
 // variable is then read as any of its values, and as written.
 func (w *walker) arrayElems(p *syntax.ParamExp, name string) (elems []*varValue, all, ok bool) {
-	if p.Index == nil || p.Repl != nil || p.Slice != nil || p.Exp != nil || w.st.vars == nil {
+	params := (name == "@" || name == "*") && p.Index == nil // "$@": the positional parameters, all of them
+	if p.Index == nil && !params || p.Repl != nil || p.Slice != nil || p.Exp != nil || w.st.vars == nil {
 		return nil, false, false
 	}
 	d := w.st.vars.byName[name]
 	if d == nil || len(d.arrays) != 1 || len(d.arrays[0]) != len(d.values) || !w.known(d, uint(p.Pos().Offset())) {
 		return nil, false, false
 	}
-	ix, isWord := p.Index.(*syntax.Word)
-	if !isWord {
-		return nil, false, false
+	lit := "@"
+	if !params {
+		ix, isWord := p.Index.(*syntax.Word)
+		if !isWord {
+			return nil, false, false
+		}
+		lit = ix.Lit()
 	}
-	switch lit := ix.Lit(); lit {
+	switch lit {
 	case "@", "*":
 		for k := range d.values {
 			elems = append(elems, &d.values[k])

@@ -52,6 +52,9 @@ var varTests = []struct {
 	{`a=(rm -rf ~); "${a[0]}" "${a[1]}" "${a[2]}"`, []string{"rm -rf ~"}},
 	{`declare -a a=(rm -rf ~); ${a[@]}`, []string{`declare -a "a=(rm -rf ~)"`, "rm -rf ~"}},
 	{`a=("my file" x); cat "${a[@]}"`, []string{"cat my file x"}}, // split at blanks too: more words, never fewer
+	// A shell body's "$@" is all its positional parameters (these passed).
+	{`bash -c '"$@"' _ rm -rf ~`, []string{`bash -c "\"$@\"" _ rm -rf ~`, "rm -rf ~ @1"}},
+	{`sh -c '$*' _ rm -rf ~`, []string{`sh -c $* _ rm -rf ~`, "rm -rf ~ @1"}},
 	{"a=(x); a+=(.env); cat \"${a[@]}\"", []string{"cat x", "cat .env", "cat ${a[@]} ~dyn"}},
 	{`a=(.env); for f in "${a[@]}"; do cat "$f"; done`, []string{"cat .env"}},
 	{`dirs=(dist build); for d in "${dirs[@]}"; do rm -rf "$d"; done`, []string{"rm -rf dist", "rm -rf build"}},
