@@ -47,6 +47,7 @@ func awkArgs(name string, l []word) (oneLiner, bool) {
 	}
 	switch {
 	case len(ol.parts) > 0:
+		ol.files = l[min(op, len(l)):]
 		return ol, true
 	case file:
 		return oneLiner{}, false
@@ -55,6 +56,7 @@ func awkArgs(name string, l []word) (oneLiner, bool) {
 		return ol, true
 	}
 	ol.add(name, l[op])
+	ol.files = l[op+1:] // the files it reads (or, with gawk's inplace, rewrites)
 	return ol, true
 }
 

@@ -46,6 +46,13 @@ type call struct {
 // scanCode scans the program src of ol.
 func scanCode(ol oneLiner, src string) CodeScan {
 	out := CodeScan{Lang: ol.lang, Code: src, ChangesFiles: ol.inPlace}
+	if ol.inPlace { // perl -pi, ruby -i, gawk -i inplace: its file operands are rewritten
+		for _, f := range ol.files {
+			if !f.dyn && f.s != "-" && len(out.Writes) < maxCodeFiles {
+				out.Writes = append(out.Writes, f.s)
+			}
+		}
+	}
 	if len(src) > maxBodyBytes {
 		out.Unknown = fmt.Sprintf("%s program exceeds %d bytes", ol.form, maxBodyBytes)
 		return out

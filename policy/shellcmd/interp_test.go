@@ -672,6 +672,12 @@ func TestScanCodeWrites(t *testing.T) {
 		{pl(`unlink(".env")`), []string{".env"}},
 		{php(`file_put_contents(".claude/settings.json", "{}");`), []string{".claude/settings.json"}},
 		{[]string{"awk", `BEGIN { print "x" > ".claude/settings.json"; print "y" > "/dev/stderr" }`}, []string{".claude/settings.json"}},
+		// An in-place edit rewrites its file operands (these had no write
+		// effect: perl -pi -e ... ~/.bashrc passed the startup-files rule).
+		{[]string{"perl", "-pi", "-e", "s/a/b/", "~/.bashrc", "x.txt"}, []string{"~/.bashrc", "x.txt"}},
+		{[]string{"ruby", "-i.bak", "-pe", "sub(/a/, 'b')", "notes.md"}, []string{"notes.md"}},
+		{[]string{"gawk", "-i", "inplace", "{print}", "x.txt"}, []string{"x.txt"}},
+		{[]string{"perl", "-ne", "print", "x.txt"}, nil},
 	} {
 		got, ok := ScanCode(tt.argv)
 		if !ok || !slices.Equal(got.Writes, tt.writes) {
