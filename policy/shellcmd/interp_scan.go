@@ -497,6 +497,13 @@ func (s *scanner) str(sp span) (string, bool) {
 			return "", false
 		}
 		t := s.toks[k]
+		if want && t.kind == tName {
+			if v, next, ok := s.homePath(k, sp.hi); ok {
+				b.WriteString(v)
+				want, k = false, next-1
+				continue
+			}
+		}
 		switch {
 		case t.kind == tPunct && t.val == "\n":
 		case t.kind == tStr && t.static && (want || adjacent):
@@ -509,6 +516,46 @@ func (s *scanner) str(sp span) (string, bool) {
 		}
 	}
 	return b.String(), !want
+}
+
+// homePath reads, from token k (before hi), HOME or a path in it written
+// the common ways, as a path that starts with ~: Python's
+// os.path.expanduser("~/.bashrc") (its literal) and Node's os.homedir()
+// ("~", joined to what is concatenated to it). next is the index after it.
+func (s *scanner) homePath(k, hi int) (v string, next int, ok bool) {
+	j := k
+	for j+2 < hi && s.toks[j].kind == tName { // os.path., os., require("os").
+		switch {
+		case s.isPunct(j+1, "."):
+			j += 2
+			continue
+		case s.toks[j].val == "require" && s.isPunct(j+1, "(") && s.match[j+1] > j+1 && s.isPunct(s.match[j+1]+1, "."):
+			j = s.match[j+1] + 2
+			continue
+		}
+		break
+	}
+	if j >= hi {
+		return "", 0, false
+	}
+	if s.toks[j].kind != tName || !s.isPunct(j+1, "(") {
+		return "", 0, false
+	}
+	end := s.match[j+1] // the closing parenthesis
+	if end <= j+1 || end >= hi {
+		return "", 0, false
+	}
+	switch s.toks[j].val {
+	case "expanduser":
+		if v, ok := s.str(span{j + 2, end}); ok && strings.HasPrefix(v, "~") {
+			return v, end + 1, true
+		}
+	case "homedir":
+		if end == j+2 {
+			return "~", end + 1, true
+		}
+	}
+	return "", 0, false
 }
 
 // unparen strips parentheses around a whole span.

@@ -552,7 +552,7 @@ func TestScanCodeDeletesOnly(t *testing.T) {
 	}{
 		{py(`import shutil; shutil.rmtree("dist", ignore_errors=True)`), []string{"dist"}},
 		{py(`import shutil; shutil.rmtree("a"); shutil.rmtree("b")`), []string{"a", "b"}},
-		{py(`import shutil, os; shutil.rmtree("a"); shutil.rmtree(os.path.expanduser("~"))`), nil},
+		{py(`import shutil, os; shutil.rmtree("a"); shutil.rmtree(os.path.expanduser("~"))`), []string{"a", "~"}}, // HOME, by its usual spelling
 		{py(`import shutil, os; shutil.rmtree(os.environ["HOME"]); shutil.rmtree("a")`), nil},
 		{py(`import shutil; d = "dist"; shutil.rmtree(d)`), nil},
 		{py(`import shutil; f = shutil.rmtree; f("x")`), []string{"x"}}, // the alias is followed
@@ -678,6 +678,11 @@ func TestScanCodeWrites(t *testing.T) {
 		{[]string{"ruby", "-i.bak", "-pe", "sub(/a/, 'b')", "notes.md"}, []string{"notes.md"}},
 		{[]string{"gawk", "-i", "inplace", "{print}", "x.txt"}, []string{"x.txt"}},
 		{[]string{"perl", "-ne", "print", "x.txt"}, nil},
+		// HOME written the common ways (these had no write effect).
+		{py(`import os; open(os.path.expanduser("~/.bashrc"), "a").write("alias npm=x")`), []string{"~/.bashrc"}},
+		{js(`const fs = require("fs"), os = require("os"); fs.appendFileSync(os.homedir() + "/.bashrc", "x")`), []string{"~/.bashrc"}},
+		{js(`require("fs").appendFileSync(require("os").homedir() + "/.zshrc", "x")`), []string{"~/.zshrc"}},
+		{py(`import os; open(os.path.expanduser(p), "a")`), nil},
 	} {
 		got, ok := ScanCode(tt.argv)
 		if !ok || !slices.Equal(got.Writes, tt.writes) {
