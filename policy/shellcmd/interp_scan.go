@@ -520,8 +520,10 @@ func (s *scanner) str(sp span) (string, bool) {
 
 // homePath reads, from token k (before hi), HOME or a path in it written
 // the common ways, as a path that starts with ~: Python's
-// os.path.expanduser("~/.bashrc") (its literal) and Node's os.homedir()
-// ("~", joined to what is concatenated to it). next is the index after it.
+// os.path.expanduser("~/.bashrc"), os.environ["HOME"], os.getenv("HOME"),
+// Path.home() (and / "x" after it), os.path.join of them; Node's
+// os.homedir(), process.env.HOME, path.join of them. What is concatenated
+// after it is str's. next is the index after it.
 func (s *scanner) homePath(k, hi int) (v string, next int, ok bool) {
 	j := k
 	for j+2 < hi && s.toks[j].kind == tName { // os.path., os., require("os").
@@ -535,27 +537,64 @@ func (s *scanner) homePath(k, hi int) (v string, next int, ok bool) {
 		}
 		break
 	}
-	if j >= hi {
+	if j >= hi || s.toks[j].kind != tName {
 		return "", 0, false
 	}
-	if s.toks[j].kind != tName || !s.isPunct(j+1, "(") {
-		return "", 0, false
-	}
-	end := s.match[j+1] // the closing parenthesis
-	if end <= j+1 || end >= hi {
-		return "", 0, false
-	}
-	switch s.toks[j].val {
-	case "expanduser":
-		if v, ok := s.str(span{j + 2, end}); ok && strings.HasPrefix(v, "~") {
-			return v, end + 1, true
+	name := s.toks[j].val
+	switch {
+	case name == "HOME" && j >= 2 && s.toks[j-2].val == "env" && s.isPunct(j-1, "."): // process.env.HOME
+		v, next = "~", j+1
+	case name == "environ" && s.isPunct(j+1, "["): // os.environ["HOME"]
+		end := s.match[j+1]
+		if h, lit := s.str(span{j + 2, end}); end > j+1 && end < hi && lit && h == "HOME" {
+			v, next = "~", end+1
 		}
-	case "homedir":
-		if end == j+2 {
-			return "~", end + 1, true
+	case s.isPunct(j+1, "("):
+		end := s.match[j+1] // the closing parenthesis
+		if end <= j+1 || end >= hi {
+			return "", 0, false
+		}
+		switch name {
+		case "expanduser":
+			if p, lit := s.str(span{j + 2, end}); lit && strings.HasPrefix(p, "~") {
+				v, next = p, end+1
+			}
+		case "homedir", "home": // os.homedir(), Path.home()
+			if end == j+2 {
+				v, next = "~", end+1
+			}
+		case "getenv":
+			if h, lit := s.str(span{j + 2, end}); lit && h == "HOME" {
+				v, next = "~", end+1
+			}
+		case "join": // os.path.join(HOME, "x", ...), path.join(...)
+			args := s.split(j+2, end)
+			if len(args) < 2 {
+				return "", 0, false
+			}
+			a0 := s.trim(args[0])
+			first, after, home := s.homePath(a0.lo, a0.hi)
+			if !home || after != a0.hi {
+				return "", 0, false
+			}
+			v = first
+			for _, a := range args[1:] {
+				p, lit := s.str(a)
+				if !lit {
+					return "", 0, false
+				}
+				v = strings.TrimSuffix(v, "/") + "/" + strings.TrimPrefix(p, "/")
+			}
+			next = end + 1
 		}
 	}
-	return "", 0, false
+	if v == "" {
+		return "", 0, false
+	}
+	for s.lang == "python" && s.isPunct(next, "/") && next+1 < hi && s.toks[next+1].kind == tStr && s.toks[next+1].static {
+		v, next = strings.TrimSuffix(v, "/")+"/"+s.toks[next+1].val, next+2 // Path.home() / ".bashrc"
+	}
+	return v, next, true
 }
 
 // unparen strips parentheses around a whole span.

@@ -553,13 +553,13 @@ func TestScanCodeDeletesOnly(t *testing.T) {
 		{py(`import shutil; shutil.rmtree("dist", ignore_errors=True)`), []string{"dist"}},
 		{py(`import shutil; shutil.rmtree("a"); shutil.rmtree("b")`), []string{"a", "b"}},
 		{py(`import shutil, os; shutil.rmtree("a"); shutil.rmtree(os.path.expanduser("~"))`), []string{"a", "~"}}, // HOME, by its usual spelling
-		{py(`import shutil, os; shutil.rmtree(os.environ["HOME"]); shutil.rmtree("a")`), nil},
+		{py(`import shutil, os; shutil.rmtree(os.environ["HOME"]); shutil.rmtree("a")`), []string{"~", "a"}},
 		{py(`import shutil; d = "dist"; shutil.rmtree(d)`), nil},
 		{py(`import shutil; f = shutil.rmtree; f("x")`), []string{"x"}}, // the alias is followed
 		{py(`import shutil, sys; shutil.rmtree(*sys.argv)`), nil},
 		{py(`open("x", "w")`), nil},
 		{js(`require("fs").rmSync("dist", {recursive: true})`), []string{"dist"}},
-		{js(`require("fs").rmSync(process.env.HOME, {recursive: true})`), nil},
+		{js(`require("fs").rmSync(process.env.HOME, {recursive: true})`), []string{"~"}},
 		{rb(`require "fileutils"; FileUtils.rm_rf("tmp/cache")`), []string{"tmp/cache"}},
 		{[]string{"lua", "-e", `os.execute("rm -rf x")`}, nil},
 	} {
@@ -683,6 +683,13 @@ func TestScanCodeWrites(t *testing.T) {
 		{js(`const fs = require("fs"), os = require("os"); fs.appendFileSync(os.homedir() + "/.bashrc", "x")`), []string{"~/.bashrc"}},
 		{js(`require("fs").appendFileSync(require("os").homedir() + "/.zshrc", "x")`), []string{"~/.zshrc"}},
 		{py(`import os; open(os.path.expanduser(p), "a")`), nil},
+		{py(`import os; open(os.environ["HOME"] + "/.profile", "a")`), []string{"~/.profile"}},
+		{py(`import os; open(os.getenv("HOME") + "/.zshrc", "w")`), []string{"~/.zshrc"}},
+		{py(`import os; open(os.path.join(os.path.expanduser("~"), ".bashrc"), "a")`), []string{"~/.bashrc"}},
+		{py(`from pathlib import Path; open(Path.home() / ".ssh" / "authorized_keys", "a")`), []string{"~/.ssh/authorized_keys"}},
+		{js(`require("fs").writeFileSync(process.env.HOME + "/.npmrc", "x")`), []string{"~/.npmrc"}},
+		{js(`const p = require("path"), os = require("os"); require("fs").appendFileSync(p.join(os.homedir(), ".bashrc"), "x")`), []string{"~/.bashrc"}},
+		{py(`import os; open(os.path.join(d, ".bashrc"), "a")`), nil},
 	} {
 		got, ok := ScanCode(tt.argv)
 		if !ok || !slices.Equal(got.Writes, tt.writes) {
