@@ -88,7 +88,7 @@ func (w *walker) gitOnDisk(idx int, sub *word, rest []word, dirs []string, elsew
 		switch {
 		case section == "core" && name == "hookspath":
 			hooksDir = s.value
-			if !path.IsAbs(hooksDir) {
+			if !path.IsAbs(hooksDir) && hooksDir != "~" && !strings.HasPrefix(hooksDir, "~/") { // git expands ~, as the reader does
 				hooksDir = path.Join(workTree, hooksDir)
 			}
 		case section == "include" || section == "includeif":
@@ -102,8 +102,8 @@ func (w *walker) gitOnDisk(idx int, sub *word, rest []word, dirs []string, elsew
 			return
 		}
 	}
-	if strings.HasPrefix(hooksDir, "~") {
-		return
+	if strings.HasPrefix(hooksDir, "~") && hooksDir != "~" && !strings.HasPrefix(hooksDir, "~/") {
+		return // ~user/...: another user's home, not resolved here
 	}
 	hookDirs := []string{hooksDir}
 	if path.Base(hooksDir) == "_" {
@@ -164,9 +164,11 @@ const maxGitConfigFiles = 16
 // then the repository's settings, each with the files it includes
 // (include.path, and includeIf's whatever its condition: reading more can
 // only add what a rule may object to). Of the user's files only aliases
-// count: their other command settings (a credential helper, a pager) run
-// for every repository, set by the user, and would be judged on every git
-// command. why says why one that is there cannot be read.
+// and core.hooksPath count (git config --global core.hooksPath /tmp/h
+// makes every later commit run what /tmp/h holds): their other command
+// settings (a credential helper, a pager) run for every repository, set
+// by the user, and would be judged on every git command. why says why one
+// that is there cannot be read.
 func readGitConfigs(read func(dirs []string, unknown bool, names []string) (string, string, string), gitDir string) (settings []gitSetting, why string) {
 	files := 0
 	var load func(dir, name, where string, user bool, depth int) string
@@ -181,7 +183,7 @@ func readGitConfigs(read func(dirs []string, unknown bool, names []string) (stri
 		for _, s := range gitConfigSettings(text) {
 			s.where = where
 			section, _, key := gitKey(s.key)
-			if !user || section == "alias" {
+			if !user || section == "alias" || section == "core" && key == "hookspath" {
 				settings = append(settings, s)
 			}
 			if (section == "include" || section == "includeif") && key == "path" && s.value != "" {

@@ -143,6 +143,26 @@ func TestParseGitConfigFiles(t *testing.T) {
 			t.Errorf("Parse(%q):\n got %q\nwant %q", tt.in, got, tt.want)
 		}
 	}
+	// The user's core.hooksPath counts too (these passed: git config
+	// --global core.hooksPath /tmp/h made later commits run /tmp/h's
+	// hooks, and .git/hooks was read instead); the repository's wins.
+	for _, tt := range []struct {
+		user, repo string
+		want       []string
+	}{
+		{"/h", "", []string{"git commit -m x", "rm -rf ~ @1 ?guess"}},
+		{"~/hooks", "", []string{"git commit -m x", "rm -rf ~ @1 ?guess"}},
+		{"/h", "[core]\n\thooksPath = .husky\n", []string{"git commit -m x", "npm test @1 ?guess"}},
+	} {
+		files := map[string]string{
+			"~/.gitconfig": "[core]\n\thooksPath = " + tt.user + "\n", "/r/.git/config": tt.repo,
+			"/h/pre-commit": "#!/bin/sh\nrm -rf ~\n", "~/hooks/pre-commit": "rm -rf ~\n", "/r/.husky/pre-commit": "npm test\n",
+		}
+		l := ParseWith("git commit -m x", testRepo(files))
+		if got := renderAll(l); !slices.Equal(got, tt.want) {
+			t.Errorf("hooksPath %q (repository %q):\n got %q\nwant %q", tt.user, tt.repo, got, tt.want)
+		}
+	}
 	// A configuration that includes itself ends, not known.
 	loop := map[string]string{"/r/.git/config": "[include]\n\tpath = config\n"}
 	if l := ParseWith("git status", testRepo(loop)); !l.Unknown() {
