@@ -40,8 +40,8 @@ func ComposeVolumes(text string) (volumes []string, ok bool) {
 				// The long syntax: the item's keys, here and under it.
 				src, dst := "", ""
 				fields := []string{k + ": " + val}
-				for m := j + 1; m < len(lines) && lines[m].col > lines[j].col; m++ {
-					fields = append(fields, lines[m].text)
+				for _, l := range lines[j+1 : blockEnd(lines, j, lines[j].col)] {
+					fields = append(fields, l.text)
 				}
 				for _, f := range fields {
 					fk, fv, _ := yamlKey(f)

@@ -21,6 +21,16 @@ type yamlLine struct {
 	text string
 }
 
+// blockEnd is the index of the first line after lines[k] that is not
+// indented past col: the end of the block lines[k] opens.
+func blockEnd(lines []yamlLine, k, col int) int {
+	end := k + 1
+	for end < len(lines) && lines[end].col > col {
+		end++
+	}
+	return end
+}
+
 // yamlLines are the lines of text that hold something, comments dropped.
 func yamlLines(text string) []yamlLine {
 	var out []yamlLine
@@ -62,10 +72,7 @@ func ReadTaskfile(text string) (tasks map[string]GoTask, includes map[string]str
 	taskCol := lines[i].col
 	for i < len(lines) && lines[i].col > 0 {
 		l := lines[i]
-		end := i + 1
-		for end < len(lines) && lines[end].col > taskCol {
-			end++
-		}
+		end := blockEnd(lines, i, taskCol)
 		if l.col == taskCol {
 			name, value, isKey := yamlKey(l.text)
 			if !isKey {
@@ -108,10 +115,7 @@ func readGoTask(value string, body []yamlLine) (t GoTask, ok bool) {
 	keyCol := body[0].col
 	for k := 0; k < len(body); {
 		l := body[k]
-		end := k + 1
-		for end < len(body) && body[end].col > keyCol {
-			end++
-		}
+		end := blockEnd(body, k, keyCol)
 		if l.col == keyCol {
 			key, v, _ := yamlKey(l.text)
 			v = strings.TrimSpace(v)
@@ -149,10 +153,7 @@ func readItems(t *GoTask, key string, lines []yamlLine) bool {
 	itemCol := lines[0].col
 	for k := 0; k < len(lines); {
 		l := lines[k]
-		end := k + 1
-		for end < len(lines) && lines[end].col > itemCol {
-			end++
-		}
+		end := blockEnd(lines, k, itemCol)
 		rest, isItem := strings.CutPrefix(l.text, "- ")
 		if l.col != itemCol || !isItem {
 			k = end
@@ -290,8 +291,8 @@ func readIncludes(lines []yamlLine) map[string]string {
 			case strings.HasPrefix(v, "{"):
 				v, _ = flowKey(v, "taskfile")
 			case v == "":
-				for k := i + 1; k < len(lines) && lines[k].col > col; k++ {
-					if key, val, _ := yamlKey(lines[k].text); key == "taskfile" {
+				for _, l := range lines[i+1 : blockEnd(lines, i, col)] {
+					if key, val, _ := yamlKey(l.text); key == "taskfile" {
 						v = strings.TrimSpace(val)
 					}
 				}

@@ -77,10 +77,11 @@ func PreCommitHooks(text string) (cmds []string, ok bool) {
 		if value == "" || value[0] == '|' || value[0] == '>' {
 			// A block scalar, or a block list of args: the lines indented
 			// deeper than the key.
-			for i+1 < len(lines) && lines[i+1].col > col {
-				i++
-				block = append(block, lines[i].text)
+			end := blockEnd(lines, i, col)
+			for _, l := range lines[i+1 : end] {
+				block = append(block, l.text)
 			}
+			i = end - 1
 		}
 		switch key {
 		case "entry":
