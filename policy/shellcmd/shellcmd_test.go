@@ -1081,16 +1081,7 @@ func TestCodeInOptionsAndEnvironment(t *testing.T) {
 		`npm_config_node_options='--import="data:text/javascript,require(\"child_process\").execSync(\"rm -rf ~\")"' npm test`: "rm -rf ~",
 		`npm test --node-options=--max-old-space-size=4096`:                                                                    "",
 	} {
-		got := ""
-		for _, c := range Parse(in).Commands {
-			switch {
-			case strings.Join(c.Argv, " ") == "rm -rf ~":
-				got = "rm -rf ~"
-			case c.Unknown != "" && got == "":
-				got = "unknown"
-			}
-		}
-		if got != want {
+		if got := planted(in); got != want {
 			t.Errorf("%s: found %q, want %q", in, got, want)
 		}
 	}
@@ -1137,19 +1128,26 @@ func TestScriptsOnStandardInput(t *testing.T) {
 		`python3 /dev/stdin <<< 'import shutil; shutil.rmtree("/root")'`: "rmtree",
 		"python3 /dev/stdin <<< 'print(1)'":                              "",
 	} {
-		got := ""
-		for _, c := range Parse(in).Commands {
-			switch {
-			case strings.Join(c.Argv, " ") == "rm -rf ~":
-				got = "rm -rf ~"
-			case c.Code != nil && c.Code.DeletesRecursively:
-				got = "rmtree"
-			case c.Unknown != "" && got == "":
-				got = "unknown"
-			}
-		}
-		if got != want {
+		if got := planted(in); got != want {
 			t.Errorf("%q: found %q, want %q", in, got, want)
 		}
 	}
+}
+
+// planted is what the parse of a line shows of the command planted in it:
+// "rm -rf ~" when it reaches it, "rmtree" for a one-liner that deletes
+// recursively, else "unknown" when a command is unknown, else "".
+func planted(in string) string {
+	got := ""
+	for _, c := range Parse(in).Commands {
+		switch {
+		case strings.Join(c.Argv, " ") == "rm -rf ~":
+			got = "rm -rf ~"
+		case c.Code != nil && c.Code.DeletesRecursively:
+			got = "rmtree"
+		case c.Unknown != "" && got == "":
+			got = "unknown"
+		}
+	}
+	return got
 }
