@@ -345,6 +345,7 @@ func FuzzGuardCommand(f *testing.F) {
 		"ln -s .agent-shell x", "echo x > .agent-shell/$X", "git -C sub apply p.diff", "patch -p1 < x.diff", "apply_patch",
 		"npm config set script-shell bash", "echo '", "echo \"", "# comment", "echo \\", "shopt -s dotglob; rm -rf .*",
 		"rm -rf ~/*", "rm -rf /*/*", "cd ~; cd -", "pushd /tmp; popd", "eval \"$X\"", "sh -c \"$Y\"", "xargs -I{} cp {} .",
+		"tar -xPf a -C .claude m", "tar xzf a --directory=x -- m", "tar --to-command=x -xf a", "tar -cf", "unzip a -x b -d c", "unzip -o",
 	} {
 		f.Add(s)
 	}
